@@ -1,0 +1,375 @@
+// Encoder layers and the unrolled encoder: forward, backward, trace and FLOP count.
+#include "encoder.h"
+
+#include <cmath>
+#include <random>
+#include <stdexcept>
+
+namespace ndr {
+
+double sinusoid(int t, int c, int channels) {
+    const double freq = std::exp(-std::log(10000.0) * double(c - c % 2) / double(channels));
+    return c % 2 == 0 ? std::sin(t * freq) : std::cos(t * freq);
+}
+
+// ---------------------------------------------------------------------------------------------
+// EncoderLayer
+
+template <typename S>
+void EncoderLayer<S>::declare(ParamStore<S>& store, const std::string& prefix, const ModelConfig& config) {
+    cfg = config;
+    const int C = cfg.dModel, F = cfg.dFF, H = cfg.heads;
+    if (cfg.attention == AttentionKind::Geometric) geo.declare(store, prefix, C, H, cfg.geomNorm == GeomNorm::L1);
+    else soft.declare(store, prefix, C, H);
+    ln1g = store.add(prefix + "ln1.gain", 1, C);
+    ln1b = store.add(prefix + "ln1.bias", 1, C);
+    // W1 and Wg1 both read z: declared consecutively so one product computes both.
+    w1 = store.add(prefix + "ffn.w1", F, C);
+    if (gated()) wg1 = store.add(prefix + "gate.w1", C, C);
+    b1 = store.add(prefix + "ffn.b1", 1, F);
+    if (gated()) bg1 = store.add(prefix + "gate.b1", 1, C);
+    w2 = store.add(prefix + "ffn.w2", C, F);
+    b2 = store.add(prefix + "ffn.b2", 1, C);
+    ln2g = store.add(prefix + "ln2.gain", 1, C);
+    ln2b = store.add(prefix + "ln2.bias", 1, C);
+    if (gated()) {
+        wg2 = store.add(prefix + "gate.w2", C, C);
+        bg2 = store.add(prefix + "gate.b2", 1, C);
+    }
+}
+
+template <typename S>
+template <typename InitRng>
+void EncoderLayer<S>::init(ParamStore<S>& store, InitRng& rng) const {
+    if (cfg.attention == AttentionKind::Geometric) geo.init(store, rng);
+    else soft.init(store, rng);
+    const double reluGain = std::sqrt(2.0);
+    store.value(ln1g).setOnes();
+    store.value(ln1b).setZero();
+    xavierUniform<S>(store.value(w1), reluGain, rng);
+    store.value(b1).setZero();
+    xavierUniform<S>(store.value(w2), 1.0, rng);
+    store.value(b2).setZero();
+    store.value(ln2g).setOnes();
+    store.value(ln2b).setZero();
+    if (gated()) {
+        xavierUniform<S>(store.value(wg1), reluGain, rng);
+        store.value(bg1).setZero();
+        xavierUniform<S>(store.value(wg2), 1.0, rng);
+        store.value(bg2).setConstant(S(cfg.gateBiasInit));
+    }
+}
+
+template <typename S>
+void EncoderLayer<S>::forward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape, bool training,
+                              Rng& rng, Cache& c, Mat<S>& out) const {
+    const int C = cfg.dModel, F = cfg.dFF;
+    const Index N = x.rows();
+    // a = Attention(x)
+    if (cfg.attention == AttentionKind::Geometric)
+        geo.forward(store, x, shape, training, cfg.attentionDropout, rng, c.geo, c.att);
+    else
+        soft.forward(store, x, shape, training, cfg.attentionDropout, rng, c.soft, c.att);
+    // z = LN1(x + Dropout(a))
+    dropoutMask(c.attMask, N, C, cfg.dropout, training, rng);
+    Mat<S> y = x + c.att.cwiseProduct(c.attMask);
+    LayerNorm<S>::forward(y, store.value(ln1g), store.value(ln1b), c.z, c.ln1);
+    // hidden = ReLU(z [W1; Wg1]^T + [b1 | bg1])    (N, F) or (N, F + C)
+    const int last = gated() ? wg1 : w1;
+    linearForward<S>(c.z, store.valueRows(w1, last), c.hidden);
+    if (gated()) {
+        c.hidden.leftCols(F).rowwise() += store.value(b1).row(0);
+        c.hidden.rightCols(C).rowwise() += store.value(bg1).row(0);
+    } else {
+        c.hidden.rowwise() += store.value(b1).row(0);
+    }
+    c.hidden = c.hidden.cwiseMax(S(0));
+    dropoutMask(c.hiddenMask, N, c.hidden.cols(), cfg.dropout, training, rng);
+    const Mat<S> hiddenDropped = c.hidden.cwiseProduct(c.hiddenMask);
+    // ff = W2 Dropout(hidden) + b2
+    Mat<S> ff;
+    linearForward<S>(hiddenDropped.leftCols(F), store.value(w2), ff);
+    addBias(ff, store.value(b2));
+    if (!gated()) {
+        // out = LN2(z + Dropout(ff))
+        dropoutMask(c.ffMask, N, C, cfg.dropout, training, rng);
+        y = c.z + ff.cwiseProduct(c.ffMask);
+        LayerNorm<S>::forward(y, store.value(ln2g), store.value(ln2b), c.u, c.ln2);
+        out = c.u;
+        return;
+    }
+    // u = LN2(ff);  g = sigmoid(Wg2 Dropout(gate hidden) + bg2);  out = g u + (1 - g) x
+    LayerNorm<S>::forward(ff, store.value(ln2g), store.value(ln2b), c.u, c.ln2);
+    linearForward<S>(hiddenDropped.rightCols(C), store.value(wg2), c.gate);
+    addBias(c.gate, store.value(bg2));
+    c.gate = c.gate.unaryExpr([](S v) { return sigmoid(v); });
+    c.gateKeep.assign(N, S(1));
+    if (training && cfg.gateDropout > 0) {
+        const uint32_t threshold = uint32_t(std::min(double(cfg.gateDropout), 1.0) * 4294967296.0 - 0.5);
+        for (Index i = 0; i < N; ++i) c.gateKeep[i] = rng() > threshold ? S(1) : S(0);
+    }
+    out.resize(N, C);
+    for (Index i = 0; i < N; ++i) {
+        const S keep = c.gateKeep[i];
+        out.row(i) = x.row(i) + keep * (c.gate.row(i).array() * (c.u.row(i) - x.row(i)).array()).matrix();
+    }
+}
+
+template <typename S>
+void EncoderLayer<S>::backward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape, Cache& c,
+                               const Mat<S>& dOut, Mat<S>& dx) const {
+    const int C = cfg.dModel, F = cfg.dFF;
+    const Index N = x.rows();
+    const Mat<S> hiddenDropped = c.hidden.cwiseProduct(c.hiddenMask);
+    Mat<S> dHidden(N, c.hidden.cols()); // d loss / d Dropout(hidden)
+    Mat<S> dz, dy;
+    if (!gated()) {
+        // out = LN2(z + Dropout(ff))
+        LayerNorm<S>::backward(dOut, store.value(ln2g), store.grad(ln2g), store.grad(ln2b), c.ln2, dy);
+        dz = dy;
+        const Mat<S> dff = dy.cwiseProduct(c.ffMask);
+        biasBackward(dff, store.grad(b2));
+        Mat<S> dh;
+        linearBackward<S>(dff, hiddenDropped.leftCols(F), store.value(w2), store.grad(w2), &dh);
+        dHidden = dh;
+        dx = Mat<S>::Zero(N, C); // filled below
+    } else {
+        // out = x + keep * g * (u - x)
+        Mat<S> du(N, C), dGateLogit(N, C);
+        dx.resize(N, C);
+        for (Index i = 0; i < N; ++i) {
+            const S keep = c.gateKeep[i];
+            const auto g = c.gate.row(i).array();
+            du.row(i) = keep * (dOut.row(i).array() * g).matrix();
+            dx.row(i) = dOut.row(i) - du.row(i);
+            // dg = dOut (u - x);  g = sigmoid(l): dl = dg g (1 - g)
+            dGateLogit.row(i) =
+                keep * (dOut.row(i).array() * (c.u.row(i) - x.row(i)).array() * g * (S(1) - g)).matrix();
+        }
+        biasBackward(dGateLogit, store.grad(bg2));
+        Mat<S> dhg;
+        linearBackward<S>(dGateLogit, hiddenDropped.rightCols(C), store.value(wg2), store.grad(wg2), &dhg);
+        // u = LN2(ff)
+        Mat<S> dff;
+        LayerNorm<S>::backward(du, store.value(ln2g), store.grad(ln2g), store.grad(ln2b), c.ln2, dff);
+        biasBackward(dff, store.grad(b2));
+        Mat<S> dh;
+        linearBackward<S>(dff, hiddenDropped.leftCols(F), store.value(w2), store.grad(w2), &dh);
+        dHidden.leftCols(F) = dh;
+        dHidden.rightCols(C) = dhg;
+    }
+    // hidden = ReLU(pre) then dropout
+    dHidden.array() *= c.hiddenMask.array() * (c.hidden.array() > S(0)).template cast<S>();
+    if (gated()) {
+        biasBackward(dHidden.leftCols(F), store.grad(b1));
+        biasBackward(dHidden.rightCols(C), store.grad(bg1));
+    } else {
+        biasBackward(dHidden, store.grad(b1));
+    }
+    const int last = gated() ? wg1 : w1;
+    linearBackward<S>(dHidden, c.z, store.valueRows(w1, last), store.gradRows(w1, last), &dz, !gated());
+    // z = LN1(x + Dropout(a))
+    LayerNorm<S>::backward(dz, store.value(ln1g), store.grad(ln1g), store.grad(ln1b), c.ln1, dy);
+    dx += dy;
+    const Mat<S> da = dy.cwiseProduct(c.attMask);
+    Mat<S> dxAtt, scratch;
+    if (cfg.attention == AttentionKind::Geometric) geo.backward(store, x, shape, c.geo, da, dxAtt, scratch);
+    else soft.backward(store, x, shape, c.soft, da, dxAtt, scratch);
+    dx += dxAtt;
+}
+
+template <typename S>
+double EncoderLayer<S>::forwardFlops(const BatchShape& shape) const {
+    const double C = cfg.dModel, F = cfg.dFF, H = cfg.heads, D = C / H;
+    const double N = double(shape.batch) * shape.positions;
+    double f = 0;
+    f += 2 * N * C * (cfg.attention == AttentionKind::Geometric ? 3 * C + 2 * H : 3 * C); // projections
+    double pairs = 0;
+    for (int b = 0; b < shape.batch; ++b) pairs += double(shape.lengths[b]) * shape.lengths[b];
+    f += 2 * 2 * pairs * H * D;                          // q.k and A v
+    f += 2 * N * C * C;                                  // Wo
+    f += 2 * N * C * (F + (gated() ? C : 0));            // [W1; Wg1]
+    f += 2 * N * F * C;                                  // W2
+    if (gated()) f += 2 * N * C * C;                     // Wg2
+    return f;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Encoder
+
+template <typename S>
+Encoder<S>::Encoder(const ModelConfig& config, int vocabSize, int symbols)
+    : cfg_(config), vocab_(vocabSize), symbols_(symbols) {
+    if (cfg_.dModel <= 0 || cfg_.heads <= 0 || cfg_.dModel % cfg_.heads != 0 || cfg_.steps <= 0)
+        throw std::invalid_argument("invalid model configuration");
+    embedding_ = store_.add("embedding", vocab_, cfg_.dModel);
+    const int nLayers = cfg_.sharedWeights ? 1 : cfg_.steps;
+    layers_.resize(nLayers);
+    for (int l = 0; l < nLayers; ++l)
+        layers_[l].declare(store_, cfg_.sharedWeights ? "layer." : "layer" + std::to_string(l) + ".", cfg_);
+    readoutW_ = store_.add("readout.w", symbols_, cfg_.dModel);
+    readoutB_ = store_.add("readout.b", 1, symbols_);
+    store_.finalize();
+}
+
+template <typename S>
+void Encoder<S>::init(uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<double> normal(0.0, 1.0);
+    auto emb = store_.value(embedding_);
+    for (Index i = 0; i < emb.size(); ++i) emb.data()[i] = S(normal(rng));
+    for (const auto& l : layers_) l.init(store_, rng);
+    xavierUniform<S>(store_.value(readoutW_), 1.0, rng);
+    store_.value(readoutB_).setZero();
+    store_.zeroGrad();
+}
+
+template <typename S>
+void Encoder<S>::embed(const Batch& batch, bool training, Rng& rng) {
+    const int T = batch.positions, C = cfg_.dModel;
+    const Index N = Index(batch.batch) * T;
+    auto emb = store_.value(embedding_);
+    Mat<S>& h0 = h_[0];
+    h0.resize(N, C);
+    for (Index r = 0; r < N; ++r) h0.row(r) = emb.row(batch.tokens[r]);
+    if (cfg_.positional == PositionalKind::Sinusoidal) {
+        for (Index r = 0; r < N; ++r)
+            for (int c = 0; c < C; ++c) h0(r, c) += S(sinusoid(int(r % T), c, C));
+        dropoutMask(embMask_, N, C, cfg_.dropout, training, rng);
+        h0.array() *= embMask_.array();
+    }
+}
+
+template <typename S>
+void Encoder<S>::readout(const Mat<S>& h, const Batch& batch) {
+    const int B = batch.batch, T = batch.positions;
+    last_.resize(B, cfg_.dModel);
+    for (int b = 0; b < B; ++b) last_.row(b) = h.row(Index(b) * T + batch.lengths[b] - 1);
+    linearForward<S>(last_, store_.value(readoutW_), logits_);
+    addBias(logits_, store_.value(readoutB_));
+    probs_.resize(B, symbols_);
+    for (int b = 0; b < B; ++b) {
+        const S mx = logits_.row(b).maxCoeff();
+        probs_.row(b) = (logits_.row(b).array() - mx).exp().matrix();
+        probs_.row(b) /= probs_.row(b).sum();
+    }
+}
+
+template <typename S>
+S Encoder<S>::forward(const Batch& batch, int steps, bool training, Rng& rng, bool keepCaches) {
+    if (steps < 1) throw std::invalid_argument("forward needs at least one step");
+    if (!cfg_.sharedWeights && steps > cfg_.steps)
+        throw std::invalid_argument("a model with separate layers cannot run more steps than it has layers");
+    batch_ = batch;
+    shape_ = BatchShape{batch_.batch, batch_.positions, batch_.lengths.data()};
+    steps_ = steps;
+    kept_ = keepCaches;
+    const int slots = keepCaches ? steps : 1;
+    if (int(caches_.size()) < slots) caches_.resize(slots);
+    if (int(h_.size()) < (keepCaches ? steps + 1 : 2)) h_.resize(keepCaches ? steps + 1 : 2);
+    embed(batch_, training, rng);
+    for (int t = 0; t < steps; ++t) {
+        const int in = keepCaches ? t : t % 2, out = keepCaches ? t + 1 : (t + 1) % 2;
+        layer(t).forward(store_, h_[in], shape_, training, rng, caches_[keepCaches ? t : 0], h_[out]);
+    }
+    readout(h_[keepCaches ? steps : steps % 2], batch_);
+    double loss = 0;
+    for (int b = 0; b < batch_.batch; ++b) loss -= std::log(std::max(double(probs_(b, batch_.targets[b])), 1e-300));
+    return S(loss / batch_.batch);
+}
+
+template <typename S>
+void Encoder<S>::backward() {
+    if (!kept_) throw std::logic_error("backward() needs a forward() that kept its caches");
+    const int B = batch_.batch, T = batch_.positions;
+    // loss = mean_b -log softmax(logits_b)[target_b]
+    Mat<S> dLogits = probs_;
+    for (int b = 0; b < B; ++b) dLogits(b, batch_.targets[b]) -= S(1);
+    dLogits /= S(B);
+    biasBackward(dLogits, store_.grad(readoutB_));
+    Mat<S> dLast;
+    linearBackward<S>(dLogits, last_, store_.value(readoutW_), store_.grad(readoutW_), &dLast);
+    Mat<S> dh = Mat<S>::Zero(Index(B) * T, cfg_.dModel), dPrev;
+    for (int b = 0; b < B; ++b) dh.row(Index(b) * T + batch_.lengths[b] - 1) = dLast.row(b);
+    for (int t = steps_ - 1; t >= 0; --t) {
+        layer(t).backward(store_, h_[t], shape_, caches_[t], dh, dPrev);
+        std::swap(dh, dPrev);
+    }
+    // h0 = Dropout(E[token] + PE)
+    if (cfg_.positional == PositionalKind::Sinusoidal) dh.array() *= embMask_.array();
+    auto dEmb = store_.grad(embedding_);
+    for (Index r = 0; r < dh.rows(); ++r) dEmb.row(batch_.tokens[r]) += dh.row(r);
+}
+
+template <typename S>
+Trace Encoder<S>::trace(const std::vector<int>& tokens, int steps, bool fullGates) {
+    if (!cfg_.sharedWeights && steps > cfg_.steps)
+        throw std::invalid_argument("a model with separate layers cannot run more steps than it has layers");
+    Batch batch;
+    batch.batch = 1;
+    batch.positions = int(tokens.size());
+    batch.tokens = tokens;
+    batch.lengths = {int(tokens.size())};
+    batch.targets = {0};
+    batch.depths = {0};
+    batch_ = batch;
+    shape_ = BatchShape{1, batch_.positions, batch_.lengths.data()};
+    kept_ = false;
+    if (caches_.empty()) caches_.resize(1);
+    if (h_.size() < 2) h_.resize(2);
+    Rng unused(0);
+    embed(batch_, false, unused);
+
+    const int T = batch.positions, H = cfg_.heads, C = cfg_.dModel;
+    Trace tr;
+    tr.tokens = tokens;
+    tr.steps = steps;
+    tr.heads = H;
+    tr.positions = T;
+    tr.symbols = symbols_;
+    tr.attention.resize(size_t(steps) * H * T * T);
+    const bool gated = cfg_.update == UpdateKind::CopyGate;
+    if (gated) tr.gates.resize(size_t(steps) * T);
+    if (gated && fullGates) tr.gateChannels.resize(size_t(steps) * T * C);
+    auto record = [&](const Mat<S>& h) {
+        readout(h, batch_);
+        int best = 0;
+        for (int s = 0; s < symbols_; ++s) {
+            tr.stepProbs.push_back(float(probs_(0, s)));
+            if (probs_(0, s) > probs_(0, best)) best = s;
+        }
+        tr.stepAnswers.push_back(best);
+    };
+    record(h_[0]);
+    for (int t = 0; t < steps; ++t) {
+        auto& c = caches_[0];
+        layer(t).forward(store_, h_[t % 2], shape_, false, unused, c, h_[(t + 1) % 2]);
+        const auto& att = layer(t).attention(c);
+        std::copy(att.begin(), att.end(), tr.attention.begin() + size_t(t) * H * T * T);
+        if (gated) {
+            for (int i = 0; i < T; ++i) tr.gates[size_t(t) * T + i] = float(c.gate.row(i).mean());
+            if (fullGates)
+                for (int i = 0; i < T; ++i)
+                    for (int ch = 0; ch < C; ++ch)
+                        tr.gateChannels[(size_t(t) * T + i) * C + ch] = float(c.gate(i, ch));
+        }
+        record(h_[(t + 1) % 2]);
+    }
+    return tr;
+}
+
+template <typename S>
+double Encoder<S>::trainingFlops(const Batch& batch, int steps) const {
+    const BatchShape shape{batch.batch, batch.positions, batch.lengths.data()};
+    double f = 0;
+    for (int t = 0; t < steps; ++t) f += layer(t).forwardFlops(shape);
+    f += 2.0 * batch.batch * cfg_.dModel * symbols_; // readout
+    return 3 * f; // backward: one product for the input gradient and one for the weight gradient
+}
+
+template struct EncoderLayer<float>;
+template struct EncoderLayer<double>;
+template class Encoder<float>;
+template class Encoder<double>;
+
+} // namespace ndr

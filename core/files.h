@@ -1,0 +1,56 @@
+// Reading and writing runs: the JSON run record, the binary checkpoint of a model, and atomic saves.
+// Every loader refuses a bad file with FileError naming the file, what is wrong and what to do.
+#pragma once
+
+#include "records.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ndr {
+
+class FileError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Writes `bytes` to `path` atomically: a temporary file beside it, flushed and fsync'ed, then renamed
+// over the target. On failure the target is untouched and FileError is thrown.
+void writeFileAtomic(const std::filesystem::path& path, const std::string& bytes);
+// Reads a whole file, refusing files larger than maxBytes (FileError).
+std::string readFileBounded(const std::filesystem::path& path, uint64_t maxBytes);
+
+void saveRunRecord(const std::filesystem::path& path, const RunRecord& run);
+RunRecord loadRunRecord(const std::filesystem::path& path);
+
+// Name and shape of one parameter tensor, in storage order.
+struct TensorInfo {
+    std::string name;
+    int rows = 0, cols = 0;
+    bool operator==(const TensorInfo&) const = default;
+};
+
+struct CheckpointData {
+    static constexpr const char* kFormat = "ndr-studio-checkpoint";
+    static constexpr int kVersion = 1;
+    ModelConfig model;
+    int vocabSize = 0, symbols = 0;
+    int64_t step = 0;
+    std::vector<TensorInfo> layout;   // tensors in the order they sit in each buffer below
+    std::vector<float> params;        // current weights
+    std::vector<float> bestParams;    // weights at the best validation (may be empty)
+    std::vector<float> adamM, adamV;  // optimiser moments (may be empty)
+    std::string rngState;             // training generator state, text (may be empty)
+};
+
+void saveCheckpoint(const std::filesystem::path& path, const CheckpointData& data);
+// Loads and checks integrity (magic, version, sizes bounded before allocation, checksum).
+CheckpointData loadCheckpoint(const std::filesystem::path& path);
+// Throws FileError unless `data` fits a model with this configuration and tensor layout.
+void checkCheckpointMatches(const CheckpointData& data, const ModelConfig& model,
+                            const std::vector<TensorInfo>& layout, const std::filesystem::path& path);
+
+} // namespace ndr

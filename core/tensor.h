@@ -1,0 +1,33 @@
+// Storage conventions for the whole core: every activation is a row-major matrix, one row per
+// (example, position) pair, with the dimension letters used in every shape comment.
+#pragma once
+
+#include <Eigen/Core>
+#include <cstddef>
+
+namespace ndr {
+
+// Dimension letters used in shape comments throughout core/:
+//   B batch, T positions (padded), N = B*T rows, C model width (d_model), F feed-forward width (d_ff),
+//   H heads, D per-head width (C / H), S output symbols, V vocabulary.
+// Row index of (b, t) is b*T + t: an example's positions are consecutive rows.
+
+template <typename Scalar>
+using Mat = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <typename Scalar>
+using Vec = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
+template <typename Scalar>
+using RowVec = Eigen::Matrix<Scalar, 1, Eigen::Dynamic>;
+
+template <typename Scalar>
+using MatMap = Eigen::Map<Mat<Scalar>>;
+template <typename Scalar>
+using ConstMatMap = Eigen::Map<const Mat<Scalar>>;
+template <typename Scalar>
+using VecMap = Eigen::Map<Vec<Scalar>>;
+template <typename Scalar>
+using RowVecMap = Eigen::Map<RowVec<Scalar>>;
+
+using Index = Eigen::Index;
+
+} // namespace ndr

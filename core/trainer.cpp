@@ -1,0 +1,205 @@
+// The training loop of one model (SPEC §3).
+#include "trainer.h"
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <omp.h>
+#include <sstream>
+
+namespace ndr {
+
+namespace {
+
+double mean(const std::vector<double>& xs) {
+    if (xs.empty()) return std::numeric_limits<double>::quiet_NaN();
+    double s = 0;
+    for (double x : xs) s += x;
+    return s / double(xs.size());
+}
+
+constexpr uint64_t kDropoutStream = 0x5DEECE66DULL;
+
+} // namespace
+
+Example defaultProbe(const CtlTask& task) {
+    const auto test = task.depths(Split::Test);
+    return task.evalSet(test.back()).front();
+}
+
+Trainer::Trainer(const RunConfig& config, int modelIndex, const CtlTask& task, const Example& probe)
+    : config_(config), modelIndex_(modelIndex), task_(task), probe_(probe),
+      model_(config.models.at(modelIndex), task.vocabSize(), task.config().symbols),
+      batchRng_(config.train.seed), dropoutRng_(uint32_t(config.train.seed * 2654435761ULL ^ kDropoutStream)) {
+    model_.init(config.train.seed);
+    adam_.learningRate = config.train.learningRate;
+    adam_.weightDecay = config.train.weightDecay;
+    record_.config = config.models[modelIndex];
+}
+
+void Trainer::setThreads() const { omp_set_num_threads(std::max(1, config_.train.threads)); }
+
+double Trainer::trainStep() {
+    setThreads();
+    const Batch batch = task_.trainBatch(config_.train.batchSize, batchRng_);
+    auto& store = model_.params();
+    store.zeroGrad();
+    const float loss = model_.forward(batch, model_.config().steps, true, dropoutRng_, true);
+    if (!std::isfinite(loss)) return loss;
+    model_.backward();
+    clipGradNorm(store.grads(), config_.train.gradClip);
+    adam_.step(store.values(), store.grads());
+    ++record_.stepsDone;
+    return loss;
+}
+
+std::pair<double, double> Trainer::accuracy(const std::vector<Example>& examples, int steps) {
+    setThreads();
+    if (steps <= 0) steps = model_.config().effectiveEvalSteps();
+    const size_t chunk = 512;
+    size_t correct = 0;
+    double lossSum = 0;
+    Rng unused(0);
+    for (size_t start = 0; start < examples.size(); start += chunk) {
+        const size_t end = std::min(examples.size(), start + chunk);
+        const std::vector<Example> part(examples.begin() + start, examples.begin() + end);
+        const Batch batch = task_.makeBatch(part);
+        const double loss = model_.forward(batch, steps, false, unused, false);
+        lossSum += loss * double(part.size());
+        const auto& logits = model_.logits();
+        for (int b = 0; b < batch.batch; ++b) {
+            Index arg;
+            logits.row(b).maxCoeff(&arg);
+            if (int(arg) == batch.targets[b]) ++correct;
+        }
+    }
+    const double n = double(std::max<size_t>(1, examples.size()));
+    return {double(correct) / n, lossSum / n};
+}
+
+Trace Trainer::traceOf(const Example& e, int steps, bool fullGates) {
+    setThreads();
+    if (steps <= 0) steps = model_.config().effectiveEvalSteps();
+    Trace tr = model_.trace(task_.tokens(e), steps, fullGates);
+    for (int t : tr.tokens) tr.tokenNames.push_back(task_.tokenName(t));
+    tr.intermediates = task_.intermediates(e);
+    tr.answer = task_.answer(e);
+    return tr;
+}
+
+EvalRecord Trainer::evaluate() {
+    EvalRecord r;
+    r.step = record_.stepsDone;
+    r.elapsedSeconds = trainSeconds_;
+    const double dt = trainSeconds_ - lastEvalSeconds_;
+    r.stepsPerSecond = dt > 0 ? double(record_.stepsDone - lastEvalStep_) / dt : 0;
+    r.trainLoss = lossCount_ > 0 ? lossSum_ / lossCount_ : std::numeric_limits<double>::quiet_NaN();
+    std::vector<double> train, valid, test;
+    for (int d : task_.allDepths()) {
+        const auto [acc, loss] = accuracy(task_.evalSet(d));
+        r.depths.push_back(d);
+        r.accuracy.push_back(acc);
+        r.loss.push_back(loss);
+        switch (task_.splitOf(d)) {
+        case Split::Train: train.push_back(acc); break;
+        case Split::Valid: valid.push_back(acc); break;
+        case Split::Test: test.push_back(acc); break;
+        case Split::None: break;
+        }
+    }
+    r.trainAccuracy = mean(train);
+    r.validAccuracy = mean(valid);
+    r.testAccuracy = mean(test);
+    r.probe = traceOf(probe_);
+    record_.history.push_back(r);
+    // Best validation (first of ties); with no validation split, the latest evaluation.
+    const int idx = int(record_.history.size()) - 1;
+    const bool better = valid.empty() || record_.bestEval < 0 ||
+                        r.validAccuracy > record_.history[record_.bestEval].validAccuracy;
+    if (better) {
+        record_.bestEval = idx;
+        bestParams_ = model_.params().values();
+    }
+    lossSum_ = 0;
+    lossCount_ = 0;
+    lastEvalStep_ = record_.stepsDone;
+    lastEvalSeconds_ = trainSeconds_;
+    return r;
+}
+
+std::string Trainer::run(const ProgressFn& onProgress, const std::atomic<bool>* stop) {
+    using Clock = std::chrono::steady_clock;
+    const int total = config_.train.steps;
+    record_.status = "training";
+    double rate = 0;
+    while (record_.stepsDone < total) {
+        if (stop && stop->load(std::memory_order_relaxed)) {
+            record_.status = "stopped";
+            return record_.status;
+        }
+        const auto t0 = Clock::now();
+        const double loss = trainStep();
+        const double dt = std::chrono::duration<double>(Clock::now() - t0).count();
+        if (!std::isfinite(loss)) {
+            std::ostringstream os;
+            os << "diverged: the training loss became " << loss << " at step " << record_.stepsDone + 1;
+            record_.status = os.str();
+            return record_.status;
+        }
+        trainSeconds_ += dt;
+        lossSum_ += loss;
+        ++lossCount_;
+        rate = rate == 0 ? 1.0 / dt : 0.95 * rate + 0.05 / dt;
+        TrainProgress p;
+        p.step = record_.stepsDone;
+        p.totalSteps = total;
+        p.loss = loss;
+        p.stepsPerSecond = rate;
+        p.etaSeconds = rate > 0 ? (total - p.step) / rate : 0;
+        const bool evalNow = p.step % config_.train.evalInterval == 0 || p.step == total;
+        EvalRecord r;
+        if (evalNow) {
+            r = evaluate();
+            p.eval = &r;
+        }
+        if (onProgress) onProgress(p);
+    }
+    record_.status = "finished";
+    return record_.status;
+}
+
+CheckpointData Trainer::checkpoint() const {
+    CheckpointData d;
+    d.model = model_.config();
+    d.vocabSize = model_.vocabSize();
+    d.symbols = model_.symbols();
+    d.step = record_.stepsDone;
+    d.layout = model_.params().layout();
+    d.params = model_.params().values();
+    d.bestParams = bestParams_;
+    d.adamM = adam_.m;
+    d.adamV = adam_.v;
+    std::ostringstream os;
+    os << batchRng_ << ' ' << dropoutRng_ << ' ' << adam_.t << ' ' << trainSeconds_;
+    d.rngState = os.str();
+    return d;
+}
+
+void Trainer::restore(const CheckpointData& data, const ModelRecord& record) {
+    checkCheckpointMatches(data, model_.config(), model_.params().layout(), "checkpoint");
+    model_.params().values() = data.params;
+    bestParams_ = data.bestParams;
+    adam_.m = data.adamM;
+    adam_.v = data.adamV;
+    if (!data.rngState.empty()) {
+        std::istringstream is(data.rngState);
+        is >> batchRng_ >> dropoutRng_ >> adam_.t >> trainSeconds_;
+        if (!is) throw FileError("checkpoint: the training generator state is damaged");
+    }
+    record_ = record;
+    record_.stepsDone = int(data.step);
+    lastEvalStep_ = record_.stepsDone;
+    lastEvalSeconds_ = trainSeconds_;
+}
+
+} // namespace ndr

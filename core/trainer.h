@@ -1,0 +1,76 @@
+// Trains one model of a run: fresh balanced batches, AdamW, clipping, evaluation per depth every N
+// steps with best-validation selection, and a trace of the probe example at each evaluation.
+// Knows nothing of threads or windows: progress goes out through a callback, stop comes in as a flag.
+#pragma once
+
+#include "encoder.h"
+#include "files.h"
+#include "optimizer.h"
+#include "records.h"
+#include "task.h"
+
+#include <atomic>
+#include <functional>
+#include <random>
+#include <string>
+
+namespace ndr {
+
+struct TrainProgress {
+    int step = 0, totalSteps = 0;
+    double loss = 0;               // this step's training loss
+    double stepsPerSecond = 0;     // recent rate
+    double etaSeconds = 0;
+    const EvalRecord* eval = nullptr; // set when this call reports an evaluation
+};
+using ProgressFn = std::function<void(const TrainProgress&)>;
+
+// The example traced at every evaluation: the first of the deepest test depth's evaluation set.
+Example defaultProbe(const CtlTask& task);
+
+class Trainer {
+public:
+    // `task` must outlive the trainer. Initialises the model from config.train.seed.
+    Trainer(const RunConfig& config, int modelIndex, const CtlTask& task, const Example& probe);
+
+    // Continues from a checkpoint and the model's history; throws FileError when they do not fit.
+    void restore(const CheckpointData& data, const ModelRecord& record);
+
+    // Trains until config.train.steps are done, `stop` becomes true, or the loss is not finite.
+    // Evaluates every evalInterval steps and after the last step. Returns the final status
+    // ("finished", "stopped", or "diverged: ..."), also kept in record().status.
+    std::string run(const ProgressFn& onProgress, const std::atomic<bool>* stop);
+
+    double trainStep();           // one optimisation step; returns the loss
+    EvalRecord evaluate();        // on the fixed evaluation sets, at the current step (appended to history)
+    // Accuracy and mean loss on a set of examples, with `steps` steps (0: the model's evaluation steps).
+    std::pair<double, double> accuracy(const std::vector<Example>& examples, int steps = 0);
+    Trace traceOf(const Example& e, int steps = 0, bool fullGates = false);
+
+    const ModelRecord& record() const { return record_; }
+    CheckpointData checkpoint() const;
+    Encoder<float>& model() { return model_; }
+    int step() const { return record_.stepsDone; }
+    const CtlTask& task() const { return task_; }
+
+private:
+    void setThreads() const;
+
+    RunConfig config_;
+    int modelIndex_;
+    const CtlTask& task_;
+    Example probe_;
+    Encoder<float> model_;
+    AdamW adam_;
+    std::mt19937_64 batchRng_;
+    Rng dropoutRng_;
+    ModelRecord record_;
+    std::vector<float> bestParams_;
+    double trainSeconds_ = 0;
+    double lossSum_ = 0;
+    int lossCount_ = 0;
+    int lastEvalStep_ = 0;
+    double lastEvalSeconds_ = 0;
+};
+
+} // namespace ndr
