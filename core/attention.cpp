@@ -2,6 +2,7 @@
 #include "attention.h"
 
 #include <cmath>
+#include <limits>
 #include <omp.h>
 
 namespace ndr {
@@ -27,54 +28,63 @@ StridedMutMap<S> mutBlock(Mat<S>& m, Index row, Index col, Index rows, Index col
 // ---------------------------------------------------------------------------------------------
 // Geometric kernel
 
+// Both kernels apply the transcendental functions to the whole (T, T) block at once: rows are shorter
+// than a SIMD packet at CTL lengths, so per-row array expressions would run scalar.
 template <typename S>
 void geometricForward(const S* s, int T, int len, S* att) {
-    std::vector<S> prefix(T + 1); // prefix[m] = sum_{k < m} log(1 - P_ik)
-    for (int i = 0; i < T; ++i) {
-        S* a = att + size_t(i) * T;
-        std::fill(a, a + T, S(0));
-        if (i >= len) continue;
-        const S* si = s + size_t(i) * T;
+    using Arr = Eigen::Array<S, Eigen::Dynamic, 1>;
+    const size_t TT = size_t(T) * T;
+    const Eigen::Map<const Arr> scores(s, TT);
+    const Arr logP = logSigmoidArray(scores); // log P_ij
+    const Arr logQ = logP - scores;           // log(1 - P_ij) = log sigmoid(s) - s
+    std::vector<S> prefix(T + 1);             // prefix[m] = sum_{k<m} log(1 - P_ik)
+    Eigen::Map<Arr> out(att, TT);
+    out.setConstant(-std::numeric_limits<S>::infinity());
+    for (int i = 0; i < len; ++i) {
+        const S* lq = logQ.data() + size_t(i) * T;
         prefix[0] = 0;
-        for (int k = 0; k < T; ++k)
-            prefix[k + 1] = prefix[k] + ((k < len && k != i) ? logSigmoid(-si[k]) : S(0));
+        // The column itself and padded keys are masked: transparent in the scan.
+        for (int k = 0; k < T; ++k) prefix[k + 1] = prefix[k] + ((k < len && k != i) ? lq[k] : S(0));
+        S* a = att + size_t(i) * T;
         for (int j = 0; j < len; ++j) {
             if (j == i) continue;
             // Keys closer than j: (2i-j, j) when j is right of i; (j, 2i-j] when j is left of i.
             const int lo = j > i ? std::max(0, 2 * i - j + 1) : j + 1;
             const int hi = j > i ? j - 1 : std::min(T - 1, 2 * i - j);
-            a[j] = std::exp(logSigmoid(si[j]) + prefix[hi + 1] - prefix[lo]);
+            a[j] = logP(size_t(i) * T + j) + prefix[hi + 1] - prefix[lo];
         }
     }
+    out = out.exp(); // exp(-inf) = 0 on masked entries
 }
 
 template <typename S>
 void geometricBackward(const S* s, const S* att, const S* dAtt, int T, int len, S* ds) {
+    using Arr = Eigen::Array<S, Eigen::Dynamic, 1>;
+    const size_t TT = size_t(T) * T;
+    const Arr sigPos = logSigmoidArray(Eigen::Map<const Arr>(s, TT)).exp(); // sigmoid(s)
+    // g = d loss / d log A_ij, where log A_ij = log P_ij + sum_{k in window} log(1 - P_ik)
+    const Arr g = Eigen::Map<const Arr>(dAtt, TT) * Eigen::Map<const Arr>(att, TT);
     std::vector<S> diff(T + 1); // difference array of d loss / d log(1 - P_ik) over k
-    for (int i = 0; i < T; ++i) {
+    std::fill(ds, ds + TT, S(0));
+    for (int i = 0; i < len; ++i) {
+        const S* gi = g.data() + size_t(i) * T;
+        const S* sp = sigPos.data() + size_t(i) * T;
         S* dsi = ds + size_t(i) * T;
-        std::fill(dsi, dsi + T, S(0));
-        if (i >= len) continue;
-        const S* si = s + size_t(i) * T;
-        const S* ai = att + size_t(i) * T;
-        const S* dai = dAtt + size_t(i) * T;
         std::fill(diff.begin(), diff.end(), S(0));
         for (int j = 0; j < len; ++j) {
             if (j == i) continue;
-            // log A_ij = log P_ij + sum_{k in window} log(1 - P_ik)
-            const S g = dai[j] * ai[j];
-            dsi[j] += g * sigmoid(-si[j]); // d log sigmoid(s) / ds = sigmoid(-s)
             const int lo = j > i ? std::max(0, 2 * i - j + 1) : j + 1;
             const int hi = j > i ? j - 1 : std::min(T - 1, 2 * i - j);
             if (lo <= hi) {
-                diff[lo] += g;
-                diff[hi + 1] -= g;
+                diff[lo] += gi[j];
+                diff[hi + 1] -= gi[j];
             }
         }
+        // d log sigmoid(s) / ds = sigmoid(-s);  d log sigmoid(-s) / ds = -sigmoid(s)
         S run = 0;
         for (int k = 0; k < len; ++k) {
             run += diff[k];
-            if (k != i) dsi[k] -= run * sigmoid(si[k]); // d log sigmoid(-s) / ds = -sigmoid(s)
+            dsi[k] = k == i ? S(0) : gi[k] * (S(1) - sp[k]) - run * sp[k];
         }
     }
 }
@@ -140,7 +150,7 @@ void GeometricAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const
             auto k = block(c.proj, Index(b) * T, C + h * D, len, D);
             auto v = block(c.proj, Index(b) * T, 2 * C + h * D, len, D);
             Eigen::Map<Mat<S>> dot(c.dot.data() + base, T, T);
-            dot.topLeftCorner(len, len).noalias() = q * k.transpose();
+            dot.topLeftCorner(len, len).noalias() = q.lazyProduct(k.transpose());
             for (int i = 0; i < len; ++i) {
                 const S back = c.proj(Index(b) * T + i, 3 * C + 2 * h);      // prefer left (j < i)
                 const S fwd = c.proj(Index(b) * T + i, 3 * C + 2 * h + 1);   // prefer right (j > i)
@@ -159,7 +169,7 @@ void GeometricAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const
                 }
             }
             Eigen::Map<const Mat<S>> A(a, T, T);
-            mutBlock(c.mixed, Index(b) * T, h * D, len, D).noalias() = A.topLeftCorner(len, len) * v;
+            mutBlock(c.mixed, Index(b) * T, h * D, len, D).noalias() = A.topLeftCorner(len, len).lazyProduct(v);
         }
     }
     linearForward<S>(c.mixed, store.value(p.wo), out);
@@ -170,7 +180,6 @@ void GeometricAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, cons
                                      const Cache& c, const Mat<S>& dOut, Mat<S>& dx, Mat<S>& dProj) const {
     const int B = shape.batch, T = shape.positions, C = channels, H = heads, D = C / H;
     const Index N = Index(B) * T;
-    Mat<S> dMixed;
     // out = mixed Wo^T
     linearBackward<S>(dOut, c.mixed, store.value(p.wo), store.grad(p.wo), &dMixed);
 
@@ -195,9 +204,9 @@ void GeometricAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, cons
             Eigen::Map<Mat<S>> dAm(dA.data(), T, T);
             dAm.setZero();
             // mixed = A v
-            dAm.topLeftCorner(len, len).noalias() = dm * v.transpose();
+            dAm.topLeftCorner(len, len).noalias() = dm.lazyProduct(v.transpose());
             mutBlock(dProj, Index(b) * T, 2 * C + h * D, len, D).noalias() +=
-                A.topLeftCorner(len, len).transpose() * dm;
+                A.topLeftCorner(len, len).transpose().lazyProduct(dm);
             std::vector<S> rawA;
             const S* aForKernel = c.att.data() + base;
             if (normalizeL1) {
@@ -244,8 +253,8 @@ void GeometricAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, cons
                 dProj(Index(b) * T + i, 3 * C + 2 * h + 1) += rho * dFwd;
             }
             auto dsl = dSm.topLeftCorner(len, len);
-            mutBlock(dProj, Index(b) * T, h * D, len, D).noalias() += alpha * dsl * k;
-            mutBlock(dProj, Index(b) * T, C + h * D, len, D).noalias() += alpha * dsl.transpose() * q;
+            mutBlock(dProj, Index(b) * T, h * D, len, D).noalias() += (alpha * dsl).lazyProduct(k);
+            mutBlock(dProj, Index(b) * T, C + h * D, len, D).noalias() += (alpha * dsl.transpose()).lazyProduct(q);
         }
     }
     auto dsc = store.grad(p.scalars);
@@ -301,7 +310,7 @@ void SoftmaxAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const B
             auto k = block(c.proj, Index(b) * T, C + h * D, len, D);
             auto v = block(c.proj, Index(b) * T, 2 * C + h * D, len, D);
             Eigen::Map<Mat<S>> A(c.att.data() + base, T, T);
-            A.topLeftCorner(len, len).noalias() = scale * (q * k.transpose());
+            A.topLeftCorner(len, len).noalias() = scale * q.lazyProduct(k.transpose());
             for (int i = 0; i < len; ++i) {
                 auto row = A.row(i).head(len);
                 const S mx = row.maxCoeff();
@@ -312,9 +321,9 @@ void SoftmaxAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const B
                 Eigen::Map<Mat<S>> ad(tmp.data(), T, T);
                 Eigen::Map<const Mat<S>> m(c.drop.data() + base, T, T);
                 ad = A.cwiseProduct(m);
-                mutBlock(c.mixed, Index(b) * T, h * D, len, D).noalias() = ad.topLeftCorner(len, len) * v;
+                mutBlock(c.mixed, Index(b) * T, h * D, len, D).noalias() = ad.topLeftCorner(len, len).lazyProduct(v);
             } else {
-                mutBlock(c.mixed, Index(b) * T, h * D, len, D).noalias() = A.topLeftCorner(len, len) * v;
+                mutBlock(c.mixed, Index(b) * T, h * D, len, D).noalias() = A.topLeftCorner(len, len).lazyProduct(v);
             }
         }
     }
@@ -327,7 +336,6 @@ void SoftmaxAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, const 
     const int B = shape.batch, T = shape.positions, C = channels, H = heads, D = C / H;
     const Index N = Index(B) * T;
     const S scale = S(1.0 / std::sqrt(double(D)));
-    Mat<S> dMixed;
     linearBackward<S>(dOut, c.mixed, store.value(p.wo), store.grad(p.wo), &dMixed);
     const size_t TT = size_t(T) * T;
     dProj.setZero(N, c.proj.cols());
@@ -349,9 +357,9 @@ void SoftmaxAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, const 
             if (drop) Ad = A.cwiseProduct(Eigen::Map<const Mat<S>>(c.drop.data() + base, T, T));
             else Ad = A;
             // mixed = (A * mask) v
-            dA.topLeftCorner(len, len).noalias() = dm * v.transpose();
+            dA.topLeftCorner(len, len).noalias() = dm.lazyProduct(v.transpose());
             mutBlock(dProj, Index(b) * T, 2 * C + h * D, len, D).noalias() +=
-                Ad.topLeftCorner(len, len).transpose() * dm;
+                Ad.topLeftCorner(len, len).transpose().lazyProduct(dm);
             if (drop) dA.array() *= Eigen::Map<const Mat<S>>(c.drop.data() + base, T, T).array();
             // softmax: ds_ij = A_ij (dA_ij - sum_k dA_ik A_ik)
             for (int i = 0; i < len; ++i) {
@@ -359,8 +367,8 @@ void SoftmaxAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, const 
                 dA.row(i).head(len) = (A.row(i).head(len).array() * (dA.row(i).head(len).array() - inner)).matrix();
             }
             auto ds = dA.topLeftCorner(len, len);
-            mutBlock(dProj, Index(b) * T, h * D, len, D).noalias() += scale * ds * k;
-            mutBlock(dProj, Index(b) * T, C + h * D, len, D).noalias() += scale * ds.transpose() * q;
+            mutBlock(dProj, Index(b) * T, h * D, len, D).noalias() += (scale * ds).lazyProduct(k);
+            mutBlock(dProj, Index(b) * T, C + h * D, len, D).noalias() += (scale * ds.transpose()).lazyProduct(q);
         }
     }
     linearBackward<S>(dProj, x, store.valueRows(p.wq, p.wkv), store.gradRows(p.wq, p.wkv), &dx);

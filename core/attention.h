@@ -52,6 +52,7 @@ struct GeometricAttention {
     Params p;
     int channels = 0, heads = 0;
     bool normalizeL1 = false;
+    mutable Mat<S> dMixed; // backward temporary, kept to avoid reallocation
 
     void declare(ParamStore<S>& store, const std::string& prefix, int c, int h, bool l1);
     template <typename InitRng>
@@ -80,6 +81,7 @@ struct SoftmaxAttention {
 
     Params p;
     int channels = 0, heads = 0;
+    mutable Mat<S> dMixed; // backward temporary, kept to avoid reallocation
 
     void declare(ParamStore<S>& store, const std::string& prefix, int c, int h);
     template <typename InitRng>

@@ -72,41 +72,38 @@ void EncoderLayer<S>::forward(ParamStore<S>& store, const Mat<S>& x, const Batch
         soft.forward(store, x, shape, training, cfg.attentionDropout, rng, c.soft, c.att);
     // z = LN1(x + Dropout(a))
     dropoutMask(c.attMask, N, C, cfg.dropout, training, rng);
-    Mat<S> y = x + c.att.cwiseProduct(c.attMask);
+    Mat<S>& y = ws.y;
+    y.noalias() = x + c.att.cwiseProduct(c.attMask);
     LayerNorm<S>::forward(y, store.value(ln1g), store.value(ln1b), c.z, c.ln1);
     // hidden = ReLU(z [W1; Wg1]^T + [b1 | bg1])    (N, F) or (N, F + C)
     const int last = gated() ? wg1 : w1;
     linearForward<S>(c.z, store.valueRows(w1, last), c.hidden);
-    if (gated()) {
-        c.hidden.leftCols(F).rowwise() += store.value(b1).row(0);
-        c.hidden.rightCols(C).rowwise() += store.value(bg1).row(0);
-    } else {
-        c.hidden.rowwise() += store.value(b1).row(0);
-    }
+    // b1 and bg1 are consecutive, so they form one bias row of width F (+ C).
+    c.hidden.rowwise() += RowVecMap<S>(store.value(b1).data(), c.hidden.cols());
     c.hidden = c.hidden.cwiseMax(S(0));
     dropoutMask(c.hiddenMask, N, c.hidden.cols(), cfg.dropout, training, rng);
-    const Mat<S> hiddenDropped = c.hidden.cwiseProduct(c.hiddenMask);
+    c.hiddenDropped.noalias() = c.hidden.cwiseProduct(c.hiddenMask);
     // ff = W2 Dropout(hidden) + b2
-    Mat<S> ff;
-    linearForward<S>(hiddenDropped.leftCols(F), store.value(w2), ff);
+    Mat<S>& ff = ws.ff;
+    linearForward<S>(c.hiddenDropped.leftCols(F), store.value(w2), ff);
     addBias(ff, store.value(b2));
     if (!gated()) {
         // out = LN2(z + Dropout(ff))
         dropoutMask(c.ffMask, N, C, cfg.dropout, training, rng);
-        y = c.z + ff.cwiseProduct(c.ffMask);
+        y.noalias() = c.z + ff.cwiseProduct(c.ffMask);
         LayerNorm<S>::forward(y, store.value(ln2g), store.value(ln2b), c.u, c.ln2);
         out = c.u;
         return;
     }
     // u = LN2(ff);  g = sigmoid(Wg2 Dropout(gate hidden) + bg2);  out = g u + (1 - g) x
     LayerNorm<S>::forward(ff, store.value(ln2g), store.value(ln2b), c.u, c.ln2);
-    linearForward<S>(hiddenDropped.rightCols(C), store.value(wg2), c.gate);
+    linearForward<S>(c.hiddenDropped.rightCols(C), store.value(wg2), c.gate);
     addBias(c.gate, store.value(bg2));
-    c.gate = c.gate.unaryExpr([](S v) { return sigmoid(v); });
+    c.gate.array() = (S(1) + (-c.gate.array()).exp()).inverse();
     c.gateKeep.assign(N, S(1));
     if (training && cfg.gateDropout > 0) {
-        const uint32_t threshold = uint32_t(std::min(double(cfg.gateDropout), 1.0) * 4294967296.0 - 0.5);
-        for (Index i = 0; i < N; ++i) c.gateKeep[i] = rng() > threshold ? S(1) : S(0);
+        KeepDraws draws(cfg.gateDropout, rng);
+        for (Index i = 0; i < N; ++i) c.gateKeep[i] = draws.next() ? S(1) : S(0);
     }
     out.resize(N, C);
     for (Index i = 0; i < N; ++i) {
@@ -120,22 +117,22 @@ void EncoderLayer<S>::backward(ParamStore<S>& store, const Mat<S>& x, const Batc
                                const Mat<S>& dOut, Mat<S>& dx) const {
     const int C = cfg.dModel, F = cfg.dFF;
     const Index N = x.rows();
-    const Mat<S> hiddenDropped = c.hidden.cwiseProduct(c.hiddenMask);
-    Mat<S> dHidden(N, c.hidden.cols()); // d loss / d Dropout(hidden)
-    Mat<S> dz, dy;
+    Mat<S>& dHidden = ws.dHidden; // d loss / d Dropout(hidden)   (N, F) or (N, F + C)
+    dHidden.resize(N, c.hidden.cols());
+    Mat<S>&dz = ws.dz, &dy = ws.dy, &dff = ws.dff, &dh = ws.dh;
     if (!gated()) {
         // out = LN2(z + Dropout(ff))
         LayerNorm<S>::backward(dOut, store.value(ln2g), store.grad(ln2g), store.grad(ln2b), c.ln2, dy);
         dz = dy;
-        const Mat<S> dff = dy.cwiseProduct(c.ffMask);
+        dff.noalias() = dy.cwiseProduct(c.ffMask);
         biasBackward(dff, store.grad(b2));
-        Mat<S> dh;
-        linearBackward<S>(dff, hiddenDropped.leftCols(F), store.value(w2), store.grad(w2), &dh);
-        dHidden = dh;
-        dx = Mat<S>::Zero(N, C); // filled below
+        linearBackward<S>(dff, c.hiddenDropped.leftCols(F), store.value(w2), store.grad(w2), &dHidden);
+        dx.setZero(N, C); // x reaches the output only through LN1 and attention, added below
     } else {
         // out = x + keep * g * (u - x)
-        Mat<S> du(N, C), dGateLogit(N, C);
+        Mat<S>&du = ws.du, &dGateLogit = ws.dGateLogit;
+        du.resize(N, C);
+        dGateLogit.resize(N, C);
         dx.resize(N, C);
         for (Index i = 0; i < N; ++i) {
             const S keep = c.gateKeep[i];
@@ -147,35 +144,26 @@ void EncoderLayer<S>::backward(ParamStore<S>& store, const Mat<S>& x, const Batc
                 keep * (dOut.row(i).array() * (c.u.row(i) - x.row(i)).array() * g * (S(1) - g)).matrix();
         }
         biasBackward(dGateLogit, store.grad(bg2));
-        Mat<S> dhg;
-        linearBackward<S>(dGateLogit, hiddenDropped.rightCols(C), store.value(wg2), store.grad(wg2), &dhg);
+        linearBackward<S>(dGateLogit, c.hiddenDropped.rightCols(C), store.value(wg2), store.grad(wg2), &ws.dhg);
         // u = LN2(ff)
-        Mat<S> dff;
         LayerNorm<S>::backward(du, store.value(ln2g), store.grad(ln2g), store.grad(ln2b), c.ln2, dff);
         biasBackward(dff, store.grad(b2));
-        Mat<S> dh;
-        linearBackward<S>(dff, hiddenDropped.leftCols(F), store.value(w2), store.grad(w2), &dh);
+        linearBackward<S>(dff, c.hiddenDropped.leftCols(F), store.value(w2), store.grad(w2), &dh);
         dHidden.leftCols(F) = dh;
-        dHidden.rightCols(C) = dhg;
+        dHidden.rightCols(C) = ws.dhg;
     }
     // hidden = ReLU(pre) then dropout
     dHidden.array() *= c.hiddenMask.array() * (c.hidden.array() > S(0)).template cast<S>();
-    if (gated()) {
-        biasBackward(dHidden.leftCols(F), store.grad(b1));
-        biasBackward(dHidden.rightCols(C), store.grad(bg1));
-    } else {
-        biasBackward(dHidden, store.grad(b1));
-    }
+    biasBackward(dHidden, RowVecMap<S>(store.grad(b1).data(), dHidden.cols()));
     const int last = gated() ? wg1 : w1;
     linearBackward<S>(dHidden, c.z, store.valueRows(w1, last), store.gradRows(w1, last), &dz, !gated());
     // z = LN1(x + Dropout(a))
     LayerNorm<S>::backward(dz, store.value(ln1g), store.grad(ln1g), store.grad(ln1b), c.ln1, dy);
     dx += dy;
-    const Mat<S> da = dy.cwiseProduct(c.attMask);
-    Mat<S> dxAtt, scratch;
-    if (cfg.attention == AttentionKind::Geometric) geo.backward(store, x, shape, c.geo, da, dxAtt, scratch);
-    else soft.backward(store, x, shape, c.soft, da, dxAtt, scratch);
-    dx += dxAtt;
+    ws.da.noalias() = dy.cwiseProduct(c.attMask);
+    if (cfg.attention == AttentionKind::Geometric) geo.backward(store, x, shape, c.geo, ws.da, ws.dxAtt, ws.dProj);
+    else soft.backward(store, x, shape, c.soft, ws.da, ws.dxAtt, ws.dProj);
+    dx += ws.dxAtt;
 }
 
 template <typename S>

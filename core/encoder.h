@@ -26,6 +26,7 @@ struct EncoderLayer {
         Mat<S> z;            // (N, C) LN1(x + drop(a))
         Mat<S> hidden;       // (N, F) or (N, F + C): ReLU([W1; Wg1] z + [b1 | bg1]) before dropout
         Mat<S> hiddenMask;   // same shape: dropout multipliers
+        Mat<S> hiddenDropped; // same shape: hidden * hiddenMask
         Mat<S> ffMask;       // (N, C) residual only: dropout on the FFN output
         typename LayerNorm<S>::Cache ln2;
         Mat<S> u;            // (N, C) copy gate: LN2(FFN(z)); residual: the layer output
@@ -33,7 +34,13 @@ struct EncoderLayer {
         std::vector<S> gateKeep; // (N) 1, or 0 where gate dropout copies the whole column
     };
 
+    // Temporaries of one forward or backward call, kept between calls so training allocates nothing.
+    struct Workspace {
+        Mat<S> y, ff, dHidden, du, dGateLogit, dhg, dff, dh, dz, dy, da, dxAtt, dProj;
+    };
+
     ModelConfig cfg;
+    mutable Workspace ws;
     GeometricAttention<S> geo;
     SoftmaxAttention<S> soft;
     int ln1g = -1, ln1b = -1, w1 = -1, wg1 = -1, b1 = -1, bg1 = -1, w2 = -1, b2 = -1, ln2g = -1, ln2b = -1;
