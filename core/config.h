@@ -47,7 +47,7 @@ struct TrainConfig {
     int batchSize = 128;
     double learningRate = 1e-3;
     double weightDecay = 0.01;
-    double gradClip = 5.0;       // global gradient norm; <= 0 disables
+    double gradClip = 5.0;       // global gradient norm; 0 disables
     int steps = 10000;
     int evalInterval = 500;
     uint64_t seed = 1;           // initialisation, batches, dropout
@@ -72,5 +72,6 @@ ModelConfig vanillaModel(int dModel, int heads, int dFF, int steps);
 // Every problem with the configuration, one message per line naming the field ("task.symbols: must be
 // between 2 and 64, got 1"). Empty when valid.
 std::vector<std::string> validate(const RunConfig& config);
+std::vector<std::string> validate(const TaskConfig& task);
 
 } // namespace ndr

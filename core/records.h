@@ -49,7 +49,7 @@ struct EvalRecord {
 struct ModelRecord {
     ModelConfig config;
     std::vector<EvalRecord> history;
-    int bestEval = -1;               // index into history with the best validation accuracy (ties: first)
+    int bestEval = -1;               // index into history with the best validation accuracy (ties: latest)
     int stepsDone = 0;
     std::string status = "new";      // "new", "training", "stopped", "finished", "diverged: <why>"
     std::string checkpointFile;      // file name of the weights, relative to the run file

@@ -11,10 +11,6 @@ namespace ndr {
 
 namespace {
 
-// Depths beyond this make no sense for a model of a few dozen steps and would let a typo allocate
-// per-depth storage for millions of depths.
-constexpr int kMaxDepth = 100;
-
 // Unbiased integer in [0, n) from raw generator output: std::uniform_int_distribution is not specified
 // bit-for-bit, and tables and held-out sets must be the same on every platform for a given seed.
 uint64_t uniformBelow(std::mt19937_64& rng, uint64_t n) {
@@ -33,64 +29,6 @@ uint64_t mixSeed(uint64_t seed, uint64_t depth) {
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
-}
-
-std::vector<std::string> validateTask(const TaskConfig& c) {
-    std::vector<std::string> errors;
-    auto fail = [&](const std::string& field, const std::string& what) {
-        errors.push_back("task." + field + ": " + what);
-    };
-    if (c.symbols < 2 || c.symbols > 64)
-        fail("symbols", "must be between 2 and 64, got " + std::to_string(c.symbols));
-    if (c.functions < 1 || c.functions > 26)
-        fail("functions", "must be between 1 and 26, got " + std::to_string(c.functions));
-    if (c.evalExamplesPerDepth < 1 || c.evalExamplesPerDepth > 100000)
-        fail("evalExamplesPerDepth",
-             "must be between 1 and 100000, got " + std::to_string(c.evalExamplesPerDepth));
-
-    struct Range {
-        const char* field; // prefix of the config fields
-        const char* name;  // for messages
-        int lo, hi;
-        bool optional;
-    };
-    const Range ranges[] = {{"train", "train", c.trainMinDepth, c.trainMaxDepth, false},
-                            {"valid", "validation", c.validMinDepth, c.validMaxDepth, true},
-                            {"test", "test", c.testMinDepth, c.testMaxDepth, false}};
-    bool rangesOk = true;
-    for (const Range& r : ranges) {
-        const std::string minField = std::string(r.field) + "MinDepth";
-        const std::string maxField = std::string(r.field) + "MaxDepth";
-        if (r.optional && r.lo > r.hi)
-            continue; // an empty validation range means no validation split
-        if (r.lo < 1) {
-            fail(minField, "must be at least 1, got " + std::to_string(r.lo));
-            rangesOk = false;
-        }
-        if (r.lo > r.hi) {
-            fail(maxField, "must be at least task." + minField + " (" + std::to_string(r.lo) + "), got " +
-                               std::to_string(r.hi));
-            rangesOk = false;
-        }
-        if (r.hi > kMaxDepth) {
-            fail(maxField, "must be at most " + std::to_string(kMaxDepth) + ", got " + std::to_string(r.hi));
-            rangesOk = false;
-        }
-    }
-    if (rangesOk) {
-        for (int i = 0; i < 3; ++i)
-            for (int j = i + 1; j < 3; ++j) {
-                const Range &a = ranges[i], &b = ranges[j];
-                if (a.lo > a.hi || b.lo > b.hi)
-                    continue;
-                if (a.lo <= b.hi && b.lo <= a.hi)
-                    fail(std::string(b.field) + "MinDepth",
-                         std::string(b.name) + " depths " + std::to_string(b.lo) + ".." +
-                             std::to_string(b.hi) + " overlap " + a.name + " depths " + std::to_string(a.lo) +
-                             ".." + std::to_string(a.hi) + "; each depth belongs to one split");
-            }
-    }
-    return errors;
 }
 
 // "a..i", "000..111", "0 or 1", "a": the valid names of one kind, short enough for an inline error.
@@ -120,7 +58,7 @@ bool isAsciiSpace(char c) {
 } // namespace
 
 CtlTask::CtlTask(const TaskConfig& config) : config_(config) {
-    std::vector<std::string> errors = validateTask(config_);
+    std::vector<std::string> errors = validate(config_);
     if (!errors.empty()) {
         std::string message;
         for (const std::string& e : errors)

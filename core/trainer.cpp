@@ -112,10 +112,11 @@ EvalRecord Trainer::evaluate() {
     r.testAccuracy = mean(test);
     r.probe = traceOf(probe_);
     record_.history.push_back(r);
-    // Best validation (first of ties); with no validation split, the latest evaluation.
+    // Best validation; ties go to the latest evaluation (validation often saturates at 1.0 while the
+    // model keeps improving), and with no validation split the latest evaluation is taken.
     const int idx = int(record_.history.size()) - 1;
     const bool better = valid.empty() || record_.bestEval < 0 ||
-                        r.validAccuracy > record_.history[record_.bestEval].validAccuracy;
+                        r.validAccuracy >= record_.history[record_.bestEval].validAccuracy;
     if (better) {
         record_.bestEval = idx;
         bestParams_ = model_.params().values();
@@ -185,8 +186,8 @@ CheckpointData Trainer::checkpoint() const {
     return d;
 }
 
-void Trainer::restore(const CheckpointData& data, const ModelRecord& record) {
-    checkCheckpointMatches(data, model_.config(), model_.params().layout(), "checkpoint");
+void Trainer::restore(const CheckpointData& data, const ModelRecord& record, const std::filesystem::path& path) {
+    checkCheckpointMatches(data, model_.config(), model_.params().layout(), path);
     model_.params().values() = data.params;
     bestParams_ = data.bestParams;
     adam_.m = data.adamM;

@@ -33,8 +33,9 @@ public:
     // `task` must outlive the trainer. Initialises the model from config.train.seed.
     Trainer(const RunConfig& config, int modelIndex, const CtlTask& task, const Example& probe);
 
-    // Continues from a checkpoint and the model's history; throws FileError when they do not fit.
-    void restore(const CheckpointData& data, const ModelRecord& record);
+    // Continues from a checkpoint (read from `path`, named in messages) and the model's history;
+    // throws FileError when they do not fit.
+    void restore(const CheckpointData& data, const ModelRecord& record, const std::filesystem::path& path);
 
     // Trains until config.train.steps are done, `stop` becomes true, or the loss is not finite.
     // Evaluates every evalInterval steps and after the last step. Returns the final status

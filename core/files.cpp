@@ -1,0 +1,568 @@
+// Files on disk: atomic saves, bounded reads, the JSON run record and the binary checkpoint. A loader
+// bounds every size it reads before allocating from it, so a damaged or hostile file is refused quickly.
+#include "files.h"
+
+#include "serialize.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace ndr {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+// Buffers are copied to and from disk as they sit in memory.
+static_assert(std::endian::native == std::endian::little, "checkpoints are little-endian; add byte swapping");
+
+namespace {
+
+constexpr uint64_t kMaxRunFileBytes = uint64_t(512) << 20;
+
+constexpr char kMagic[8] = {'N', 'D', 'R', 'S', 'C', 'K', 'P', 'T'};
+constexpr size_t kPreambleBytes = 16; // magic, u32 version, u32 header length
+constexpr size_t kChecksumBytes = 8;
+constexpr uint32_t kMaxHeaderBytes = 16u << 20;
+constexpr int kMaxTensorSide = 1 << 20;
+constexpr int64_t kMaxParams = int64_t(1) << 28;
+
+// Makes temporary names unique between threads of one process; the pid separates processes.
+std::atomic<uint64_t> tempCounter{0};
+
+std::string quote(const fs::path& p) {
+    return "'" + p.string() + "'";
+}
+
+// "512 MB", "3.2 GB": sizes as a user reads them (binary units, like file managers).
+std::string humanSize(uint64_t bytes) {
+    const char* units[] = {"bytes", "KB", "MB", "GB", "TB"};
+    double value = double(bytes);
+    int unit = 0;
+    while (value >= 1024 && unit < 4) {
+        value /= 1024;
+        ++unit;
+    }
+    char buf[32];
+    if (unit == 0 || std::abs(value - std::round(value)) < 0.05)
+        std::snprintf(buf, sizeof buf, "%.0f %s", value, units[unit]);
+    else
+        std::snprintf(buf, sizeof buf, "%.1f %s", value, units[unit]);
+    return buf;
+}
+
+class Fd {
+public:
+    explicit Fd(int fd) : fd_(fd) {}
+    ~Fd() {
+        if (fd_ >= 0)
+            ::close(fd_);
+    }
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+    int get() const { return fd_; }
+    // Closes now and reports the error: on some filesystems a failed write only shows here.
+    int close() {
+        const int rc = ::close(fd_);
+        fd_ = -1;
+        return rc;
+    }
+
+private:
+    int fd_;
+};
+
+bool writeAll(int fd, const char* data, size_t n) {
+    while (n > 0) {
+        const ssize_t w = ::write(fd, data, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return false;
+        }
+        data += w;
+        n -= size_t(w);
+    }
+    return true;
+}
+
+// Reads up to n bytes; fewer only at end of file. -1 on error (errno set).
+ssize_t readUpTo(int fd, char* data, size_t n) {
+    size_t got = 0;
+    while (got < n) {
+        const ssize_t r = ::read(fd, data + got, n - got);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        if (r == 0)
+            break;
+        got += size_t(r);
+    }
+    return ssize_t(got);
+}
+
+// The whole file, or FileError with a reason that does not repeat the path (callers add it).
+// `kind` names the files in the size message ("run files larger than 512 MB are refused").
+std::string readBounded(const fs::path& path, uint64_t maxBytes, const std::string& kind) {
+    Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (fd.get() < 0)
+        throw FileError(std::strerror(errno));
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0)
+        throw FileError(std::strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        throw FileError("it is a folder, not a file");
+    const auto tooBig = [&](uint64_t size) {
+        return FileError("it is " + humanSize(size) + "; " + kind + " larger than " + humanSize(maxBytes) +
+                         " are refused");
+    };
+    if (S_ISREG(st.st_mode) && uint64_t(st.st_size) > maxBytes)
+        throw tooBig(uint64_t(st.st_size));
+    // Pipes and growing files have no trustworthy size: read in chunks up to the bound.
+    std::string bytes;
+    if (S_ISREG(st.st_mode))
+        bytes.reserve(size_t(st.st_size));
+    char chunk[1 << 16];
+    for (;;) {
+        const ssize_t r = readUpTo(fd.get(), chunk, sizeof chunk);
+        if (r < 0)
+            throw FileError(std::strerror(errno));
+        if (r == 0)
+            break;
+        if (bytes.size() + size_t(r) > maxBytes)
+            throw tooBig(bytes.size() + size_t(r));
+        bytes.append(chunk, size_t(r));
+    }
+    return bytes;
+}
+
+// Indented objects, but arrays of numbers or strings on one line: a trace holds thousands of values
+// that would otherwise take a line each.
+void appendPretty(std::string& out, const json& j, int depth) {
+    const auto plain = [](const json& v) { return v.dump(-1, ' ', false, json::error_handler_t::replace); };
+    const bool nested =
+        j.is_object() ||
+        (j.is_array() && std::any_of(j.begin(), j.end(), [](const json& v) { return v.is_structured(); }));
+    if (!nested || j.empty()) {
+        out += plain(j);
+        return;
+    }
+    out += j.is_object() ? "{\n" : "[\n";
+    size_t i = 0;
+    for (auto it = j.begin(); it != j.end(); ++it, ++i) {
+        out.append(size_t(depth + 1), ' ');
+        if (j.is_object())
+            out += plain(json(it.key())) + ": ";
+        appendPretty(out, it.value(), depth + 1);
+        out += i + 1 < j.size() ? ",\n" : "\n";
+    }
+    out.append(size_t(depth), ' ');
+    out += j.is_object() ? "}" : "]";
+}
+
+// 64-bit FNV-1a, continued from `hash` so a file can be checksummed piece by piece.
+constexpr uint64_t kFnvOffset = 0xcbf29ce484222325ull;
+uint64_t fnv1a(uint64_t hash, const void* data, size_t n) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    for (size_t i = 0; i < n; ++i) {
+        hash ^= p[i];
+        hash *= 0x100000001b3ull;
+    }
+    return hash;
+}
+
+template <typename T> void appendRaw(std::string& out, const T& value) {
+    out.append(reinterpret_cast<const char*>(&value), sizeof value);
+}
+
+void appendFloats(std::string& out, const std::vector<float>& xs) {
+    out.append(reinterpret_cast<const char*>(xs.data()), xs.size() * sizeof(float));
+}
+
+// --- Checkpoint header ---
+
+// Small strict readers for the header; the reason says which header field is wrong.
+const json& headerField(const json& h, const char* key) {
+    const auto it = h.find(key);
+    if (it == h.end())
+        throw FileError(std::string("the header has no '") + key + "' field");
+    return *it;
+}
+
+int64_t headerInt(const json& h, const char* key, int64_t lo, int64_t hi, const std::string& where = "") {
+    const json& v = headerField(h, key);
+    const std::string name = where.empty() ? key : where + "." + key;
+    if (!v.is_number_integer())
+        throw FileError("header field " + name + ": expected an integer, got " + v.dump());
+    // Non-negative numbers are stored unsigned and may exceed int64.
+    const bool tooBig = v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT64_MAX);
+    const int64_t x = tooBig ? INT64_MAX : v.get<int64_t>();
+    if (tooBig || x < lo || x > hi)
+        throw FileError("header field " + name + ": " + v.dump() + " is outside " + std::to_string(lo) +
+                        ".." + std::to_string(hi));
+    return x;
+}
+
+std::string headerString(const json& h, const char* key, const std::string& where = "") {
+    const json& v = headerField(h, key);
+    if (!v.is_string())
+        throw FileError("header field " + (where.empty() ? key : where + "." + key) + ": expected a string");
+    return v.get<std::string>();
+}
+
+struct Counts {
+    int64_t params = 0, bestParams = 0, adamM = 0, adamV = 0;
+    int64_t total() const { return params + bestParams + adamM + adamV; }
+};
+
+// Fills everything but the buffers and returns their lengths, all checked against each other.
+Counts parseHeader(const std::string& text, CheckpointData& d) {
+    json h;
+    try {
+        h = json::parse(text);
+    } catch (const json::parse_error& e) {
+        throw FileError("the header is not valid JSON (byte " + std::to_string(e.byte) + ")");
+    }
+    if (!h.is_object())
+        throw FileError("the header is not a JSON object");
+    const std::string format = headerString(h, "format");
+    if (format != CheckpointData::kFormat)
+        throw FileError("not an NDR Studio checkpoint (header format '" + format + "')");
+    const int64_t version = headerInt(h, "version", 0, INT32_MAX);
+    if (version != CheckpointData::kVersion)
+        throw FileError("header version " + std::to_string(version) + " does not match the file version " +
+                        std::to_string(CheckpointData::kVersion));
+    try {
+        from_json(headerField(h, "model"), d.model);
+    } catch (const FileError&) {
+        throw;
+    } catch (const std::exception& e) {
+        throw FileError(std::string("header field model: ") + e.what());
+    }
+    d.vocabSize = int(headerInt(h, "vocabSize", 1, kMaxTensorSide));
+    d.symbols = int(headerInt(h, "symbols", 1, kMaxTensorSide));
+    d.step = headerInt(h, "step", 0, INT64_MAX);
+    d.rngState = headerString(h, "rngState");
+
+    const json& layout = headerField(h, "layout");
+    if (!layout.is_array())
+        throw FileError("header field layout: expected an array");
+    int64_t total = 0; // at most (16 MiB of header) * 2^40: no overflow
+    d.layout.clear();
+    for (size_t i = 0; i < layout.size(); ++i) {
+        const std::string where = "layout[" + std::to_string(i) + "]";
+        if (!layout[i].is_object())
+            throw FileError("header field " + where + ": expected an object");
+        TensorInfo t;
+        t.name = headerString(layout[i], "name", where);
+        t.rows = int(headerInt(layout[i], "rows", 1, kMaxTensorSide, where));
+        t.cols = int(headerInt(layout[i], "cols", 1, kMaxTensorSide, where));
+        total += int64_t(t.rows) * t.cols;
+        d.layout.push_back(std::move(t));
+    }
+
+    const json& counts = headerField(h, "counts");
+    if (!counts.is_object())
+        throw FileError("header field counts: expected an object");
+    Counts c;
+    c.params = headerInt(counts, "params", 0, kMaxParams, "counts");
+    c.bestParams = headerInt(counts, "bestParams", 0, kMaxParams, "counts");
+    c.adamM = headerInt(counts, "adamM", 0, kMaxParams, "counts");
+    c.adamV = headerInt(counts, "adamV", 0, kMaxParams, "counts");
+    if (c.params != total)
+        throw FileError("the header counts " + std::to_string(c.params) +
+                        " parameters but its layout adds up to " + std::to_string(total));
+    const std::pair<const char*, int64_t> optional[] = {
+        {"bestParams", c.bestParams}, {"adamM", c.adamM}, {"adamV", c.adamV}};
+    for (const auto& [name, n] : optional)
+        if (n != 0 && n != c.params)
+            throw FileError("header field counts." + std::string(name) + ": " + std::to_string(n) +
+                            " values, expected 0 or " + std::to_string(c.params));
+    return c;
+}
+
+// Reads n floats into `out`, adding their bytes to the checksum.
+void readFloats(int fd, int64_t n, std::vector<float>& out, uint64_t& hash) {
+    out.resize(size_t(n));
+    const size_t bytes = size_t(n) * sizeof(float);
+    const ssize_t r = readUpTo(fd, reinterpret_cast<char*>(out.data()), bytes);
+    if (r < 0)
+        throw FileError(std::strerror(errno));
+    if (size_t(r) != bytes)
+        throw FileError("the file changed while it was being read");
+    hash = fnv1a(hash, out.data(), bytes);
+}
+
+CheckpointData loadCheckpointOrThrow(const fs::path& path) {
+    Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (fd.get() < 0)
+        throw FileError(std::strerror(errno));
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0)
+        throw FileError(std::strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        throw FileError(S_ISDIR(st.st_mode) ? "it is a folder, not a file" : "it is not a regular file");
+    const uint64_t fileSize = uint64_t(st.st_size);
+    if (fileSize == 0)
+        throw FileError("the file is empty");
+
+    char pre[kPreambleBytes] = {};
+    const ssize_t got = readUpTo(fd.get(), pre, kPreambleBytes);
+    if (got < 0)
+        throw FileError(std::strerror(errno));
+    if (std::memcmp(pre, kMagic, std::min<size_t>(size_t(got), sizeof kMagic)) != 0)
+        throw FileError("not an NDR Studio checkpoint (it does not start with NDRSCKPT)");
+    const auto truncated = [&](uint64_t expected, bool atLeast) {
+        return FileError("truncated: expected " + std::string(atLeast ? "at least " : "") +
+                         std::to_string(expected) + " bytes, found " + std::to_string(fileSize));
+    };
+    if (size_t(got) < kPreambleBytes)
+        throw truncated(kPreambleBytes + kChecksumBytes, true);
+    uint32_t version = 0, headerBytes = 0;
+    std::memcpy(&version, pre + 8, 4);
+    std::memcpy(&headerBytes, pre + 12, 4);
+    if (version > uint32_t(CheckpointData::kVersion))
+        throw FileError("checkpoint version " + std::to_string(version) +
+                        " is newer than this NDR Studio understands (" +
+                        std::to_string(CheckpointData::kVersion) + "): update NDR Studio");
+    if (version < 1)
+        throw FileError("checkpoint version 0 is not valid; the file is damaged");
+    if (headerBytes > kMaxHeaderBytes)
+        throw FileError("the header claims " + std::to_string(headerBytes) +
+                        " bytes, more than the limit of " + humanSize(kMaxHeaderBytes) +
+                        "; the file is damaged");
+    if (fileSize < kPreambleBytes + headerBytes + kChecksumBytes)
+        throw truncated(kPreambleBytes + headerBytes + kChecksumBytes, true);
+
+    std::string header(headerBytes, '\0');
+    if (readUpTo(fd.get(), header.data(), headerBytes) != ssize_t(headerBytes))
+        throw FileError("the file changed while it was being read");
+    uint64_t hash = fnv1a(fnv1a(kFnvOffset, pre, kPreambleBytes), header.data(), header.size());
+
+    CheckpointData d;
+    const Counts counts = parseHeader(header, d);
+    const uint64_t expected =
+        kPreambleBytes + headerBytes + uint64_t(counts.total()) * sizeof(float) + kChecksumBytes;
+    if (fileSize < expected)
+        throw truncated(expected, false);
+    if (fileSize > expected)
+        throw FileError("unexpected data after the end: expected " + std::to_string(expected) +
+                        " bytes, found " + std::to_string(fileSize));
+
+    readFloats(fd.get(), counts.params, d.params, hash);
+    readFloats(fd.get(), counts.bestParams, d.bestParams, hash);
+    readFloats(fd.get(), counts.adamM, d.adamM, hash);
+    readFloats(fd.get(), counts.adamV, d.adamV, hash);
+    uint64_t stored = 0;
+    if (readUpTo(fd.get(), reinterpret_cast<char*>(&stored), kChecksumBytes) != ssize_t(kChecksumBytes))
+        throw FileError("the file changed while it was being read");
+    if (stored != hash)
+        throw FileError("checksum mismatch: the file is damaged");
+    return d;
+}
+
+// Differences between the sizes of a checkpoint's buffers and its layout, one message each.
+std::vector<std::string> bufferProblems(const CheckpointData& d) {
+    std::vector<std::string> problems;
+    uint64_t total = 0;
+    for (const TensorInfo& t : d.layout)
+        total += uint64_t(std::max(t.rows, 0)) * uint64_t(std::max(t.cols, 0));
+    if (d.params.size() != total)
+        problems.push_back("it has " + std::to_string(d.params.size()) +
+                           " parameters but its layout adds up to " + std::to_string(total));
+    const std::pair<const char*, const std::vector<float>*> optional[] = {
+        {"bestParams", &d.bestParams}, {"adamM", &d.adamM}, {"adamV", &d.adamV}};
+    for (const auto& [name, buffer] : optional)
+        if (!buffer->empty() && buffer->size() != d.params.size())
+            problems.push_back(std::string(name) + " has " + std::to_string(buffer->size()) +
+                               " values, expected 0 or " + std::to_string(d.params.size()));
+    return problems;
+}
+
+std::string joinProblems(const std::vector<std::string>& problems) {
+    std::string s;
+    for (const std::string& p : problems)
+        s += (s.empty() ? "" : "; ") + p;
+    return s;
+}
+
+} // namespace
+
+void writeFileAtomic(const fs::path& path, const std::string& bytes) {
+    const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+    const fs::path temp =
+        path.string() + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(tempCounter.fetch_add(1));
+    const auto failure = [&](const std::string& step, int err) {
+        return FileError("cannot write " + quote(path) + ": " + step + " failed: " + std::strerror(err));
+    };
+
+    Fd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
+    if (fd.get() < 0)
+        throw failure("creating the temporary file " + quote(temp), errno);
+    const auto cleanUp = [&](const std::string& step) {
+        const int err = errno;
+        if (fd.get() >= 0)
+            fd.close();
+        ::unlink(temp.c_str());
+        return failure(step, err);
+    };
+    // A replaced file keeps its permissions (a private run stays private).
+    struct stat existing {};
+    if (::stat(path.c_str(), &existing) == 0 && S_ISREG(existing.st_mode) &&
+        ::fchmod(fd.get(), existing.st_mode & 07777) != 0)
+        throw cleanUp("copying the permissions of the old file");
+    if (!writeAll(fd.get(), bytes.data(), bytes.size()))
+        throw cleanUp("writing");
+    if (::fsync(fd.get()) != 0)
+        throw cleanUp("flushing to disk");
+    if (fd.close() != 0)
+        throw cleanUp("closing");
+    if (::rename(temp.c_str(), path.c_str()) != 0)
+        throw cleanUp("replacing the file");
+
+    // The rename is durable only once the directory entry is on disk too.
+    Fd dirFd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (dirFd.get() < 0)
+        throw failure("opening the folder to flush it", errno);
+    if (::fsync(dirFd.get()) != 0 && errno != EINVAL) // EINVAL: the filesystem cannot sync folders
+        throw failure("flushing the folder to disk", errno);
+}
+
+std::string readFileBounded(const fs::path& path, uint64_t maxBytes) {
+    try {
+        return readBounded(path, maxBytes, "files");
+    } catch (const FileError& e) {
+        throw FileError("cannot read " + quote(path) + ": " + e.what());
+    }
+}
+
+void saveRunRecord(const fs::path& path, const RunRecord& run) {
+    std::string text;
+    appendPretty(text, json(run), 0);
+    text += "\n";
+    writeFileAtomic(path, text);
+}
+
+RunRecord loadRunRecord(const fs::path& path) {
+    try {
+        const std::string text = readBounded(path, kMaxRunFileBytes, "run files");
+        json j;
+        try {
+            j = json::parse(text);
+        } catch (const json::parse_error& e) {
+            std::string what = e.what();
+            if (const size_t cut = what.find("] "); cut != std::string::npos)
+                what.erase(0, cut + 2);
+            throw FileError("invalid JSON at byte " + std::to_string(e.byte) + ": " + what +
+                            (e.byte >= text.size() ? " (the file may be cut short)" : ""));
+        }
+        return j.get<RunRecord>();
+    } catch (const std::bad_alloc&) {
+        throw FileError("cannot open run file " + quote(path) + ": not enough memory");
+    } catch (const std::exception& e) {
+        throw FileError("cannot open run file " + quote(path) + ": " + e.what());
+    }
+}
+
+void saveCheckpoint(const fs::path& path, const CheckpointData& data) {
+    if (const auto problems = bufferProblems(data); !problems.empty())
+        throw FileError("cannot save checkpoint " + quote(path) + ": " + joinProblems(problems));
+    json layout = json::array();
+    for (const TensorInfo& t : data.layout)
+        layout.push_back({{"name", t.name}, {"rows", t.rows}, {"cols", t.cols}});
+    const json header = {{"format", CheckpointData::kFormat},
+                         {"version", CheckpointData::kVersion},
+                         {"model", data.model},
+                         {"vocabSize", data.vocabSize},
+                         {"symbols", data.symbols},
+                         {"step", data.step},
+                         {"layout", layout},
+                         {"counts",
+                          {{"params", data.params.size()},
+                           {"bestParams", data.bestParams.size()},
+                           {"adamM", data.adamM.size()},
+                           {"adamV", data.adamV.size()}}},
+                         {"rngState", data.rngState}};
+    const std::string headerText = header.dump(-1, ' ', false, json::error_handler_t::replace);
+    if (headerText.size() > kMaxHeaderBytes)
+        throw FileError("cannot save checkpoint " + quote(path) + ": its header would be " +
+                        humanSize(headerText.size()) + ", more than the limit of " +
+                        humanSize(kMaxHeaderBytes));
+
+    std::string bytes;
+    bytes.reserve(kPreambleBytes + headerText.size() +
+                  (data.params.size() + data.bestParams.size() + data.adamM.size() + data.adamV.size()) *
+                      sizeof(float) +
+                  kChecksumBytes);
+    bytes.append(kMagic, sizeof kMagic);
+    appendRaw(bytes, uint32_t(CheckpointData::kVersion));
+    appendRaw(bytes, uint32_t(headerText.size()));
+    bytes += headerText;
+    appendFloats(bytes, data.params);
+    appendFloats(bytes, data.bestParams);
+    appendFloats(bytes, data.adamM);
+    appendFloats(bytes, data.adamV);
+    appendRaw(bytes, fnv1a(kFnvOffset, bytes.data(), bytes.size()));
+    writeFileAtomic(path, bytes);
+}
+
+CheckpointData loadCheckpoint(const fs::path& path) {
+    try {
+        return loadCheckpointOrThrow(path);
+    } catch (const std::bad_alloc&) {
+        throw FileError("cannot load checkpoint " + quote(path) + ": not enough memory");
+    } catch (const std::exception& e) {
+        throw FileError("cannot load checkpoint " + quote(path) + ": " + e.what());
+    }
+}
+
+void checkCheckpointMatches(const CheckpointData& data, const ModelConfig& model,
+                            const std::vector<TensorInfo>& layout, const fs::path& path) {
+    std::vector<std::string> problems;
+    // Architecture only: dropouts, evalSteps and the name may change between training and use.
+    const json saved = data.model, wanted = model;
+    for (const char* key : {"attention", "update", "positional", "geomNorm", "sharedWeights", "dModel",
+                            "heads", "dFF", "steps"}) {
+        if (saved.at(key) != wanted.at(key)) {
+            const auto show = [](const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); };
+            problems.push_back("checkpoint was saved for " + std::string(key) + " " + show(saved.at(key)) +
+                               " but the run's model has " + key + " " + show(wanted.at(key)));
+        }
+    }
+    // With the same architecture a different layout means a different task (vocabulary, symbols).
+    if (problems.empty() && data.layout != layout) {
+        if (data.layout.size() != layout.size()) {
+            problems.push_back("checkpoint has " + std::to_string(data.layout.size()) +
+                               " tensors but the run's model has " + std::to_string(layout.size()));
+        } else {
+            for (size_t i = 0; i < layout.size(); ++i) {
+                const TensorInfo &a = data.layout[i], &b = layout[i];
+                if (a == b)
+                    continue;
+                problems.push_back("checkpoint tensor " + std::to_string(i) + " is '" + a.name + "' " +
+                                   std::to_string(a.rows) + "x" + std::to_string(a.cols) +
+                                   " but the run's model has '" + b.name + "' " + std::to_string(b.rows) +
+                                   "x" + std::to_string(b.cols) + " (was the task changed?)");
+                break;
+            }
+        }
+    }
+    const auto buffers = bufferProblems(data);
+    problems.insert(problems.end(), buffers.begin(), buffers.end());
+    if (!problems.empty())
+        throw FileError("cannot use checkpoint " + quote(path) + ": " + joinProblems(problems));
+}
+
+} // namespace ndr
