@@ -142,7 +142,7 @@ void GeometricAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const
 
 #pragma omp parallel for if (B >= 64 && omp_get_max_threads() > 1) schedule(static)
     for (int b = 0; b < B; ++b) {
-        std::vector<S> scores(TT);
+        AlignedVector<S> scores(TT);
         const int len = shape.lengths[b];
         for (int h = 0; h < H; ++h) {
             const size_t base = (size_t(b) * H + h) * TT;
@@ -191,7 +191,7 @@ void GeometricAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, cons
 
 #pragma omp parallel for if (B >= 64 && omp_get_max_threads() > 1) schedule(static) reduction(+ : dAlpha, dRho, dGamma)
     for (int b = 0; b < B; ++b) {
-        std::vector<S> scores(TT), dA(TT), dS(TT);
+        AlignedVector<S> scores(TT), dA(TT), dS(TT);
         const int len = shape.lengths[b];
         for (int h = 0; h < H; ++h) {
             const size_t base = (size_t(b) * H + h) * TT;
@@ -207,7 +207,7 @@ void GeometricAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, cons
             dAm.topLeftCorner(len, len).noalias() = dm.lazyProduct(v.transpose());
             mutBlock(dProj, Index(b) * T, 2 * C + h * D, len, D).noalias() +=
                 A.topLeftCorner(len, len).transpose().lazyProduct(dm);
-            std::vector<S> rawA;
+            AlignedVector<S> rawA;
             const S* aForKernel = c.att.data() + base;
             if (normalizeL1) {
                 // A = R / (sum_j R_ij + eps): dR_ij = (dA_ij - sum_k dA_ik A_ik) / (sum + eps)
@@ -303,7 +303,7 @@ void SoftmaxAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const B
 #pragma omp parallel for if (B >= 64 && omp_get_max_threads() > 1) schedule(static)
     for (int b = 0; b < B; ++b) {
         const int len = shape.lengths[b];
-        std::vector<S> tmp(TT);
+        AlignedVector<S> tmp(TT);
         for (int h = 0; h < H; ++h) {
             const size_t base = (size_t(b) * H + h) * TT;
             auto q = block(c.proj, Index(b) * T, h * D, len, D);
@@ -344,7 +344,7 @@ void SoftmaxAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, const 
 #pragma omp parallel for if (B >= 64 && omp_get_max_threads() > 1) schedule(static)
     for (int b = 0; b < B; ++b) {
         const int len = shape.lengths[b];
-        std::vector<S> dAbuf(TT), adBuf(TT);
+        AlignedVector<S> dAbuf(TT), adBuf(TT);
         for (int h = 0; h < H; ++h) {
             const size_t base = (size_t(b) * H + h) * TT;
             auto q = block(c.proj, Index(b) * T, h * D, len, D);

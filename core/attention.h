@@ -43,9 +43,9 @@ struct GeometricAttention {
     struct Cache {
         Mat<S> proj;          // (N, 3C + 2H): [q + c | k (dropped out) | v | (b, f) per head]
         Mat<S> keyMask;       // (N, C) dropout multipliers applied to k
-        std::vector<S> dot;   // (B, H, T, T) q_i . k_j
-        std::vector<S> att;   // (B, H, T, T) A after normalisation (what is applied to v)
-        std::vector<S> rowSum; // (B, H, T) sum_j A_ij before L1 normalisation (only with L1)
+        AlignedVector<S> dot;   // (B, H, T, T) q_i . k_j
+        AlignedVector<S> att;   // (B, H, T, T) A after normalisation (what is applied to v)
+        AlignedVector<S> rowSum; // (B, H, T) sum_j A_ij before L1 normalisation (only with L1)
         Mat<S> mixed;         // (N, C) concat_h sum_j A_ij v_j
     };
 
@@ -74,8 +74,8 @@ struct SoftmaxAttention {
     };
     struct Cache {
         Mat<S> proj;          // (N, 3C): [q | k | v]
-        std::vector<S> att;   // (B, H, T, T) softmax weights
-        std::vector<S> drop;  // (B, H, T, T) dropout multipliers on the weights (empty: none)
+        AlignedVector<S> att;   // (B, H, T, T) softmax weights
+        AlignedVector<S> drop;  // (B, H, T, T) dropout multipliers on the weights (empty: none)
         Mat<S> mixed;         // (N, C)
     };
 

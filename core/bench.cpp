@@ -106,8 +106,8 @@ BenchResult runBench(const BenchCase& c, int runs, double secondsPerRun) {
         model.params().zeroGrad();
         model.forward(batch, c.model.steps, true, dropRng, true);
         model.backward();
-        clipGradNorm(model.params().grads(), 5.0);
-        adam.step(model.params().values(), model.params().grads());
+        clipGradNorm(model.params().grads().data(), model.params().size(), 5.0);
+        adam.step(model.params().values().data(), model.params().grads().data(), model.params().size());
     };
     // Batches are drawn before timing so the rate is that of the model alone.
     std::vector<Batch> batches;

@@ -31,7 +31,7 @@ struct EncoderLayer {
         typename LayerNorm<S>::Cache ln2;
         Mat<S> u;            // (N, C) copy gate: LN2(FFN(z)); residual: the layer output
         Mat<S> gate;         // (N, C) copy gate: sigmoid(gate logits), before gate dropout
-        std::vector<S> gateKeep; // (N) 1, or 0 where gate dropout copies the whole column
+        AlignedVector<S> gateKeep; // (N) 1, or 0 where gate dropout copies the whole column
     };
 
     // Temporaries of one forward or backward call, kept between calls so training allocates nothing.
@@ -59,7 +59,7 @@ struct EncoderLayer {
     // Matrix-product FLOPs of one forward pass (backward costs twice this).
     double forwardFlops(const BatchShape& shape) const;
     // The attention weights of a cache, (B, H, T, T).
-    const std::vector<S>& attention(const Cache& c) const {
+    const AlignedVector<S>& attention(const Cache& c) const {
         return cfg.attention == AttentionKind::Geometric ? c.geo.att : c.soft.att;
     }
 };

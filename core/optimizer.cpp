@@ -5,10 +5,10 @@
 
 namespace ndr {
 
-void AdamW::step(std::vector<float>& params, const std::vector<float>& grads) {
-    if (m.size() != params.size()) {
-        m.assign(params.size(), 0.f);
-        v.assign(params.size(), 0.f);
+void AdamW::step(float* p, const float* g, size_t n) {
+    if (m.size() != n) {
+        m.assign(n, 0.f);
+        v.assign(n, 0.f);
     }
     ++t;
     const float b1 = float(beta1), b2 = float(beta2);
@@ -16,9 +16,6 @@ void AdamW::step(std::vector<float>& params, const std::vector<float>& grads) {
     const float stepSize = float(learningRate / (1.0 - std::pow(beta1, double(t))));
     const float invBias2 = float(1.0 / std::sqrt(1.0 - std::pow(beta2, double(t))));
     const float e = float(eps);
-    const size_t n = params.size();
-    float* p = params.data();
-    const float* g = grads.data();
     float* mm = m.data();
     float* vv = v.data();
     for (size_t i = 0; i < n; ++i) {
@@ -29,13 +26,13 @@ void AdamW::step(std::vector<float>& params, const std::vector<float>& grads) {
     }
 }
 
-double clipGradNorm(std::vector<float>& grads, double maxNorm) {
+double clipGradNorm(float* grads, size_t n, double maxNorm) {
     double sq = 0;
-    for (float g : grads) sq += double(g) * g;
+    for (size_t i = 0; i < n; ++i) sq += double(grads[i]) * grads[i];
     const double norm = std::sqrt(sq);
     if (maxNorm > 0 && norm > maxNorm) {
         const float scale = float(maxNorm / (norm + 1e-6));
-        for (float& g : grads) g *= scale;
+        for (size_t i = 0; i < n; ++i) grads[i] *= scale;
     }
     return norm;
 }

@@ -2,6 +2,7 @@
 // single loops over the flat parameter buffers.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -13,11 +14,11 @@ struct AdamW {
     std::vector<float> m, v;     // first and second moments, same layout as the parameters
 
     // p <- p (1 - lr wd);  m, v <- moving averages;  p <- p - lr mhat / (sqrt(vhat) + eps)
-    void step(std::vector<float>& params, const std::vector<float>& grads);
+    void step(float* params, const float* grads, size_t n);
 };
 
 // Scales grads so their global L2 norm is at most maxNorm (maxNorm <= 0: no clipping). Returns the
 // norm before clipping.
-double clipGradNorm(std::vector<float>& grads, double maxNorm);
+double clipGradNorm(float* grads, size_t n, double maxNorm);
 
 } // namespace ndr

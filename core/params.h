@@ -39,10 +39,10 @@ public:
 
     void zeroGrad() { std::fill(grads_.begin(), grads_.end(), Scalar(0)); }
 
-    std::vector<Scalar>& values() { return values_; }
-    const std::vector<Scalar>& values() const { return values_; }
-    std::vector<Scalar>& grads() { return grads_; }
-    const std::vector<Scalar>& grads() const { return grads_; }
+    AlignedVector<Scalar>& values() { return values_; }
+    const AlignedVector<Scalar>& values() const { return values_; }
+    AlignedVector<Scalar>& grads() { return grads_; }
+    const AlignedVector<Scalar>& grads() const { return grads_; }
     const std::vector<TensorInfo>& layout() const { return layout_; }
     size_t size() const { return size_; }
     size_t offset(int id) const { return offsets_[id]; }
@@ -61,7 +61,7 @@ private:
     std::vector<TensorInfo> layout_;
     std::vector<size_t> offsets_;
     size_t size_ = 0;
-    std::vector<Scalar> values_, grads_;
+    AlignedVector<Scalar> values_, grads_;
 };
 
 } // namespace ndr

@@ -4,6 +4,7 @@
 
 #include <Eigen/Core>
 #include <cstddef>
+#include <vector>
 
 namespace ndr {
 
@@ -29,5 +30,10 @@ template <typename Scalar>
 using RowVecMap = Eigen::Map<RowVec<Scalar>>;
 
 using Index = Eigen::Index;
+
+// Heap buffers viewed through Eigen maps are aligned like Eigen's own matrices: the summation order of
+// vectorised reductions depends on the address alignment, and runs must repeat bit for bit.
+template <typename Scalar>
+using AlignedVector = std::vector<Scalar, Eigen::aligned_allocator<Scalar>>;
 
 } // namespace ndr

@@ -47,8 +47,8 @@ double Trainer::trainStep() {
     const float loss = model_.forward(batch, model_.config().steps, true, dropoutRng_, true);
     if (!std::isfinite(loss)) return loss;
     model_.backward();
-    clipGradNorm(store.grads(), config_.train.gradClip);
-    adam_.step(store.values(), store.grads());
+    clipGradNorm(store.grads().data(), store.size(), config_.train.gradClip);
+    adam_.step(store.values().data(), store.grads().data(), store.size());
     ++record_.stepsDone;
     return loss;
 }
@@ -119,7 +119,7 @@ EvalRecord Trainer::evaluate() {
                         r.validAccuracy >= record_.history[record_.bestEval].validAccuracy;
     if (better) {
         record_.bestEval = idx;
-        bestParams_ = model_.params().values();
+        bestParams_.assign(model_.params().values().begin(), model_.params().values().end());
     }
     lossSum_ = 0;
     lossCount_ = 0;
@@ -176,7 +176,7 @@ CheckpointData Trainer::checkpoint() const {
     d.symbols = model_.symbols();
     d.step = record_.stepsDone;
     d.layout = model_.params().layout();
-    d.params = model_.params().values();
+    d.params.assign(model_.params().values().begin(), model_.params().values().end());
     d.bestParams = bestParams_;
     d.adamM = adam_.m;
     d.adamV = adam_.v;
@@ -188,7 +188,7 @@ CheckpointData Trainer::checkpoint() const {
 
 void Trainer::restore(const CheckpointData& data, const ModelRecord& record, const std::filesystem::path& path) {
     checkCheckpointMatches(data, model_.config(), model_.params().layout(), path);
-    model_.params().values() = data.params;
+    model_.params().values().assign(data.params.begin(), data.params.end());
     bestParams_ = data.bestParams;
     adam_.m = data.adamM;
     adam_.v = data.adamV;

@@ -23,7 +23,8 @@ Md randomMat(Index r, Index c, std::mt19937_64& rng, double scale = 1.0) {
 
 // Central differences of `loss` with respect to sampled entries of `values` (at most `perTensor` per
 // tensor of `layout`, all of them when fewer), compared with `analytic`.
-void checkParams(const std::string& label, std::vector<double>& values, const std::vector<double>& analytic,
+template <typename Values, typename Grads>
+void checkParams(const std::string& label, Values& values, const Grads& analytic,
                  const std::vector<TensorInfo>& layout, const std::function<double()>& loss, int perTensor,
                  std::mt19937_64& rng) {
     size_t offset = 0;
@@ -253,7 +254,7 @@ private slots:
         model.params().zeroGrad();
         loss();
         model.backward();
-        const std::vector<double> analytic = model.params().grads();
+        const AlignedVector<double> analytic = model.params().grads();
         checkParams("whole model", model.params().values(), analytic, model.params().layout(), loss, 25, rng);
     }
 };

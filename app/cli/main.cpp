@@ -1,2 +1,58 @@
-// Entry point of `ndr`, the command-line tool (commands are filled in later).
-int main() { return 0; }
+// Entry point of `ndr`, the command-line tool: parses the command line, runs one subcommand, and turns
+// every error into one line on stderr and a non-zero exit status.
+#include "commands.h"
+#include "common.h"
+
+#include <iostream>
+#include <new>
+
+int main(int argc, char** argv) {
+    using namespace ndrcli;
+    CLI::App app{"NDR Studio: train and inspect Neural Data Routers and Transformers on compositional table "
+                 "lookup, without a window.",
+                 "ndr"};
+    app.require_subcommand(1);
+    app.footer("Run `ndr COMMAND --help` for a command's options.\n");
+    std::vector<Command> commands = {addTrainCommand(app), addEvalCommand(app), addPredictCommand(app),
+                                     addSweepCommand(app), addBenchCommand(app)};
+    if (argc <= 1) {
+        std::cerr << app.help();
+        return kExitUsage;
+    }
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        if (e.get_exit_code() == 0)
+            return app.exit(e); // --help
+        const auto subs = app.get_subcommands();
+        if (subs.empty() && argv[1][0] != '-') {
+            std::cerr << "ndr: unknown command '" << argv[1]
+                      << "'; the commands are train, eval, predict, sweep "
+                      << "and bench (see `ndr --help`)" << std::endl;
+            return kExitUsage;
+        }
+        const std::string name = subs.empty() ? "ndr" : "ndr " + subs.front()->get_name();
+        std::cerr << name << ": " << e.what() << " (see `" << name << " --help`)" << std::endl;
+        return kExitUsage;
+    }
+
+    for (const auto& c : commands) {
+        if (!c.app->parsed())
+            continue;
+        const std::string name = "ndr " + c.app->get_name();
+        try {
+            return c.run();
+        } catch (const CliError& e) {
+            std::cerr << name << ": " << e.what() << std::endl;
+            return e.code;
+        } catch (const std::bad_alloc&) {
+            std::cerr << name << ": out of memory; try a smaller model or batch" << std::endl;
+            return kExitError;
+        } catch (const std::exception& e) {
+            std::cerr << name << ": " << e.what() << std::endl;
+            return kExitError;
+        }
+    }
+    return kExitUsage; // require_subcommand makes this unreachable
+}

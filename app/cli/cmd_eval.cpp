@@ -1,0 +1,100 @@
+// `ndr eval`: reloads a saved run's weights and measures accuracy on every depth's evaluation set.
+#include "commands.h"
+#include "common.h"
+#include "table.h"
+#include "training.h"
+
+#include <cmath>
+#include <iostream>
+#include <memory>
+#include <thread>
+
+namespace ndrcli {
+
+namespace {
+
+struct EvalOptions {
+    std::string runFile;
+    int steps = 0;
+    std::string weights = "final";
+};
+
+struct ModelResult {
+    std::vector<double> accuracy; // (depths)
+    std::string error;
+};
+
+double splitMean(const ndr::CtlTask& task, const std::vector<int>& depths, const std::vector<double>& acc,
+                 ndr::Split split) {
+    double sum = 0;
+    int n = 0;
+    for (size_t i = 0; i < depths.size(); ++i)
+        if (task.splitOf(depths[i]) == split)
+            sum += acc[i], ++n;
+    return n ? sum / n : std::nan("");
+}
+
+int runEval(const EvalOptions& o) {
+    LoadedRun run = loadRun(o.runFile, o.weights);
+    const ndr::CtlTask& task = *run.task;
+    const auto depths = task.allDepths();
+    const size_t n = run.trainers.size();
+
+    // Models are independent, so they are evaluated on their own threads as in training.
+    std::vector<ModelResult> results(n);
+    std::vector<std::thread> threads;
+    for (size_t m = 0; m < n; ++m) {
+        threads.emplace_back([&, m] {
+            try {
+                for (int d : depths)
+                    results[m].accuracy.push_back(run.trainers[m]->accuracy(task.evalSet(d), o.steps).first);
+            } catch (const std::exception& e) {
+                results[m].error = e.what();
+            }
+        });
+    }
+    for (auto& t : threads)
+        t.join();
+    for (size_t m = 0; m < n; ++m)
+        if (!results[m].error.empty())
+            throw CliError("evaluating " + run.record.models[m].config.name + ": " + results[m].error);
+
+    std::vector<std::string> header = {"model", "weights", "steps"};
+    for (int d : depths)
+        header.push_back("d" + std::to_string(d));
+    header.insert(header.end(), {"train", "valid", "test"});
+    Table table(header, "ll");
+    for (size_t m = 0; m < n; ++m) {
+        const auto& cfg = run.record.models[m].config;
+        const int steps = o.steps > 0 ? o.steps : cfg.effectiveEvalSteps();
+        std::vector<std::string> row = {cfg.name, run.weightsUsed[m], std::to_string(steps)};
+        for (double a : results[m].accuracy)
+            row.push_back(fixed(a, 3));
+        for (auto split : {ndr::Split::Train, ndr::Split::Valid, ndr::Split::Test})
+            row.push_back(fixed(splitMean(task, depths, results[m].accuracy, split), 3));
+        table.addRow(row);
+    }
+    std::cout << "Accuracy per depth of " << o.runFile << " (" << splitSummary(task.config()) << "; chance "
+              << fixed(1.0 / task.config().symbols, 3) << ")\n";
+    table.print(std::cout);
+    for (size_t m = 0; m < n; ++m)
+        if (run.weightsUsed[m] != o.weights)
+            std::cout << "Note: " << run.record.models[m].config.name
+                      << " has no best-validation weights; its final weights were used\n";
+    return 0;
+}
+
+} // namespace
+
+Command addEvalCommand(CLI::App& root) {
+    auto opts = std::make_shared<EvalOptions>();
+    auto* cmd = root.add_subcommand("eval", "Evaluate a saved run's models on every depth");
+    cmd->add_option("run", opts->runFile, "Run file (run.json) written by `ndr train`")->required();
+    cmd->add_option("--steps", opts->steps, "Steps to run each model (default: the model's evaluation steps)")
+        ->check(CLI::Range(1, 1024)); // traces grow with steps; beyond this is a typo
+    cmd->add_option("--weights", opts->weights, "Weights to load: final, or best (at the best validation)")
+        ->check(CLI::IsMember({"final", "best"}));
+    return {cmd, [opts] { return runEval(*opts); }};
+}
+
+} // namespace ndrcli

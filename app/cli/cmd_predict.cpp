@@ -1,0 +1,203 @@
+// `ndr predict`: one expression through a saved run's models; the answers and the per-step trace of
+// SPEC §5 as JSON on stdout.
+#include "commands.h"
+#include "common.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+namespace ndrcli {
+
+namespace {
+
+// Keys keep the order written here: the answer first, the bulky trace last.
+using json = nlohmann::ordered_json;
+
+struct PredictOptions {
+    std::string runFile, expression, model;
+    int steps = 0;
+    std::string weights = "final";
+};
+
+// Six decimals are far below what a plot or a reader can tell apart and keep the attention arrays small.
+double round6(float x) {
+    return std::round(double(x) * 1e6) / 1e6;
+}
+
+std::string lower(std::string s) {
+    for (auto& c : s)
+        c = char(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+// Indented JSON, except that arrays of numbers or strings stay on one line: an attention matrix then
+// reads as rows instead of one number per line.
+void writeJson(std::ostream& os, const json& j, int indent) {
+    const std::string pad(size_t(indent) * 2, ' '), inner(size_t(indent + 1) * 2, ' ');
+    if (j.is_object() && !j.empty()) {
+        os << "{\n";
+        size_t i = 0;
+        for (const auto& [key, value] : j.items()) {
+            os << inner << json(key).dump() << ": ";
+            writeJson(os, value, indent + 1);
+            os << (++i < j.size() ? ",\n" : "\n");
+        }
+        os << pad << "}";
+    } else if (j.is_array() &&
+               std::any_of(j.begin(), j.end(), [](const json& e) { return e.is_structured(); })) {
+        os << "[\n";
+        for (size_t i = 0; i < j.size(); ++i) {
+            os << inner;
+            writeJson(os, j[i], indent + 1);
+            os << (i + 1 < j.size() ? ",\n" : "\n");
+        }
+        os << pad << "]";
+    } else {
+        os << j.dump();
+    }
+}
+
+// The trace as nested arrays, indexed as SPEC §5 writes them.
+json traceJson(const ndr::Trace& tr, const ndr::CtlTask& task) {
+    const int T = tr.positions, H = tr.heads, S = tr.symbols;
+    json attention = json::array();
+    for (int t = 0; t < tr.steps; ++t) {
+        json heads = json::array();
+        for (int h = 0; h < H; ++h) {
+            json rows = json::array();
+            for (int i = 0; i < T; ++i) {
+                json row = json::array();
+                for (int j = 0; j < T; ++j)
+                    row.push_back(round6(tr.att(t, h, i, j)));
+                rows.push_back(std::move(row));
+            }
+            heads.push_back(std::move(rows));
+        }
+        attention.push_back(std::move(heads));
+    }
+    json gates = nullptr;
+    if (!tr.gates.empty()) {
+        gates = json::array();
+        for (int t = 0; t < tr.steps; ++t) {
+            json row = json::array();
+            for (int p = 0; p < T; ++p)
+                row.push_back(round6(tr.gate(t, p)));
+            gates.push_back(std::move(row));
+        }
+    }
+    json stepProbs = json::array(), stepAnswers = json::array();
+    for (int t = 0; t <= tr.steps; ++t) {
+        json row = json::array();
+        for (int s = 0; s < S; ++s)
+            row.push_back(round6(tr.probsAfter(t)[s]));
+        stepProbs.push_back(std::move(row));
+        stepAnswers.push_back(task.symbolName(tr.stepAnswers[t]));
+    }
+    return {{"steps", tr.steps},
+            {"heads", H},
+            {"positions", T},
+            {"tokens", tr.tokenNames},
+            {"attention", attention},
+            {"attentionIndex", "[step][head][target][source]"},
+            {"gates", gates},
+            {"gatesIndex", "[step][position], mean over channels"},
+            {"stepAnswers", stepAnswers},
+            {"stepProbabilities", stepProbs},
+            {"stepIndex", "after 0..steps steps; 0 is the embeddings"}};
+}
+
+int runPredict(const PredictOptions& o) {
+    // Reading the record first lets a wrong --model fail before any weights are read.
+    std::vector<int> selected;
+    {
+        ndr::RunRecord rec;
+        try {
+            rec = ndr::loadRunRecord(o.runFile);
+        } catch (const std::exception& e) {
+            throw CliError(e.what());
+        }
+        std::string names;
+        for (size_t m = 0; m < rec.config.models.size(); ++m) {
+            names += (names.empty() ? "" : ", ") + rec.config.models[m].name;
+            if (o.model.empty() || lower(rec.config.models[m].name) == lower(o.model))
+                selected.push_back(int(m));
+        }
+        if (selected.empty())
+            throw CliError("--model " + o.model + ": no such model in the run; it has " + names, kExitUsage);
+    }
+    LoadedRun run = loadRun(o.runFile, o.weights, selected);
+    const ndr::CtlTask& task = *run.task;
+
+    // The answer has to travel one column per step to reach [E]; deeper than that cannot be routed.
+    int maxDepth = -1;
+    for (int m : selected) {
+        const int steps = o.steps > 0 ? o.steps : run.record.models[m].config.effectiveEvalSteps();
+        maxDepth = maxDepth < 0 ? steps - 1 : std::min(maxDepth, steps - 1);
+    }
+    const ndr::ParseResult parsed = task.parse(o.expression, maxDepth);
+    if (!parsed.example)
+        throw CliError(parsed.error, kExitUsage);
+    const ndr::Example& ex = *parsed.example;
+
+    const auto tokens = task.tokens(ex);
+    const auto inter = task.intermediates(ex);
+    json tokenNames = json::array(), intermediates = json::array();
+    for (size_t p = 0; p < tokens.size(); ++p) {
+        tokenNames.push_back(task.tokenName(tokens[p]));
+        intermediates.push_back(inter[p] < 0 ? json(nullptr) : json(task.symbolName(inter[p])));
+    }
+    const int answer = task.answer(ex);
+    json models = json::array();
+    for (int m : selected) {
+        const auto& cfg = run.record.models[m].config;
+        const int steps = o.steps > 0 ? o.steps : cfg.effectiveEvalSteps();
+        const ndr::Trace tr = run.trainers[m]->traceOf(ex, steps);
+        const int predicted = tr.stepAnswers.back();
+        json probs = json::object();
+        for (int s = 0; s < tr.symbols; ++s)
+            probs[task.symbolName(s)] = round6(tr.probsAfter(tr.steps)[s]);
+        models.push_back({{"name", cfg.name},
+                          {"weights", run.weightsUsed[m]},
+                          {"steps", steps},
+                          {"answer", task.symbolName(predicted)},
+                          {"correct", predicted == answer},
+                          {"probabilities", probs},
+                          {"trace", traceJson(tr, task)}});
+    }
+    const json out = {{"run", o.runFile},
+                      {"expression", task.format(ex)},
+                      {"depth", ex.depth()},
+                      {"answer", task.symbolName(answer)},
+                      {"symbols", task.symbolNames()}, // the order of every probability array
+                      {"tokens", tokenNames},
+                      {"intermediates", intermediates},
+                      {"models", models}};
+    writeJson(std::cout, out, 0);
+    std::cout << std::endl;
+    return 0;
+}
+
+} // namespace
+
+Command addPredictCommand(CLI::App& root) {
+    auto opts = std::make_shared<PredictOptions>();
+    auto* cmd = root.add_subcommand("predict", "Answer one expression with a saved run's models; JSON with "
+                                               "the per-step trace on stdout");
+    cmd->add_option("run", opts->runFile, "Run file (run.json) written by `ndr train`")->required();
+    cmd->add_option("expression", opts->expression,
+                    "Expression in the run's order, tokens separated by spaces, e.g. \"101 b d h\"")
+        ->required();
+    cmd->add_option("--model", opts->model, "Only this model (by name, any case)");
+    cmd->add_option("--steps", opts->steps, "Steps to run (default: the model's evaluation steps)")
+        ->check(CLI::Range(1, 1024)); // traces grow with steps; beyond this is a typo
+    cmd->add_option("--weights", opts->weights, "Weights to load: final, or best (at the best validation)")
+        ->check(CLI::IsMember({"final", "best"}));
+    cmd->footer("A bad expression prints the parser's error and exits with status 2.\n");
+    return {cmd, [opts] { return runPredict(*opts); }};
+}
+
+} // namespace ndrcli

@@ -1,0 +1,35 @@
+// The `ndr` subcommands. Each add* function declares its options on `root` and returns the action that
+// runs once the command line has parsed; actions throw CliError for anything that goes wrong.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace ndrcli {
+
+// Accepts numbers above zero, with a message that says so (CLI11's own names the whole double range).
+inline CLI::Validator positive() {
+    return CLI::Validator(
+        [](std::string& text) -> std::string {
+            double v = 0;
+            if (!CLI::detail::lexical_cast(text, v))
+                return "expected a number, got " + text;
+            if (!(v > 0))
+                return "must be above 0, got " + text;
+            return {};
+        },
+        "POSITIVE");
+}
+
+struct Command {
+    CLI::App* app = nullptr;
+    std::function<int()> run;
+};
+
+Command addTrainCommand(CLI::App& root);
+Command addSweepCommand(CLI::App& root);
+Command addEvalCommand(CLI::App& root);
+Command addPredictCommand(CLI::App& root);
+Command addBenchCommand(CLI::App& root);
+
+} // namespace ndrcli

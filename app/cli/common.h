@@ -1,0 +1,74 @@
+// Helpers shared by the `ndr` commands: the error type that carries an exit status, loading a run
+// configuration from a preset or a file, loading a saved run with its weights, and small formatting.
+#pragma once
+
+#include "config.h"
+#include "files.h"
+#include "records.h"
+#include "task.h"
+#include "trainer.h"
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ndrcli {
+
+namespace fs = std::filesystem;
+
+// Exit statuses of the tool.
+constexpr int kExitError = 1;         // a file, a configuration or the training failed
+constexpr int kExitUsage = 2;         // bad command-line values or a bad expression
+constexpr int kExitInterrupted = 130; // Ctrl-C: what was trained is saved, but the run is incomplete
+
+// An error the command reports as one message on stderr; main() turns it into the exit status.
+class CliError : public std::runtime_error {
+public:
+    explicit CliError(const std::string& message, int exitCode = kExitError)
+        : std::runtime_error(message), code(exitCode) {}
+    int code;
+};
+
+// Command-line values that override a loaded configuration; unset ones leave it as it is.
+struct ConfigOverrides {
+    std::optional<uint64_t> seed; // both task.seed and train.seed
+    std::optional<int> steps, evalInterval, threads;
+};
+
+// The run configuration from `--preset NAME` or `--config FILE`, with overrides applied and validated.
+// Throws CliError naming every problem.
+ndr::RunConfig loadRunConfig(const std::string& preset, const std::string& configFile,
+                             const ConfigOverrides& overrides);
+
+// A saved run with one trainer per model holding the saved weights, ready to evaluate or trace.
+struct LoadedRun {
+    fs::path file;
+    ndr::RunRecord record;
+    std::unique_ptr<ndr::CtlTask> task;
+    std::vector<std::unique_ptr<ndr::Trainer>> trainers; // (models)
+    std::vector<std::string> weightsUsed;                // (models) "final" or "best"
+};
+
+// Loads RUN.json, rebuilds its task with the saved tables and each model's checkpoint (path relative to
+// the run file). `weights` is "final" or "best"; a checkpoint without best weights falls back to the
+// final ones (weightsUsed says so). Only models whose index is in `only` are loaded when it is non-empty.
+LoadedRun loadRun(const fs::path& runFile, const std::string& weights, const std::vector<int>& only = {});
+
+// "NDR (copy gate)" -> "ndr-copy-gate": a name safe for a file name.
+std::string fileStem(const std::string& modelName);
+// Local time as YYYYmmdd-HHMMSS.
+std::string timestamp();
+// Refuses to overwrite an earlier run: throws CliError if `dir` already holds a run.json.
+void checkOutputDir(const fs::path& dir);
+
+// Fixed-point text of x, or "-" when x is NaN.
+std::string fixed(double x, int decimals);
+// "42s", "3m05s", "1h02m".
+std::string duration(double seconds);
+// Mean and sample standard deviation (n-1; 0 for one value) of xs.
+std::pair<double, double> meanStd(const std::vector<double>& xs);
+
+} // namespace ndrcli

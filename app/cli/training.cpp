@@ -1,0 +1,240 @@
+// One thread per model, a progress board on the main thread, and the save at the end.
+#include "training.h"
+
+#include "commands.h"
+#include "progress.h"
+#include "table.h"
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <thread>
+#include <unistd.h>
+
+namespace ndrcli {
+
+namespace {
+
+// A signal handler can reach nothing but globals; a lock-free atomic is safe to set from it.
+std::atomic<bool> gStop{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
+
+extern "C" void onInterrupt(int) {
+    if (gStop.exchange(true)) {
+        constexpr char msg[] = "\nndr: interrupted twice, quitting without saving\n";
+        [[maybe_unused]] auto n = write(STDERR_FILENO, msg, sizeof msg - 1);
+        std::_Exit(kExitInterrupted);
+    }
+}
+
+using Clock = std::chrono::steady_clock;
+
+std::string range(int lo, int hi) {
+    return lo == hi ? std::to_string(lo) : std::to_string(lo) + "-" + std::to_string(hi);
+}
+
+// File names of the checkpoints: the model name made safe, made unique when two names collide.
+std::vector<std::string> checkpointNames(const std::vector<ndr::ModelConfig>& models) {
+    std::vector<std::string> names;
+    std::map<std::string, int> seen;
+    for (const auto& m : models) {
+        std::string stem = fileStem(m.name);
+        if (const int n = seen[stem]++; n > 0)
+            stem += "-" + std::to_string(n + 1);
+        names.push_back(stem + ".ckpt");
+    }
+    return names;
+}
+
+} // namespace
+
+InterruptGuard::InterruptGuard() {
+    gStop = false;
+    std::signal(SIGINT, onInterrupt);
+}
+
+InterruptGuard::~InterruptGuard() {
+    std::signal(SIGINT, SIG_DFL);
+}
+
+bool stopRequested() {
+    return gStop.load();
+}
+
+std::string splitSummary(const ndr::TaskConfig& t) {
+    std::string s = "train " + range(t.trainMinDepth, t.trainMaxDepth);
+    if (t.validMinDepth <= t.validMaxDepth)
+        s += ", valid " + range(t.validMinDepth, t.validMaxDepth);
+    return s + ", test " + range(t.testMinDepth, t.testMaxDepth);
+}
+
+void addTrainOptions(CLI::App* cmd, TrainOptions& o) {
+    std::string presets;
+    for (const auto& n : ndr::presetNames())
+        presets += (presets.empty() ? "" : ", ") + n;
+    auto* preset = cmd->add_option("--preset", o.preset, "Built-in preset: " + presets);
+    auto* config = cmd->add_option("--config", o.configFile,
+                                   "Run configuration file (JSON): a full configuration, or "
+                                   "{\"preset\": NAME, ...overrides}");
+    preset->excludes(config);
+    cmd->add_option("--out", o.out, "Output folder (default runs/<preset>-<date>-<time>)");
+    cmd->add_option_function<int>(
+           "--steps", [&o](int v) { o.overrides.steps = v; }, "Training steps per model")
+        ->check(positive());
+    cmd->add_option_function<int>(
+           "--eval-interval", [&o](int v) { o.overrides.evalInterval = v; }, "Evaluate every N steps")
+        ->check(positive());
+    cmd->add_option_function<int>(
+           "--threads", [&o](int v) { o.overrides.threads = v; }, "Eigen/OpenMP threads per model")
+        ->check(positive());
+    cmd->add_flag("--quiet,-q", o.quiet, "No progress display on stderr");
+}
+
+ndr::RunConfig configFromOptions(const TrainOptions& o) {
+    if (o.preset.empty() && o.configFile.empty()) {
+        std::string names;
+        for (const auto& n : ndr::presetNames())
+            names += (names.empty() ? "" : ", ") + n;
+        throw CliError("give --preset NAME or --config FILE (presets: " + names + ")", kExitUsage);
+    }
+    return loadRunConfig(o.preset, o.configFile, o.overrides);
+}
+
+void announce(const ndr::RunConfig& c, const fs::path& out, const std::string& prefix) {
+    std::string models;
+    for (const auto& m : c.models)
+        models += (models.empty() ? "" : ", ") + m.name;
+    std::cerr << prefix << "Training " << models << " (" << c.preset << ": S" << c.task.symbols << " F"
+              << c.task.functions << ", " << splitSummary(c.task) << ") for " << c.train.steps
+              << " steps, seed " << c.train.seed << " -> " << out.string() << std::endl;
+}
+
+TrainedRun trainAndSave(const ndr::RunConfig& config, const fs::path& outDir, bool quiet) {
+    checkOutputDir(outDir);
+    std::error_code ec;
+    fs::create_directories(outDir, ec);
+    if (ec)
+        throw CliError("cannot create the output folder " + outDir.string() + ": " + ec.message());
+
+    const ndr::CtlTask task(config.task);
+    TrainedRun out;
+    out.runFile = outDir / "run.json";
+    out.record.config = config;
+    out.record.tables = task.tables();
+    out.record.probe = ndr::defaultProbe(task);
+
+    const int n = int(config.models.size());
+    std::vector<std::unique_ptr<ndr::Trainer>> trainers;
+    std::vector<std::string> names;
+    for (int i = 0; i < n; ++i) {
+        trainers.push_back(std::make_unique<ndr::Trainer>(config, i, task, out.record.probe));
+        names.push_back(config.models[i].name);
+    }
+
+    ProgressBoard board(names, quiet);
+    std::vector<std::string> failures(n);
+    out.wallSeconds.assign(n, 0);
+    std::vector<std::thread> threads;
+    for (int i = 0; i < n; ++i) {
+        threads.emplace_back([&, i] {
+            const auto t0 = Clock::now();
+            std::string status;
+            try {
+                status = trainers[i]->run([&](const ndr::TrainProgress& p) { board.update(i, p); }, &gStop);
+            } catch (const std::exception& e) {
+                failures[i] = std::string("failed: ") + e.what();
+                status = failures[i];
+            }
+            out.wallSeconds[i] = std::chrono::duration<double>(Clock::now() - t0).count();
+            board.finish(i, status, out.wallSeconds[i]);
+        });
+    }
+    bool noted = false;
+    while (!board.waitAndDraw(0.25)) {
+        if (gStop && !noted) {
+            board.note("ndr: stopping; what was trained will be saved (Ctrl-C again quits without saving)");
+            noted = true;
+        }
+    }
+    for (auto& t : threads)
+        t.join();
+    out.interrupted = gStop.load();
+
+    const auto files = checkpointNames(config.models);
+    for (int i = 0; i < n; ++i) {
+        ndr::ModelRecord rec = trainers[i]->record();
+        if (!failures[i].empty())
+            rec.status = failures[i];
+        rec.checkpointFile = files[i];
+        try {
+            ndr::saveCheckpoint(outDir / files[i], trainers[i]->checkpoint());
+        } catch (const std::exception& e) {
+            throw CliError(std::string("cannot save the checkpoint: ") + e.what());
+        }
+        out.record.models.push_back(std::move(rec));
+    }
+    try {
+        ndr::saveRunRecord(out.runFile, out.record);
+    } catch (const std::exception& e) {
+        throw CliError(std::string("cannot save the run: ") + e.what());
+    }
+    return out;
+}
+
+void printRunSummary(const TrainedRun& run, std::ostream& os) {
+    const auto& rec = run.record;
+    const ndr::CtlTask task(rec.config.task);
+    const auto depths = task.allDepths();
+    std::vector<std::string> header = {"model", "evaluation", "step"};
+    for (int d : depths)
+        header.push_back("d" + std::to_string(d));
+    header.insert(header.end(), {"test mean", "status", "time"});
+    Table table(header, "ll" + std::string(depths.size() + 2, 'r') + "ll");
+
+    auto evalRow = [&](const std::string& model, const std::string& label, const ndr::EvalRecord& e) {
+        std::vector<std::string> row = {model, label, std::to_string(e.step)};
+        for (int d : depths) {
+            const auto it = std::find(e.depths.begin(), e.depths.end(), d);
+            row.push_back(it == e.depths.end() ? "-" : fixed(e.accuracy[it - e.depths.begin()], 3));
+        }
+        row.push_back(fixed(e.testAccuracy, 3));
+        return row;
+    };
+    const bool hasValid = !task.depths(ndr::Split::Valid).empty();
+    std::vector<std::string> notes;
+    for (size_t i = 0; i < rec.models.size(); ++i) {
+        const auto& m = rec.models[i];
+        const std::string time = i < run.wallSeconds.size() ? duration(run.wallSeconds[i]) : "-";
+        if (i > 0 && hasValid)
+            table.addRule();
+        if (m.history.empty()) {
+            table.addRow({m.config.name, "(none)", std::to_string(m.stepsDone)});
+        } else {
+            auto row = evalRow(m.config.name, "final", m.history.back());
+            row.insert(row.end(), {m.status, time});
+            table.addRow(row);
+            if (m.bestEval >= 0 && m.bestEval < int(m.history.size())) {
+                const auto& best = m.history[m.bestEval];
+                // Without a validation split the best evaluation is the latest: the row would repeat.
+                if (hasValid)
+                    table.addRow(evalRow("", "best valid", best));
+                notes.push_back(m.config.name + " " + fixed(best.testAccuracy, 3) + " (step " +
+                                std::to_string(best.step) + ")");
+            }
+        }
+    }
+    os << "Accuracy per depth (" << splitSummary(rec.config.task) << "; chance "
+       << fixed(1.0 / rec.config.task.symbols, 3) << ")\n";
+    table.print(os);
+    if (!notes.empty()) {
+        os << (hasValid ? "Test @ best valid:" : "Test (no validation split, so at the latest evaluation):");
+        for (size_t i = 0; i < notes.size(); ++i)
+            os << (i ? ", " : " ") << notes[i];
+        os << "\n";
+    }
+}
+
+} // namespace ndrcli
