@@ -39,8 +39,10 @@ struct ModelConfig {
     float attentionDropout = 0.1f; // on keys (geometric) or attention weights (softmax)
     float gateDropout = 0.1f;    // whole gate vector of a position set to 0 (copy) in training
     float gateBiasInit = -3.0f;  // bg2
+    double learningRate = 0;     // this model's rate; 0 means the run's train.learningRate
 
     int effectiveEvalSteps() const { return evalSteps > 0 ? evalSteps : steps; }
+    double effectiveLearningRate(double runRate) const { return learningRate > 0 ? learningRate : runRate; }
 };
 
 struct TrainConfig {

@@ -310,6 +310,8 @@ void readModel(const json& j, ModelConfig& c, const std::string& path, bool requ
     f.read("attentionDropout", c.attentionDropout);
     f.read("gateDropout", c.gateDropout);
     f.read("gateBiasInit", c.gateBiasInit);
+    // Added after format version 1 was first written: optional, 0 (the run's rate) when absent.
+    if (j.is_object() && j.contains("learningRate")) f.read("learningRate", c.learningRate);
 }
 
 void readTrain(const json& j, TrainConfig& c, const std::string& path, bool required) {
@@ -491,7 +493,8 @@ void to_json(json& j, const ModelConfig& c) {
              {"dropout", floatJson(c.dropout)},
              {"attentionDropout", floatJson(c.attentionDropout)},
              {"gateDropout", floatJson(c.gateDropout)},
-             {"gateBiasInit", floatJson(c.gateBiasInit)}};
+             {"gateBiasInit", floatJson(c.gateBiasInit)},
+             {"learningRate", c.learningRate}};
 }
 void from_json(const json& j, ModelConfig& c) {
     readModel(j, c, "", true);

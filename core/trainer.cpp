@@ -32,7 +32,7 @@ Trainer::Trainer(const RunConfig& config, int modelIndex, const CtlTask& task, c
       model_(config.models.at(modelIndex), task.vocabSize(), task.config().symbols),
       batchRng_(config.train.seed), dropoutRng_(uint32_t(config.train.seed * 2654435761ULL ^ kDropoutStream)) {
     model_.init(config.train.seed);
-    adam_.learningRate = config.train.learningRate;
+    adam_.learningRate = config.models[modelIndex].effectiveLearningRate(config.train.learningRate);
     adam_.weightDecay = config.train.weightDecay;
     record_.config = config.models[modelIndex];
 }
