@@ -216,37 +216,37 @@ void validateTrain(const TrainConfig& t, Problems& p) {
 
 } // namespace
 
-ModelConfig ndrModel(int dModel, int heads, int dFF, int steps) {
+namespace {
+// The fields both built-in models share; ModelConfig's defaults are the NDR switches.
+ModelConfig sizedModel(const char* name, int dModel, int heads, int dFF, int steps) {
     ModelConfig m;
-    m.name = "NDR";
+    m.name = name;
+    m.dModel = dModel, m.heads = heads, m.dFF = dFF, m.steps = steps;
+    m.evalSteps = 0;
+    m.sharedWeights = true;
+    m.geomNorm = GeomNorm::Off;
+    m.dropout = 0.1f;
+    m.attentionDropout = 0.1f;
+    m.gateBiasInit = -3.0f;
+    return m;
+}
+} // namespace
+
+ModelConfig ndrModel(int dModel, int heads, int dFF, int steps) {
+    ModelConfig m = sizedModel("NDR", dModel, heads, dFF, steps);
     m.attention = AttentionKind::Geometric;
     m.update = UpdateKind::CopyGate;
     m.positional = PositionalKind::None;
-    m.geomNorm = GeomNorm::Off;
-    m.sharedWeights = true;
-    m.dModel = dModel, m.heads = heads, m.dFF = dFF, m.steps = steps;
-    m.evalSteps = 0;
-    m.dropout = 0.1f;
-    m.attentionDropout = 0.1f;
     m.gateDropout = 0.1f;
-    m.gateBiasInit = -3.0f;
     return m;
 }
 
 ModelConfig vanillaModel(int dModel, int heads, int dFF, int steps) {
-    ModelConfig m;
-    m.name = "Transformer";
+    ModelConfig m = sizedModel("Transformer", dModel, heads, dFF, steps);
     m.attention = AttentionKind::Softmax;
     m.update = UpdateKind::Residual;
     m.positional = PositionalKind::Sinusoidal;
-    m.geomNorm = GeomNorm::Off;
-    m.sharedWeights = true;
-    m.dModel = dModel, m.heads = heads, m.dFF = dFF, m.steps = steps;
-    m.evalSteps = 0;
-    m.dropout = 0.1f;
-    m.attentionDropout = 0.1f;
     m.gateDropout = 0.0f; // no gate in a residual layer
-    m.gateBiasInit = -3.0f;
     return m;
 }
 
