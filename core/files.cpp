@@ -71,6 +71,12 @@ public:
     Fd(const Fd&) = delete;
     Fd& operator=(const Fd&) = delete;
     int get() const { return fd_; }
+    // Gives up ownership without closing.
+    int release() {
+        const int fd = fd_;
+        fd_ = -1;
+        return fd;
+    }
     // Closes now and reports the error: on some filesystems a failed write only shows here.
     int close() {
         const int rc = ::close(fd_);
@@ -113,17 +119,24 @@ ssize_t readUpTo(int fd, char* data, size_t n) {
     return ssize_t(got);
 }
 
-// The whole file, or FileError with a reason that does not repeat the path (callers add it).
-// `kind` names the files in the size message ("run files larger than 512 MB are refused").
-std::string readBounded(const fs::path& path, uint64_t maxBytes, const std::string& kind) {
+// Opens `path` for reading and fills `st`; FileError (without the path) when it cannot be opened or
+// is a folder. Returns the descriptor for the caller's Fd.
+int openForReading(const fs::path& path, struct stat& st) {
     Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
     if (fd.get() < 0)
         throw FileError(std::strerror(errno));
-    struct stat st {};
     if (::fstat(fd.get(), &st) != 0)
         throw FileError(std::strerror(errno));
     if (S_ISDIR(st.st_mode))
         throw FileError("it is a folder, not a file");
+    return fd.release();
+}
+
+// The whole file, or FileError with a reason that does not repeat the path (callers add it).
+// `kind` names the files in the size message ("run files larger than 512 MB are refused").
+std::string readBounded(const fs::path& path, uint64_t maxBytes, const std::string& kind) {
+    struct stat st {};
+    Fd fd(openForReading(path, st));
     const auto tooBig = [&](uint64_t size) {
         return FileError("it is " + humanSize(size) + "; " + kind + " larger than " + humanSize(maxBytes) +
                          " are refused");
@@ -306,14 +319,10 @@ void readFloats(int fd, int64_t n, std::vector<float>& out, uint64_t& hash) {
 }
 
 CheckpointData loadCheckpointOrThrow(const fs::path& path) {
-    Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-    if (fd.get() < 0)
-        throw FileError(std::strerror(errno));
     struct stat st {};
-    if (::fstat(fd.get(), &st) != 0)
-        throw FileError(std::strerror(errno));
+    Fd fd(openForReading(path, st));
     if (!S_ISREG(st.st_mode))
-        throw FileError(S_ISDIR(st.st_mode) ? "it is a folder, not a file" : "it is not a regular file");
+        throw FileError("it is not a regular file");
     const uint64_t fileSize = uint64_t(st.st_size);
     if (fileSize == 0)
         throw FileError("the file is empty");
