@@ -169,6 +169,13 @@ std::string Trainer::run(const ProgressFn& onProgress, const std::atomic<bool>* 
     return record_.status;
 }
 
+bool Trainer::useBestWeights() {
+    auto& values = model_.params().values();
+    if (bestParams_.size() != values.size()) return false;
+    values.assign(bestParams_.begin(), bestParams_.end());
+    return true;
+}
+
 CheckpointData Trainer::checkpoint() const {
     CheckpointData d;
     d.model = model_.config();

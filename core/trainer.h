@@ -48,6 +48,9 @@ public:
     std::pair<double, double> accuracy(const std::vector<Example>& examples, int steps = 0);
     Trace traceOf(const Example& e, int steps = 0, bool fullGates = false);
 
+    // Replaces the weights with those of the best validation, when there are any; false otherwise.
+    bool useBestWeights();
+
     const ModelRecord& record() const { return record_; }
     CheckpointData checkpoint() const;
     Encoder<float>& model() { return model_; }

@@ -1,7 +1,10 @@
 // Training: determinism (same seed, same losses), a golden test of the first losses of a fixed seed,
 // resuming from a checkpoint reproduces the uninterrupted run, learning happens, and core/ stays Qt-free.
+#include "run.h"
 #include "trainer.h"
 #include "testutil.h"
+
+#include <QTemporaryDir>
 
 #include <QDirIterator>
 #include <QFile>
@@ -76,6 +79,33 @@ private slots:
         QCOMPARE(b.step(), 10);
         const auto resumed = losses(b, 10);
         for (size_t i = 0; i < rest.size(); ++i) QCOMPARE(resumed[i], rest[i]);
+    }
+
+    void savedRunReopensAndContinuesTheSame() {
+        // Through files: a run saved mid-way and opened again trains on exactly as if never stopped.
+        QTemporaryDir dir;
+        const std::filesystem::path file = dir.filePath("run.json").toStdString();
+        const RunConfig c = tinyRun(9);
+        Run whole(c), halves(c);
+        std::vector<std::vector<double>> expected;
+        for (int m = 0; m < 2; ++m) {
+            losses(whole.trainer(m), 6);
+            expected.push_back(losses(whole.trainer(m), 6));
+            losses(halves.trainer(m), 6);
+            halves.trainer(m).evaluate();
+        }
+        halves.save(file);
+        const auto opened = Run::open(file);
+        QCOMPARE(opened->record().models[1].history.size(), size_t(1));
+        QCOMPARE(opened->record().models[0].checkpointFile, std::string("ndr.ckpt"));
+        QCOMPARE(opened->task().tables(), halves.task().tables());
+        for (int m = 0; m < 2; ++m) {
+            QCOMPARE(opened->trainer(m).step(), 6);
+            QCOMPARE(losses(opened->trainer(m), 6), expected[m]);
+        }
+        QVERIFY(opened->trainer(0).useBestWeights());
+        QCOMPARE(checkpointFileNames({ndrModel(8, 2, 8, 2), ndrModel(8, 2, 8, 2)}),
+                 (std::vector<std::string>{"ndr.ckpt", "ndr-2.ckpt"}));
     }
 
     void learnsAndRecordsEvaluations() {

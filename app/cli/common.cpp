@@ -78,70 +78,27 @@ ndr::RunConfig loadRunConfig(const std::string& preset, const std::string& confi
 }
 
 LoadedRun loadRun(const fs::path& runFile, const std::string& weights, const std::vector<int>& only) {
-    LoadedRun run;
-    run.file = runFile;
+    LoadedRun out;
+    out.file = runFile;
     try {
-        run.record = ndr::loadRunRecord(runFile);
+        out.run = ndr::Run::open(runFile, only);
     } catch (const std::exception& e) {
         throw CliError(e.what());
     }
-    const auto& rec = run.record;
-    if (rec.models.size() != rec.config.models.size())
-        throw CliError(runFile.string() + ": the run lists " + std::to_string(rec.models.size()) +
-                       " model records for " + std::to_string(rec.config.models.size()) +
-                       " configured models; the file is damaged");
-    try {
-        run.task = std::make_unique<ndr::CtlTask>(rec.config.task);
-        run.task->setTables(rec.tables);
-    } catch (const std::exception& e) {
-        throw CliError(runFile.string() + ": " + e.what());
-    }
-    for (size_t i = 0; i < rec.models.size(); ++i) {
-        const bool wanted = only.empty() || std::find(only.begin(), only.end(), int(i)) != only.end();
+    out.record = out.run->record();
+    out.task = &out.run->task();
+    for (int i = 0; i < out.run->modelCount(); ++i) {
+        const bool wanted = only.empty() || std::find(only.begin(), only.end(), i) != only.end();
         if (!wanted) {
-            run.trainers.emplace_back();
-            run.weightsUsed.emplace_back();
+            out.trainers.push_back(nullptr);
+            out.weightsUsed.emplace_back();
             continue;
         }
-        const auto& model = rec.models[i];
-        if (model.checkpointFile.empty())
-            throw CliError(runFile.string() + ": model " + model.config.name +
-                           " has no checkpoint file; train the run again to get its weights");
-        const fs::path ckptPath = runFile.parent_path() / model.checkpointFile;
-        auto trainer = std::make_unique<ndr::Trainer>(rec.config, int(i), *run.task, rec.probe);
-        std::string used = weights;
-        try {
-            const ndr::CheckpointData data = ndr::loadCheckpoint(ckptPath);
-            auto& values = trainer->model().params().values();
-            ndr::checkCheckpointMatches(data, rec.config.models[i], trainer->model().params().layout(),
-                                        ckptPath);
-            if (weights == "best" && data.bestParams.size() == values.size()) {
-                values.assign(data.bestParams.begin(), data.bestParams.end());
-            } else {
-                values.assign(data.params.begin(), data.params.end());
-                used = "final";
-            }
-        } catch (const std::exception& e) {
-            throw CliError(e.what());
-        }
-        run.trainers.push_back(std::move(trainer));
-        run.weightsUsed.push_back(used);
+        ndr::Trainer& t = out.run->trainer(i);
+        out.trainers.push_back(&t);
+        out.weightsUsed.push_back(weights == "best" && t.useBestWeights() ? "best" : "final");
     }
-    return run;
-}
-
-std::string fileStem(const std::string& modelName) {
-    std::string s;
-    for (unsigned char ch : modelName) {
-        if (std::isalnum(ch)) {
-            s += char(std::tolower(ch));
-        } else if (!s.empty() && s.back() != '-') {
-            s += '-';
-        }
-    }
-    while (!s.empty() && s.back() == '-')
-        s.pop_back();
-    return s.empty() ? "model" : s;
+    return out;
 }
 
 std::string timestamp() {

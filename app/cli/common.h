@@ -5,6 +5,7 @@
 #include "config.h"
 #include "files.h"
 #include "records.h"
+#include "run.h"
 #include "task.h"
 #include "trainer.h"
 
@@ -46,10 +47,11 @@ ndr::RunConfig loadRunConfig(const std::string& preset, const std::string& confi
 // A saved run with one trainer per model holding the saved weights, ready to evaluate or trace.
 struct LoadedRun {
     fs::path file;
-    ndr::RunRecord record;
-    std::unique_ptr<ndr::CtlTask> task;
-    std::vector<std::unique_ptr<ndr::Trainer>> trainers; // (models)
-    std::vector<std::string> weightsUsed;                // (models) "final" or "best"
+    std::unique_ptr<ndr::Run> run;
+    ndr::RunRecord record;                // as saved
+    const ndr::CtlTask* task = nullptr;   // the run's task
+    std::vector<ndr::Trainer*> trainers;  // (models) null for a model not loaded
+    std::vector<std::string> weightsUsed; // (models) "final" or "best"
 };
 
 // Loads RUN.json, rebuilds its task with the saved tables and each model's checkpoint (path relative to
@@ -57,8 +59,6 @@ struct LoadedRun {
 // final ones (weightsUsed says so). Only models whose index is in `only` are loaded when it is non-empty.
 LoadedRun loadRun(const fs::path& runFile, const std::string& weights, const std::vector<int>& only = {});
 
-// "NDR (copy gate)" -> "ndr-copy-gate": a name safe for a file name.
-std::string fileStem(const std::string& modelName);
 // Local time as YYYYmmdd-HHMMSS.
 std::string timestamp();
 // Refuses to overwrite an earlier run: throws CliError if `dir` already holds a run.json.

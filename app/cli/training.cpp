@@ -10,7 +10,6 @@
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
-#include <map>
 #include <thread>
 #include <unistd.h>
 
@@ -34,19 +33,6 @@ using Clock = std::chrono::steady_clock;
 
 std::string range(int lo, int hi) {
     return lo == hi ? std::to_string(lo) : std::to_string(lo) + "-" + std::to_string(hi);
-}
-
-// File names of the checkpoints: the model name made safe, made unique when two names collide.
-std::vector<std::string> checkpointNames(const std::vector<ndr::ModelConfig>& models) {
-    std::vector<std::string> names;
-    std::map<std::string, int> seen;
-    for (const auto& m : models) {
-        std::string stem = fileStem(m.name);
-        if (const int n = seen[stem]++; n > 0)
-            stem += "-" + std::to_string(n + 1);
-        names.push_back(stem + ".ckpt");
-    }
-    return names;
 }
 
 } // namespace
@@ -119,20 +105,13 @@ TrainedRun trainAndSave(const ndr::RunConfig& config, const fs::path& outDir, bo
     if (ec)
         throw CliError("cannot create the output folder " + outDir.string() + ": " + ec.message());
 
-    const ndr::CtlTask task(config.task);
+    ndr::Run run(config);
     TrainedRun out;
     out.runFile = outDir / "run.json";
-    out.record.config = config;
-    out.record.tables = task.tables();
-    out.record.probe = ndr::defaultProbe(task);
-
-    const int n = int(config.models.size());
-    std::vector<std::unique_ptr<ndr::Trainer>> trainers;
+    const int n = run.modelCount();
     std::vector<std::string> names;
-    for (int i = 0; i < n; ++i) {
-        trainers.push_back(std::make_unique<ndr::Trainer>(config, i, task, out.record.probe));
-        names.push_back(config.models[i].name);
-    }
+    for (const auto& m : config.models)
+        names.push_back(m.name);
 
     ProgressBoard board(names, quiet);
     std::vector<std::string> failures(n);
@@ -143,7 +122,7 @@ TrainedRun trainAndSave(const ndr::RunConfig& config, const fs::path& outDir, bo
             const auto t0 = Clock::now();
             std::string status;
             try {
-                status = trainers[i]->run([&](const ndr::TrainProgress& p) { board.update(i, p); }, &gStop);
+                status = run.trainer(i).run([&](const ndr::TrainProgress& p) { board.update(i, p); }, &gStop);
             } catch (const std::exception& e) {
                 failures[i] = std::string("failed: ") + e.what();
                 status = failures[i];
@@ -163,21 +142,15 @@ TrainedRun trainAndSave(const ndr::RunConfig& config, const fs::path& outDir, bo
         t.join();
     out.interrupted = gStop.load();
 
-    const auto files = checkpointNames(config.models);
+    out.record = run.record();
+    std::vector<ndr::CheckpointData> checkpoints;
     for (int i = 0; i < n; ++i) {
-        ndr::ModelRecord rec = trainers[i]->record();
         if (!failures[i].empty())
-            rec.status = failures[i];
-        rec.checkpointFile = files[i];
-        try {
-            ndr::saveCheckpoint(outDir / files[i], trainers[i]->checkpoint());
-        } catch (const std::exception& e) {
-            throw CliError(std::string("cannot save the checkpoint: ") + e.what());
-        }
-        out.record.models.push_back(std::move(rec));
+            out.record.models[i].status = failures[i];
+        checkpoints.push_back(run.trainer(i).checkpoint());
     }
     try {
-        ndr::saveRunRecord(out.runFile, out.record);
+        ndr::saveRunFiles(out.runFile, out.record, checkpoints);
     } catch (const std::exception& e) {
         throw CliError(std::string("cannot save the run: ") + e.what());
     }
