@@ -46,9 +46,18 @@ struct EvalRecord {
     Trace probe;                     // trace of the run's probe example (may be empty)
 };
 
+// The training loss over the run, one point per kLossLogEvery steps (the mean over those steps), so
+// the learning curve of a reopened run is the one seen live.
+struct LossLog {
+    static constexpr int kEvery = 10;
+    std::vector<int> steps;   // the last step of each window
+    std::vector<double> loss; // (steps) mean training loss of the window
+};
+
 struct ModelRecord {
     ModelConfig config;
     std::vector<EvalRecord> history;
+    LossLog lossLog;
     int bestEval = -1;               // index into history with the best validation accuracy (ties: latest)
     int stepsDone = 0;
     std::string status = "new";      // "new", "training", "stopped", "finished", "diverged: <why>"

@@ -92,6 +92,11 @@ std::unique_ptr<Run> Run::open(const std::filesystem::path& runFile, const std::
     return run;
 }
 
+void Run::setTotalSteps(int steps) {
+    record_.config.train.steps = steps;
+    for (auto& t : trainers_) t->setTotalSteps(steps);
+}
+
 RunRecord Run::record() const {
     RunRecord r = record_;
     for (size_t i = 0; i < trainers_.size(); ++i)

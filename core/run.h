@@ -46,6 +46,9 @@ public:
     Trainer& trainer(int i) { return *trainers_.at(size_t(i)); }
     const Trainer& trainer(int i) const { return *trainers_.at(size_t(i)); }
 
+    // Trains up to `steps` in all from now on (to continue a finished run); recorded in the config.
+    void setTotalSteps(int steps);
+
     // The record as it stands: configuration, tables, probe, and each model's history and status.
     RunRecord record() const;
     // Saves the whole run (see saveRunFiles). Not while a trainer is running on another thread.

@@ -114,6 +114,17 @@ void readModelRecord(const json& j, ModelRecord& r, const std::string& path) {
                                      std::to_string(r.history.size()) + " evaluations, got " +
                                      std::to_string(r.bestEval));
     r.stepsDone = toIntIn(*f.get("stepsDone"), f.path("stepsDone"), 0, INT_MAX);
+    // Optional: records written before the loss log existed have none.
+    if (const json* log = find(j, "lossLog")) {
+        const Fields lf(*log, f.path("lossLog"), true);
+        r.lossLog.steps = toArray<int>(*lf.get("steps"), lf.path("steps"),
+                                       [](const json& v, const std::string& p) { return toIntIn(v, p, 0, INT_MAX); });
+        r.lossLog.loss = toArray<double>(*lf.get("loss"), lf.path("loss"),
+                                         [](const json& v, const std::string& p) { return toDouble(v, p, true); });
+        if (r.lossLog.loss.size() != r.lossLog.steps.size())
+            fail(lf.path("loss"), "has " + std::to_string(r.lossLog.loss.size()) + " values for " +
+                                      std::to_string(r.lossLog.steps.size()) + " steps");
+    }
     f.read("status", r.status);
     f.read("checkpointFile", r.checkpointFile);
     // The checkpoint sits beside the run file; a path out of that folder is a damaged or hostile file.
@@ -172,7 +183,8 @@ void from_json(const json& j, EvalRecord& r) {
 
 void to_json(json& j, const ModelRecord& r) {
     j = json{{"config", r.config},       {"history", r.history}, {"bestEval", r.bestEval},
-             {"stepsDone", r.stepsDone}, {"status", r.status},   {"checkpointFile", r.checkpointFile}};
+             {"stepsDone", r.stepsDone}, {"status", r.status},   {"checkpointFile", r.checkpointFile},
+             {"lossLog", json{{"steps", r.lossLog.steps}, {"loss", doubleArrayJson(r.lossLog.loss)}}}};
 }
 void from_json(const json& j, ModelRecord& r) {
     readModelRecord(j, r, "");

@@ -150,6 +150,13 @@ std::string Trainer::run(const ProgressFn& onProgress, const std::atomic<bool>* 
         trainSeconds_ += dt;
         lossSum_ += loss;
         ++lossCount_;
+        logSum_ += loss;
+        if (++logCount_ == LossLog::kEvery || record_.stepsDone == total) {
+            record_.lossLog.steps.push_back(record_.stepsDone);
+            record_.lossLog.loss.push_back(logSum_ / logCount_);
+            logSum_ = 0;
+            logCount_ = 0;
+        }
         rate = rate == 0 ? 1.0 / dt : 0.95 * rate + 0.05 / dt;
         TrainProgress p;
         p.step = record_.stepsDone;

@@ -48,6 +48,9 @@ public:
     std::pair<double, double> accuracy(const std::vector<Example>& examples, int steps = 0);
     Trace traceOf(const Example& e, int steps = 0, bool fullGates = false);
 
+    // Changes how many steps run() trains in all (to continue a finished run).
+    void setTotalSteps(int steps) { config_.train.steps = steps; }
+
     // Replaces the weights with those of the best validation, when there are any; false otherwise.
     bool useBestWeights();
 
@@ -55,6 +58,7 @@ public:
     CheckpointData checkpoint() const;
     Encoder<float>& model() { return model_; }
     int step() const { return record_.stepsDone; }
+    int totalSteps() const { return config_.train.steps; }
     const CtlTask& task() const { return task_; }
 
 private:
@@ -71,8 +75,10 @@ private:
     ModelRecord record_;
     std::vector<float> bestParams_;
     double trainSeconds_ = 0;
-    double lossSum_ = 0;
+    double lossSum_ = 0;              // since the last evaluation
     int lossCount_ = 0;
+    double logSum_ = 0;               // since the last loss-log point
+    int logCount_ = 0;
     int lastEvalStep_ = 0;
     double lastEvalSeconds_ = 0;
 };
