@@ -54,6 +54,13 @@ double Trainer::trainStep() {
 }
 
 std::pair<double, double> Trainer::accuracy(const std::vector<Example>& examples, int steps) {
+    std::pair<double, double> out;
+    accuracyInto(examples, steps, nullptr, out);
+    return out;
+}
+
+bool Trainer::accuracyInto(const std::vector<Example>& examples, int steps, const std::atomic<bool>* stop,
+                           std::pair<double, double>& out) {
     setThreads();
     if (steps <= 0) steps = model_.config().effectiveEvalSteps();
     const size_t chunk = 512;
@@ -61,6 +68,7 @@ std::pair<double, double> Trainer::accuracy(const std::vector<Example>& examples
     double lossSum = 0;
     Rng unused(0);
     for (size_t start = 0; start < examples.size(); start += chunk) {
+        if (stop && stop->load(std::memory_order_relaxed)) return false;
         const size_t end = std::min(examples.size(), start + chunk);
         const std::vector<Example> part(examples.begin() + start, examples.begin() + end);
         const Batch batch = task_.makeBatch(part);
@@ -74,7 +82,8 @@ std::pair<double, double> Trainer::accuracy(const std::vector<Example>& examples
         }
     }
     const double n = double(std::max<size_t>(1, examples.size()));
-    return {double(correct) / n, lossSum / n};
+    out = {double(correct) / n, lossSum / n};
+    return true;
 }
 
 Trace Trainer::traceOf(const Example& e, int steps, bool fullGates) {
@@ -88,6 +97,10 @@ Trace Trainer::traceOf(const Example& e, int steps, bool fullGates) {
 }
 
 EvalRecord Trainer::evaluate() {
+    return *evaluateUnless(nullptr);
+}
+
+std::optional<EvalRecord> Trainer::evaluateUnless(const std::atomic<bool>* stop) {
     EvalRecord r;
     r.step = record_.stepsDone;
     r.elapsedSeconds = trainSeconds_;
@@ -96,7 +109,9 @@ EvalRecord Trainer::evaluate() {
     r.trainLoss = lossCount_ > 0 ? lossSum_ / lossCount_ : std::numeric_limits<double>::quiet_NaN();
     std::vector<double> train, valid, test;
     for (int d : task_.allDepths()) {
-        const auto [acc, loss] = accuracy(task_.evalSet(d));
+        std::pair<double, double> result;
+        if (!accuracyInto(task_.evalSet(d), 0, stop, result)) return std::nullopt;
+        const auto [acc, loss] = result;
         r.depths.push_back(d);
         r.accuracy.push_back(acc);
         r.loss.push_back(loss);
@@ -131,13 +146,36 @@ EvalRecord Trainer::evaluate() {
 std::string Trainer::run(const ProgressFn& onProgress, const std::atomic<bool>* stop) {
     using Clock = std::chrono::steady_clock;
     const int total = config_.train.steps;
+    const auto stopped = [&] { return stop && stop->load(std::memory_order_relaxed); };
     record_.status = "training";
     double rate = 0;
-    while (record_.stepsDone < total) {
-        if (stop && stop->load(std::memory_order_relaxed)) {
-            record_.status = "stopped";
+    auto progressNow = [&](double loss) {
+        TrainProgress p;
+        p.step = record_.stepsDone;
+        p.totalSteps = total;
+        p.loss = loss;
+        p.stepsPerSecond = rate;
+        p.etaSeconds = rate > 0 ? (total - p.step) / rate : 0;
+        return p;
+    };
+    double lastLoss = std::numeric_limits<double>::quiet_NaN();
+    while (true) {
+        if (evalPending_) {
+            // An evaluation can take a while on big sets: it gives way to `stop` between chunks and is
+            // done first thing on the next call instead.
+            const auto r = evaluateUnless(stop);
+            if (!r) break;
+            evalPending_ = false;
+            TrainProgress p = progressNow(lastLoss);
+            p.eval = &*r;
+            if (onProgress) onProgress(p);
+            continue;
+        }
+        if (record_.stepsDone >= total) {
+            record_.status = "finished";
             return record_.status;
         }
+        if (stopped()) break;
         const auto t0 = Clock::now();
         const double loss = trainStep();
         const double dt = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -158,21 +196,11 @@ std::string Trainer::run(const ProgressFn& onProgress, const std::atomic<bool>* 
             logCount_ = 0;
         }
         rate = rate == 0 ? 1.0 / dt : 0.95 * rate + 0.05 / dt;
-        TrainProgress p;
-        p.step = record_.stepsDone;
-        p.totalSteps = total;
-        p.loss = loss;
-        p.stepsPerSecond = rate;
-        p.etaSeconds = rate > 0 ? (total - p.step) / rate : 0;
-        const bool evalNow = p.step % config_.train.evalInterval == 0 || p.step == total;
-        EvalRecord r;
-        if (evalNow) {
-            r = evaluate();
-            p.eval = &r;
-        }
-        if (onProgress) onProgress(p);
+        lastLoss = loss;
+        evalPending_ = record_.stepsDone % config_.train.evalInterval == 0 || record_.stepsDone == total;
+        if (!evalPending_ && onProgress) onProgress(progressNow(loss));
     }
-    record_.status = "finished";
+    record_.status = "stopped";
     return record_.status;
 }
 

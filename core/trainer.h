@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <functional>
+#include <optional>
 #include <random>
 #include <string>
 
@@ -38,7 +39,8 @@ public:
     void restore(const CheckpointData& data, const ModelRecord& record, const std::filesystem::path& path);
 
     // Trains until config.train.steps are done, `stop` becomes true, or the loss is not finite.
-    // Evaluates every evalInterval steps and after the last step. Returns the final status
+    // Evaluates every evalInterval steps and after the last step; `stop` also interrupts an
+    // evaluation, which is then done first on the next call. Returns the final status
     // ("finished", "stopped", or "diverged: ..."), also kept in record().status.
     std::string run(const ProgressFn& onProgress, const std::atomic<bool>* stop);
 
@@ -63,6 +65,10 @@ public:
 
 private:
     void setThreads() const;
+    // As accuracy() and evaluate(), giving up (false / nullopt) as soon as `stop` is set.
+    bool accuracyInto(const std::vector<Example>& examples, int steps, const std::atomic<bool>* stop,
+                      std::pair<double, double>& out);
+    std::optional<EvalRecord> evaluateUnless(const std::atomic<bool>* stop);
 
     RunConfig config_;
     int modelIndex_;
@@ -77,6 +83,7 @@ private:
     double trainSeconds_ = 0;
     double lossSum_ = 0;              // since the last evaluation
     int lossCount_ = 0;
+    bool evalPending_ = false;        // an evaluation is due before the next step
     double logSum_ = 0;               // since the last loss-log point
     int logCount_ = 0;
     int lastEvalStep_ = 0;
