@@ -21,29 +21,58 @@ std::string fileStem(const std::string& name) {
     return s.empty() ? "model" : s;
 }
 
-std::vector<std::string> checkpointFileNames(const std::vector<ModelConfig>& models) {
+std::vector<std::string> checkpointStems(const std::vector<ModelConfig>& models) {
     std::vector<std::string> names;
     std::map<std::string, int> seen;
     for (const auto& m : models) {
         std::string stem = fileStem(m.name);
         if (const int n = seen[stem]++; n > 0) stem += "-" + std::to_string(n + 1);
-        names.push_back(stem + ".ckpt");
+        names.push_back(stem);
     }
     return names;
 }
+
+namespace {
+
+// "<stem>@<digits>.ckpt": a checkpoint written by saveRunFiles for this stem.
+bool isSavedCheckpointOf(const std::string& file, const std::string& stem) {
+    const std::string suffix = ".ckpt";
+    if (file.size() <= stem.size() + 1 + suffix.size() || file.compare(0, stem.size(), stem) != 0 ||
+        file[stem.size()] != '@' || file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0)
+        return false;
+    const std::string digits = file.substr(stem.size() + 1, file.size() - stem.size() - 1 - suffix.size());
+    return std::all_of(digits.begin(), digits.end(), [](unsigned char c) { return std::isdigit(c); });
+}
+
+} // namespace
 
 void saveRunFiles(const std::filesystem::path& runFile, RunRecord& record,
                   const std::vector<CheckpointData>& checkpoints) {
     if (checkpoints.size() != record.models.size())
         throw FileError("cannot save " + runFile.string() + ": " + std::to_string(checkpoints.size()) +
                         " checkpoints for " + std::to_string(record.models.size()) + " models");
-    const auto names = checkpointFileNames(record.config.models);
+    const auto stems = checkpointStems(record.config.models);
     const auto dir = runFile.parent_path();
+    std::vector<std::string> written;
     for (size_t i = 0; i < checkpoints.size(); ++i) {
-        saveCheckpoint(dir / names[i], checkpoints[i]);
-        record.models[i].checkpointFile = names[i];
+        const std::string name = stems[i] + "@" + std::to_string(checkpoints[i].step) + ".ckpt";
+        saveCheckpoint(dir / name, checkpoints[i]);
+        record.models[i].checkpointFile = name;
+        written.push_back(name);
     }
     saveRunRecord(runFile, record);
+    // Earlier saves' checkpoints are no longer named by the record. Removing them is tidying only:
+    // a failure leaves a stray file, not a broken run.
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(dir.empty() ? "." : dir, ec)) {
+        const std::string name = entry.path().filename().string();
+        if (std::find(written.begin(), written.end(), name) != written.end()) continue;
+        for (const auto& stem : stems)
+            if (isSavedCheckpointOf(name, stem)) {
+                std::error_code removeError;
+                std::filesystem::remove(entry.path(), removeError);
+            }
+    }
 }
 
 Run::Run(const RunConfig& config) {

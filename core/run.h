@@ -18,12 +18,13 @@ namespace ndr {
 
 // "NDR (copy gate)" -> "ndr-copy-gate": a name safe for a file name ("model" when nothing is left).
 std::string fileStem(const std::string& name);
-// Checkpoint file names of a run's models: "<stem>.ckpt", made unique when two names collide.
-std::vector<std::string> checkpointFileNames(const std::vector<ModelConfig>& models);
+// File-name stems of a run's models' checkpoints, made unique when two names collide ("ndr", "ndr-2").
+std::vector<std::string> checkpointStems(const std::vector<ModelConfig>& models);
 
-// Saves a run folder: each model's checkpoint beside `runFile` (names from checkpointFileNames, stored
-// into record.models[i].checkpointFile), then the record. Every file is written atomically, and the
-// record last, so a run file never names a checkpoint that is not there yet. Throws FileError.
+// Saves a run folder: each model's checkpoint beside `runFile` as "<stem>@<step>.ckpt" (stored into
+// record.models[i].checkpointFile), then the record, then removes the checkpoints of earlier saves.
+// Every file is written atomically and the record after its checkpoints, so whenever the process
+// dies, the run file on disk names complete checkpoints of the very steps it records. Throws FileError.
 void saveRunFiles(const std::filesystem::path& runFile, RunRecord& record,
                   const std::vector<CheckpointData>& checkpoints);
 

@@ -97,15 +97,21 @@ private slots:
         halves.save(file);
         const auto opened = Run::open(file);
         QCOMPARE(opened->record().models[1].history.size(), size_t(1));
-        QCOMPARE(opened->record().models[0].checkpointFile, std::string("ndr.ckpt"));
+        QCOMPARE(opened->record().models[0].checkpointFile, std::string("ndr@6.ckpt"));
         QCOMPARE(opened->task().tables(), halves.task().tables());
         for (int m = 0; m < 2; ++m) {
             QCOMPARE(opened->trainer(m).step(), 6);
             QCOMPARE(losses(opened->trainer(m), 6), expected[m]);
         }
         QVERIFY(opened->trainer(0).useBestWeights());
-        QCOMPARE(checkpointFileNames({ndrModel(8, 2, 8, 2), ndrModel(8, 2, 8, 2)}),
-                 (std::vector<std::string>{"ndr.ckpt", "ndr-2.ckpt"}));
+        QCOMPARE(checkpointStems({ndrModel(8, 2, 8, 2), ndrModel(8, 2, 8, 2)}),
+                 (std::vector<std::string>{"ndr", "ndr-2"}));
+        // Saving again after more training replaces the earlier checkpoints.
+        losses(opened->trainer(0), 2);
+        opened->save(file);
+        QDir folder(dir.path());
+        QCOMPARE(folder.entryList({"*.ckpt"}, QDir::Files, QDir::Name),
+                 (QStringList{"ndr@14.ckpt", "transformer@12.ckpt"}));
     }
 
     void learnsAndRecordsEvaluations() {

@@ -65,7 +65,7 @@ int runSweep(const SweepOptions& o) {
         const fs::path dir = out / ("seed-" + std::to_string(s));
         if (!o.quiet)
             announce(c, dir, "[seed " + std::to_string(s) + "/" + std::to_string(o.seeds) + "] ");
-        const TrainedRun run = trainAndSave(c, dir, o.quiet);
+        const TrainedRun run = trainAndSave(c, dir, o.quiet, o.autosaveEvery);
         if (run.interrupted)
             break; // a half-trained seed would bias the statistics
         seedsDone.push_back(s);

@@ -18,7 +18,7 @@ int runTrain(const TrainOptions& o) {
     if (!o.quiet)
         announce(config, out, "");
     InterruptGuard guard;
-    const TrainedRun run = trainAndSave(config, out, o.quiet);
+    const TrainedRun run = trainAndSave(config, out, o.quiet, o.autosaveEvery);
     printRunSummary(run, std::cout);
     std::cout << "Saved run.json";
     for (const auto& m : run.record.models)
@@ -43,8 +43,8 @@ Command addTrainCommand(CLI::App& root) {
     cmd->add_option_function<uint64_t>(
         "--seed", [o = opts.get()](uint64_t v) { o->overrides.seed = v; },
         "Seed of the task (tables, held-out sets) and of training");
-    cmd->footer("Writes <out>/run.json and one <model>.ckpt per model. Ctrl-C stops and saves what was "
-                "trained (exit status 130).\n");
+    cmd->footer("Writes <out>/run.json and one <model>@<step>.ckpt per model, also while training "
+                "(--autosave-every). Ctrl-C stops and saves what was trained (exit status 130).\n");
     return {cmd, [opts] { return runTrain(*opts); }};
 }
 

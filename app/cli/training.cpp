@@ -10,6 +10,8 @@
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
+#include <mutex>
+#include <optional>
 #include <thread>
 #include <unistd.h>
 
@@ -77,6 +79,10 @@ void addTrainOptions(CLI::App* cmd, TrainOptions& o) {
            "--threads", [&o](int v) { o.overrides.threads = v; }, "Eigen/OpenMP threads per model")
         ->check(positive());
     cmd->add_flag("--quiet,-q", o.quiet, "No progress display on stderr");
+    cmd->add_option("--autosave-every", o.autosaveEvery,
+                    "Save the run folder every N evaluations while training (0: only at the end)")
+        ->capture_default_str()
+        ->check(CLI::NonNegativeNumber);
 }
 
 ndr::RunConfig configFromOptions(const TrainOptions& o) {
@@ -98,7 +104,44 @@ void announce(const ndr::RunConfig& c, const fs::path& out, const std::string& p
               << " steps, seed " << c.train.seed << " -> " << out.string() << std::endl;
 }
 
-TrainedRun trainAndSave(const ndr::RunConfig& config, const fs::path& outDir, bool quiet) {
+namespace {
+
+// The latest state each training thread handed over for an autosave.
+struct Autosave {
+    struct State {
+        ndr::ModelRecord record;
+        ndr::CheckpointData checkpoint;
+    };
+    std::mutex mutex;
+    std::vector<std::optional<State>> latest; // (models)
+    bool dirty = false;
+
+    // Writes the run folder once every model has handed over a state; false if there is nothing new.
+    bool write(const ndr::Run& run, const fs::path& runFile) {
+        ndr::RunRecord rec;
+        std::vector<ndr::CheckpointData> checkpoints;
+        {
+            std::lock_guard lock(mutex);
+            if (!dirty || std::any_of(latest.begin(), latest.end(), [](const auto& s) { return !s; }))
+                return false;
+            dirty = false;
+            rec.config = run.config();
+            rec.tables = run.task().tables();
+            rec.probe = run.probe();
+            for (const auto& s : latest) {
+                rec.models.push_back(s->record);
+                rec.models.back().status = "stopped"; // an autosave can be continued
+                checkpoints.push_back(s->checkpoint);
+            }
+        }
+        ndr::saveRunFiles(runFile, rec, checkpoints);
+        return true;
+    }
+};
+
+} // namespace
+
+TrainedRun trainAndSave(const ndr::RunConfig& config, const fs::path& outDir, bool quiet, int autosaveEvery) {
     checkOutputDir(outDir);
     std::error_code ec;
     fs::create_directories(outDir, ec);
@@ -114,6 +157,8 @@ TrainedRun trainAndSave(const ndr::RunConfig& config, const fs::path& outDir, bo
         names.push_back(m.name);
 
     ProgressBoard board(names, quiet);
+    Autosave autosave;
+    autosave.latest.resize(size_t(n));
     std::vector<std::string> failures(n);
     out.wallSeconds.assign(n, 0);
     std::vector<std::thread> threads;
@@ -122,7 +167,19 @@ TrainedRun trainAndSave(const ndr::RunConfig& config, const fs::path& outDir, bo
             const auto t0 = Clock::now();
             std::string status;
             try {
-                status = run.trainer(i).run([&](const ndr::TrainProgress& p) { board.update(i, p); }, &gStop);
+                int evaluations = 0;
+                status = run.trainer(i).run(
+                    [&](const ndr::TrainProgress& p) {
+                        board.update(i, p);
+                        if (p.eval && autosaveEvery > 0 && ++evaluations % autosaveEvery == 0) {
+                            // Copied on this thread, which owns the trainer; written by the main thread.
+                            Autosave::State state{run.trainer(i).record(), run.trainer(i).checkpoint()};
+                            std::lock_guard lock(autosave.mutex);
+                            autosave.latest[size_t(i)] = std::move(state);
+                            autosave.dirty = true;
+                        }
+                    },
+                    &gStop);
             } catch (const std::exception& e) {
                 failures[i] = std::string("failed: ") + e.what();
                 status = failures[i];
@@ -132,10 +189,18 @@ TrainedRun trainAndSave(const ndr::RunConfig& config, const fs::path& outDir, bo
         });
     }
     bool noted = false;
+    bool autosaveFailed = false;
     while (!board.waitAndDraw(0.25)) {
         if (gStop && !noted) {
             board.note("ndr: stopping; what was trained will be saved (Ctrl-C again quits without saving)");
             noted = true;
+        }
+        try {
+            autosave.write(run, out.runFile);
+        } catch (const std::exception& e) {
+            if (!autosaveFailed)
+                board.note(std::string("ndr: autosave failed (training goes on): ") + e.what());
+            autosaveFailed = true;
         }
     }
     for (auto& t : threads)

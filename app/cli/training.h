@@ -30,8 +30,10 @@ struct TrainedRun {
 };
 
 // Trains every model of `config` at the same time and saves the run into `outDir` (created if needed).
+// With autosaveEvery > 0 the run folder is also saved, atomically, every that many evaluations of
+// each model while training goes on, so a crash or kill loses at most that much.
 // Throws CliError when the folder cannot be used or a file cannot be written.
-TrainedRun trainAndSave(const ndr::RunConfig& config, const fs::path& outDir, bool quiet);
+TrainedRun trainAndSave(const ndr::RunConfig& config, const fs::path& outDir, bool quiet, int autosaveEvery = 1);
 
 // The summary of a run: per model, accuracy per depth at the final and at the best-validation
 // evaluation, the test mean at the best validation, status and time.
@@ -42,6 +44,7 @@ struct TrainOptions {
     std::string preset, configFile, out;
     ConfigOverrides overrides;
     bool quiet = false;
+    int autosaveEvery = 1;
 };
 void addTrainOptions(CLI::App* cmd, TrainOptions& o);
 // The configuration the options name (CliError when neither --preset nor --config is given).
