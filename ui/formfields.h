@@ -1,0 +1,32 @@
+// Editors shared by the experiment panel's forms, made to shrink into a narrow (~400 px) dock.
+#pragma once
+
+#include <QSizePolicy>
+#include <QString>
+#include <initializer_list>
+#include <utility>
+
+class QComboBox;
+class QSpinBox;
+class QWidget;
+
+namespace ndrui {
+
+class RealSpinBox;
+
+// Lets an editor shrink well below its size hint and grow with its column.
+template <typename W> W* narrow(W* w) {
+    w->setMinimumWidth(48);
+    w->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    return w;
+}
+
+QSpinBox* makeIntField(int lo, int hi, int step = 1, QWidget* parent = nullptr);
+// adaptiveSteps: the arrows step by a tenth of the value's decade (learning rates, weight decay).
+RealSpinBox* makeRealField(double lo, double hi, double step, bool adaptiveSteps = false,
+                           QWidget* parent = nullptr);
+// Items with an int each (an enum's value), selected with selectData().
+QComboBox* makeComboField(std::initializer_list<std::pair<QString, int>> items, QWidget* parent = nullptr);
+void selectData(QComboBox* combo, int value);
+
+} // namespace ndrui

@@ -1,0 +1,59 @@
+// The foot of the experiment panel: a summary line, Start / Pause-Resume / Stop, and one progress bar
+// per model ("NDR  1200/6000  105 steps/s  ETA 0:46"). It shows what it is told; the panel decides.
+#pragma once
+
+#include <QStringList>
+#include <QWidget>
+#include <vector>
+
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QVBoxLayout;
+
+namespace ndrui {
+
+class RunControls : public QWidget {
+    Q_OBJECT
+public:
+    explicit RunControls(QWidget* parent = nullptr);
+
+    void setSummary(const QString& text, bool isProblem);
+    // running: a run is going (training or paused); paused: the toggle reads Resume; startable: Start may
+    // be clicked when nothing runs.
+    void setButtons(bool running, bool paused, bool startable);
+
+    // The configured models: names, and the steps a bar shows before progress is reported. Keeps the
+    // reported progress while the number of models is unchanged.
+    void setModels(const QStringList& names, int steps);
+    // Back to "not started" for every bar.
+    void resetProgress();
+    void setModelProgress(int model, int step, int totalSteps, double stepsPerSecond, double etaSeconds,
+                          const QString& status);
+
+signals:
+    void startClicked();
+    void pauseResumeClicked();
+    void stopClicked();
+
+private:
+    struct Progress {
+        int step = 0, total = 0;
+        double stepsPerSecond = 0, etaSeconds = -1;
+        QString status;
+        bool reported = false; // false until setModelProgress: the bar shows the configured steps
+    };
+    void render(int model);
+
+    QLabel* summary_ = nullptr;
+    QPushButton* start_ = nullptr;
+    QPushButton* pauseResume_ = nullptr;
+    QPushButton* stop_ = nullptr;
+    QVBoxLayout* barsLayout_ = nullptr;
+    std::vector<QProgressBar*> bars_;
+    std::vector<Progress> progress_;
+    QStringList names_;
+    int steps_ = 0;
+};
+
+} // namespace ndrui
