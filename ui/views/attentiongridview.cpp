@@ -15,6 +15,7 @@
 #include <qcustomplot.h>
 
 #include <cmath>
+#include <tuple>
 
 namespace ndrui {
 
@@ -72,6 +73,14 @@ AttentionGridView::AttentionGridView(QWidget* parent) : PlotView(parent) {
 }
 
 void AttentionGridView::setTraces(const std::vector<ndr::Trace>& traces, const QStringList& modelNames) {
+    // A new evaluation of the same probe has the same shape: refill the maps and keep the user's zoom.
+    auto shape = [](const std::vector<ndr::Trace>& ts) {
+        std::vector<std::tuple<int, int, std::vector<std::string>>> out;
+        for (const ndr::Trace& t : ts)
+            out.emplace_back(hasAttention(t) ? t.steps : 0, t.heads, t.tokenNames);
+        return out;
+    };
+    const bool sameShape = modelNames == names_ && shape(traces) == shape(traces_) && !maps_.empty();
     traces_ = traces;
     names_ = modelNames;
     int heads = 0;
@@ -83,6 +92,10 @@ void AttentionGridView::setTraces(const std::vector<ndr::Trace>& traces, const Q
             head_->removeItem(head_->count() - 1);
         while (head_->count() < heads + 1)
             head_->addItem(tr("Head %1").arg(head_->count()));
+    }
+    if (sameShape) {
+        fill();
+        return;
     }
     columns_ = 0; // the maps may differ in number or size: lay out anew
     layoutFor(QSize());
