@@ -4,6 +4,7 @@
 #include "views/attentiongridview.h"
 #include "views/depthbarsview.h"
 #include "views/gatemapview.h"
+#include "views/heatmapplot.h"
 #include "views/learningcurvesview.h"
 #include "views/lengthgeneralisationview.h"
 
@@ -229,6 +230,43 @@ private slots:
         QVERIFY2(cellW >= 8, qPrintable(QString("cells of %1 px").arg(cellW)));
         view.setTraces({longTrace(14, 4, true), longTrace(14, 4, false)}, {"NDR", "Transformer"});
         shoot(&view, "attention_grid_14_steps");
+    }
+
+    void heatmapPlotShowsOneStep() {
+        // The inspector's piece: one step of one head, square cells, the click names the cell.
+        HeatmapPlot view;
+        const Trace& t = run_.histories[0].back().probe;
+        const int T = t.positions, step = 2, head = 1;
+        std::vector<float> values(size_t(T) * T);
+        for (int i = 0; i < T; ++i)
+            for (int j = 0; j < T; ++j)
+                values[size_t(i) * T + j] = t.att(step, head, i, j);
+        QStringList tokens;
+        for (const std::string& name : t.tokenNames)
+            tokens << QString::fromStdString(name);
+        view.setNames("target", "source", "attention weight");
+        view.setTitle("NDR, step 3, head 2");
+        view.setMatrix(T, T, values, tokens, tokens);
+        showAt(&view, QSize(600, 500));
+        QCustomPlot* p = plotOf(&view);
+        const auto maps = plottables<QCPColorMap>(p);
+        QCOMPARE(maps.size(), size_t(1));
+        for (int i = 0; i < T; ++i)
+            for (int j = 0; j < T; ++j)
+                QCOMPARE(maps[0]->data()->cell(j, i), double(t.att(step, head, i, j)));
+        const QCPAxisRect* rect = maps[0]->keyAxis()->axisRect();
+        QVERIFY2(std::abs(rect->width() - rect->height()) <= T,
+                 qPrintable(QString("%1 x %2").arg(rect->width()).arg(rect->height())));
+        QSignalSpy clicked(&view, &HeatmapPlot::cellClicked);
+        const QPoint at = pixelOf(maps[0], 0, T - 1); // source 0 ([B]), target [E]
+        QTest::mouseClick(p, Qt::LeftButton, {}, at);
+        QCOMPARE(clicked.count(), 1);
+        QCOMPARE(clicked[0][0].toInt(), T - 1);
+        QCOMPARE(clicked[0][1].toInt(), 0);
+        QCOMPARE(view.toolTipAt(at), QString("target [E] (%1), source [B] (0): attention weight %2")
+                                         .arg(T - 1)
+                                         .arg(t.att(step, head, T - 1, 0), 0, 'f', 3));
+        shoot(&view, "heatmap_plot");
     }
 
     void gateMapShowsGatesOrANote() {
