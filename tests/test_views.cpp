@@ -96,6 +96,17 @@ private slots:
 
         view.setSmoothing(true);
         shoot(&view, "learning_curves");
+
+        // Streaming draws once per event-loop turn, not once per point.
+        QCoreApplication::processEvents(); // what was asked before
+        int replots = 0;
+        connect(p, &QCustomPlot::afterReplot, this, [&replots] { ++replots; });
+        for (int i = 0; i < 500; ++i)
+            view.appendLoss(1, 700 + i, 1.0);
+        QCOMPARE(replots, 0);
+        QCoreApplication::processEvents();
+        QCOMPARE(replots, 1);
+        disconnect(p, &QCustomPlot::afterReplot, this, nullptr);
         // Streaming one more point adds one point, and clear() empties the plot.
         view.appendLoss(0, 1000, 0.5);
         QCOMPARE(size_t(p->graph(0)->dataCount()), run_.losses[0].size() + 1);
@@ -214,6 +225,9 @@ private slots:
         QVERIFY(view.toolTipAt(at).startsWith("NDR, step 3, head 2"));
         view.setHead(-1);
         shoot(&view, "attention_grid");
+        // The next evaluation of the same probe refills the same maps (a zoom survives it).
+        view.setTraces(traces, run_.names);
+        QVERIFY(plottables<QCPColorMap>(p) == maps);
 
         // A model without a trace is left out; 14 steps wrap into rows and keep square cells.
         view.setTraces({longTrace(14, 4, true), Trace{}}, {"NDR", "Transformer"});
