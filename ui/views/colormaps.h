@@ -1,0 +1,35 @@
+// Colour maps and the one heatmap look shared by the attention grid, the gate map and the inspector:
+// a viridis-like gradient, crisp cells at integer coordinates, token labels on both axes.
+// Views-internal: only views/*.cpp include it.
+#pragma once
+
+#include <QPointF>
+#include <QStringList>
+
+#include <functional>
+
+class QCPAxisRect;
+class QCPColorGradient;
+class QCPColorMap;
+class QCPColorScale;
+
+namespace ndrui {
+
+// Viridis (perceptually uniform, readable in grey and by most colour-blind readers), which
+// QCustomPlot 2.1 lacks as a preset. Built from nine anchor colours of matplotlib's table.
+QCPColorGradient viridisGradient();
+
+// A colour map in `rect`: columns along x labelled `xLabels`, rows along y labelled `yLabels` with
+// row 0 at the top, cells centred on integer coordinates, no interpolation, coloured by `scale`.
+QCPColorMap* addHeatmap(QCPAxisRect* rect, const QStringList& xLabels, const QStringList& yLabels,
+                        QCPColorScale* scale);
+// Fills the map with value(row, col) for rows x cols cells.
+void setHeatmapValues(QCPColorMap* map, int rows, int cols, const std::function<double(int, int)>& value);
+// The cell under pixel `pos`, or false when `pos` is outside the map.
+bool heatmapCellAt(const QCPColorMap* map, const QPointF& pos, int* row, int* col);
+// Shows the whole map (one cell of margin is half a cell on each side).
+void fitHeatmap(QCPColorMap* map);
+// A vertical colour scale for values 0..1 with the viridis gradient.
+QCPColorScale* unitColorScale(QCPColorScale* scale, const QString& label);
+
+} // namespace ndrui

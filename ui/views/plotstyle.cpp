@@ -1,0 +1,139 @@
+// Shared plot styling and hit testing (see plotstyle.h).
+#include "plotstyle.h"
+
+#include "palette.h"
+
+#include <qcustomplot.h>
+
+namespace ndrui {
+
+void styleAxis(QCPAxis* axis, const QPalette& palette) {
+    const QColor text = palette.color(QPalette::WindowText);
+    QColor line = text;
+    line.setAlpha(170);
+    QColor grid = text;
+    grid.setAlpha(40);
+    QColor subGrid = text;
+    subGrid.setAlpha(18);
+    axis->setBasePen(QPen(line, 1));
+    axis->setTickPen(QPen(line, 1));
+    axis->setSubTickPen(QPen(line, 1));
+    axis->setLabelColor(text);
+    axis->setTickLabelColor(text);
+    axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
+    axis->grid()->setSubGridPen(QPen(subGrid, 1, Qt::DotLine));
+    axis->grid()->setZeroLinePen(Qt::NoPen);
+}
+
+void stylePlot(QCustomPlot* plot, const QPalette& palette) {
+    const QColor text = palette.color(QPalette::WindowText);
+    plot->setBackground(palette.brush(QPalette::Window));
+    for (QCPLayoutElement* element : plot->plotLayout()->elements(true)) {
+        if (auto* rect = qobject_cast<QCPAxisRect*>(element)) {
+            rect->setBackground(palette.brush(QPalette::Base));
+            for (QCPAxis* axis : rect->axes())
+                styleAxis(axis, palette);
+        } else if (auto* legend = qobject_cast<QCPLegend*>(element)) {
+            legend->setBrush(Qt::NoBrush);
+            legend->setBorderPen(Qt::NoPen);
+            legend->setTextColor(text);
+            for (int i = 0; i < legend->itemCount(); ++i)
+                legend->item(i)->setTextColor(text);
+        } else if (auto* title = qobject_cast<QCPTextElement*>(element)) {
+            title->setTextColor(text);
+        } else if (auto* scale = qobject_cast<QCPColorScale*>(element)) {
+            styleAxis(scale->axis(), palette);
+            scale->axis()->grid()->setVisible(false);
+        }
+    }
+}
+
+QCPLegend* legendRowOnTop(QCustomPlot* plot, int columns) {
+    QCPLegend* legend = plot->legend;
+    legend->setVisible(true);
+    if (QCPLayoutInset* inset = plot->axisRect()->insetLayout(); inset->elements(false).contains(legend))
+        inset->take(legend);
+    // In a row of its own beside an empty element, so the legend keeps its natural width at the left
+    // instead of spreading its entries over the whole plot.
+    auto* row = new QCPLayoutGrid;
+    plot->plotLayout()->insertRow(0);
+    plot->plotLayout()->addElement(0, 0, row);
+    plot->plotLayout()->setRowStretchFactor(0, 0.001);
+    row->addElement(0, 0, legend);
+    row->addElement(0, 1, new QCPLayoutElement(plot));
+    row->setColumnStretchFactor(0, 0.001);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    legend->setWrap(columns);
+    legend->setColumnSpacing(16);
+    legend->setRowSpacing(0);
+    legend->setMargins(QMargins(6, 2, 6, 0));
+    legend->setIconSize(28, 10);
+    return legend;
+}
+
+QCPAbstractPlottable* nearestPoint(const QCustomPlot* plot, const QPoint& pos, int* index,
+                                   const QCPAxisRect* rect, double maxPixels) {
+    QCPAbstractPlottable* best = nullptr;
+    double bestDistance = maxPixels;
+    for (int i = 0; i < plot->plottableCount(); ++i) {
+        QCPAbstractPlottable* p = const_cast<QCustomPlot*>(plot)->plottable(i);
+        if (!p->realVisibility() || (rect && p->keyAxis()->axisRect() != rect))
+            continue;
+        if (!p->keyAxis()->axisRect()->rect().contains(pos))
+            continue;
+        QVariant details;
+        const double d = p->selectTest(pos, false, &details);
+        if (d >= 0 && d < bestDistance) {
+            const QCPDataSelection sel = details.value<QCPDataSelection>();
+            if (sel.isEmpty())
+                continue;
+            best = p;
+            bestDistance = d;
+            *index = sel.dataRange().begin();
+        }
+    }
+    return best;
+}
+
+ChanceMark addChanceMark(QCustomPlot* plot, QCPAxisRect* rect) {
+    ChanceMark mark{new QCPItemStraightLine(plot), new QCPItemText(plot)};
+    for (QCPAbstractItem* item :
+         {static_cast<QCPAbstractItem*>(mark.line), static_cast<QCPAbstractItem*>(mark.label)}) {
+        item->setClipAxisRect(rect);
+        item->setLayer("overlay"); // over bars and curves, so it can always be found
+    }
+    for (QCPItemPosition* pos : {mark.line->point1, mark.line->point2, mark.label->position}) {
+        pos->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+        pos->setAxisRect(rect);
+    }
+    mark.line->point1->setTypeX(QCPItemPosition::ptAxisRectRatio);
+    mark.line->point2->setTypeX(QCPItemPosition::ptAxisRectRatio);
+    mark.label->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
+    mark.label->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+    setChance(mark, 0);
+    return mark;
+}
+
+void setChance(const ChanceMark& mark, double chance) {
+    mark.line->setVisible(chance > 0);
+    mark.label->setVisible(chance > 0);
+    mark.line->point1->setCoords(0, chance);
+    mark.line->point2->setCoords(1, chance);
+    mark.label->position->setCoords(0.995, chance);
+    mark.label->setText(QObject::tr("chance %1").arg(formatValue(chance)));
+}
+
+void styleChanceMark(const ChanceMark& mark, const QPalette& palette) {
+    const QColor ref = referenceColor(palette);
+    mark.line->setPen(QPen(ref, 1.2, Qt::DashDotLine));
+    mark.label->setColor(ref);
+    QColor behind = palette.color(QPalette::Base);
+    behind.setAlpha(200); // readable where the label sits over a bar or a curve
+    mark.label->setBrush(behind);
+}
+
+QString formatValue(double value) {
+    return QString::number(value, 'f', 3);
+}
+
+} // namespace ndrui

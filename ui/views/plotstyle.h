@@ -1,0 +1,46 @@
+// Helpers the plot views share: palette styling of a whole plot, a legend row above the plots, and
+// finding the data point under the mouse, the chance line. Views-internal: the views and their
+// headers use it; it names QCustomPlot types without including qcustomplot.h.
+#pragma once
+
+#include <QPalette>
+#include <QPoint>
+#include <QString>
+
+class QCustomPlot;
+class QCPAbstractPlottable;
+class QCPAxis;
+class QCPAxisRect;
+class QCPItemStraightLine;
+class QCPItemText;
+class QCPLegend;
+
+namespace ndrui {
+
+// Colours axes, grids, legends, text elements and colour scales of `plot` from `palette`.
+void stylePlot(QCustomPlot* plot, const QPalette& palette);
+void styleAxis(QCPAxis* axis, const QPalette& palette);
+
+// Moves the plot's legend out of the axis rect into a row of its own at the top, laid out left to
+// right with `columns` entries per line, so it never covers data.
+QCPLegend* legendRowOnTop(QCustomPlot* plot, int columns);
+
+// The visible plottable with a data point within `maxPixels` of `pos` (nearest wins) and the point's
+// index, or nullptr. Only plottables of `rect` count when it is given.
+QCPAbstractPlottable* nearestPoint(const QCustomPlot* plot, const QPoint& pos, int* index,
+                                   const QCPAxisRect* rect = nullptr, double maxPixels = 12);
+
+// The chance line across an accuracy axis rect, labelled at its right end above the data.
+struct ChanceMark {
+    QCPItemStraightLine* line = nullptr;
+    QCPItemText* label = nullptr;
+};
+ChanceMark addChanceMark(QCustomPlot* plot, QCPAxisRect* rect);
+// At `chance` (hidden when it is not positive).
+void setChance(const ChanceMark& mark, double chance);
+void styleChanceMark(const ChanceMark& mark, const QPalette& palette);
+
+// "0.994": accuracies and gate values as the tooltips show them.
+QString formatValue(double value);
+
+} // namespace ndrui

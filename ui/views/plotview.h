@@ -1,0 +1,56 @@
+// The base of every dashboard plot: a widget around one QCustomPlot that follows the system palette,
+// coalesces redraws, fits its ranges until the user zooms or pans, shows hover tooltips and exports.
+#pragma once
+
+#include <QImage>
+#include <QWidget>
+
+class QCustomPlot;
+class QHBoxLayout;
+class QVBoxLayout;
+
+namespace ndrui {
+
+class PlotView : public QWidget {
+    Q_OBJECT
+
+public:
+    // The plot alone (without the view's controls) drawn at `size` pixels, for exports.
+    QImage render(QSize size);
+    bool savePng(const QString& path, int width, int height);
+
+    // What the hover tooltip says at `pos` (in the plot's coordinates); empty over nothing.
+    virtual QString toolTipAt(const QPoint& pos) const = 0;
+
+    // Ranges follow the data until the user drags or zooms; a double click (or this) fits again.
+    void fitToData();
+
+protected:
+    explicit PlotView(QWidget* parent = nullptr);
+
+    QCustomPlot* plot() const { return plot_; }
+    // A row above the plot for the view's own controls (smoothing, head, model).
+    QHBoxLayout* controls();
+    QVBoxLayout* rootLayout() const { return root_; }
+
+    // Asks for one redraw on the next event-loop turn; many calls before it make one replot.
+    void requestReplot();
+    // Recolours axes, grids, legends, text and colour scales from palette(); views extend it for
+    // their own items and call it back.
+    virtual void applyPalette();
+    // Sets the ranges to show all the data; called before a replot while following the data.
+    virtual void fitRanges() {}
+    // Lays the plot out for an export of `size`, or back for the screen when `size` is invalid; most
+    // views need not (QCustomPlot scales its layout), views that choose a grid by size do.
+    virtual void layoutFor(QSize size) { Q_UNUSED(size); }
+
+    void changeEvent(QEvent* event) override;
+
+private:
+    QCustomPlot* plot_;
+    QVBoxLayout* root_;
+    QHBoxLayout* controls_ = nullptr;
+    bool following_ = true;
+};
+
+} // namespace ndrui
