@@ -31,5 +31,6 @@ Command addSweepCommand(CLI::App& root);
 Command addEvalCommand(CLI::App& root);
 Command addPredictCommand(CLI::App& root);
 Command addBenchCommand(CLI::App& root);
+Command addExportCommand(CLI::App& root);
 
 } // namespace ndrcli

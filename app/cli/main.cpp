@@ -14,7 +14,7 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     app.footer("Run `ndr COMMAND --help` for a command's options.\n");
     std::vector<Command> commands = {addTrainCommand(app), addEvalCommand(app), addPredictCommand(app),
-                                     addSweepCommand(app), addBenchCommand(app)};
+                                     addSweepCommand(app), addBenchCommand(app), addExportCommand(app)};
     if (argc <= 1) {
         std::cerr << app.help();
         return kExitUsage;
@@ -28,8 +28,8 @@ int main(int argc, char** argv) {
         const auto subs = app.get_subcommands();
         if (subs.empty() && argv[1][0] != '-') {
             std::cerr << "ndr: unknown command '" << argv[1]
-                      << "'; the commands are train, eval, predict, sweep "
-                      << "and bench (see `ndr --help`)" << std::endl;
+                      << "'; the commands are train, eval, predict, sweep, "
+                      << "bench and export (see `ndr --help`)" << std::endl;
             return kExitUsage;
         }
         const std::string name = subs.empty() ? "ndr" : "ndr " + subs.front()->get_name();

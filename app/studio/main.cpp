@@ -1,0 +1,84 @@
+// ndr-studio, the desktop app: the main window, plus a few options for scripted use (open a run,
+// start a preset, take a screenshot, measure how long the event loop ever stalls while training).
+#include "mainwindow.h"
+#include "dashboard.h"
+#include "experimentpanel.h"
+#include "stallmeter.h"
+
+#include "headless.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QTimer>
+#include <cstdio>
+
+int main(int argc, char** argv) {
+    // Without a display the window cannot open: say so and train headless with the command-line tool.
+    if (const auto code = runHeadlessIfNoDisplay(argc, argv)) return *code;
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName("NDR Studio");
+    QApplication::setApplicationName("ndr-studio");
+    QApplication::setApplicationDisplayName("NDR Studio");
+    QApplication::setApplicationVersion(NDR_VERSION);
+    QApplication::setWindowIcon(QIcon(":/icons/ndr-studio.svg"));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription("Train a Neural Data Router and a Transformer side by side and watch them route.");
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument("run", "A run file (run.json) to open.", "[run]");
+    QCommandLineOption preset("preset", "Fill the experiment panel from a preset (stub, paper-forward, paper-backward).", "name");
+    QCommandLineOption start("start", "Start training at once.");
+    QCommandLineOption screenshot("screenshot", "Save a screenshot of the window to FILE, then quit.", "file");
+    QCommandLineOption after("after", "Seconds to wait before the screenshot or the end of the measurement (default 20).", "seconds", "20");
+    QCommandLineOption measure("measure-stalls", "Report the longest event-loop stall and each model's steps/s on stdout, then quit.");
+    QCommandLineOption noSettings("no-settings", "Neither read nor write settings (window layout, last configuration, recent runs).");
+    for (const auto& o : {preset, start, screenshot, after, measure, noSettings}) parser.addOption(o);
+    parser.process(app);
+
+    ndrui::MainWindow window(!parser.isSet(noSettings));
+    window.show();
+    if (!parser.positionalArguments().isEmpty()) window.openRun(parser.positionalArguments().front());
+    if (parser.isSet(preset)) {
+        try {
+            window.panel().setConfig(ndr::presetConfig(parser.value(preset).toStdString()));
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "ndr-studio: %s\n", e.what());
+            return 2;
+        }
+    }
+    if (parser.isSet(start)) QTimer::singleShot(0, &window, [&] { window.startTraining(window.panel().config()); });
+
+    ndrui::StallMeter meter;
+    const bool scripted = parser.isSet(screenshot) || parser.isSet(measure);
+    if (scripted) {
+        bool ok = false;
+        const double seconds = parser.value(after).toDouble(&ok);
+        if (!ok || seconds < 0) {
+            std::fprintf(stderr, "ndr-studio: --after needs a number of seconds, got '%s'\n", qPrintable(parser.value(after)));
+            return 2;
+        }
+        if (parser.isSet(measure)) meter.start();
+        QTimer::singleShot(int(seconds * 1000), &window, [&] {
+            if (parser.isSet(screenshot)) {
+                window.redrawNow();
+                QApplication::processEvents();
+                const QString file = parser.value(screenshot);
+                if (!window.grab().save(file)) std::fprintf(stderr, "ndr-studio: cannot write %s\n", qPrintable(file));
+                else std::fprintf(stderr, "ndr-studio: screenshot in %s\n", qPrintable(QDir::toNativeSeparators(file)));
+            }
+            if (parser.isSet(measure)) {
+                meter.stop();
+                std::printf("%s", qPrintable(meter.report()));
+                for (const auto& m : window.session().models())
+                    std::printf("%s: step %d, %.1f steps/s (training time only)\n", qPrintable(m.name), m.step,
+                                m.history.empty() ? m.stepsPerSecond : m.history.back().stepsPerSecond);
+            }
+            window.session().stop();
+            QApplication::quit();
+        });
+    }
+    return app.exec();
+}
