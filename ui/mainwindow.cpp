@@ -252,9 +252,11 @@ void MainWindow::rebuildRecentMenu() {
 
 void MainWindow::showError(const QString& title, const QString& message) {
     statusBar()->showMessage(title, 5000);
-    QMessageBox box(QMessageBox::Warning, title, message, QMessageBox::Ok, this);
-    box.setObjectName("errorBox");
-    box.exec();
+    // Window-modal and not exec(): the event loop (and training) goes on while it is shown.
+    auto* box = new QMessageBox(QMessageBox::Warning, title, message, QMessageBox::Ok, this);
+    box->setObjectName("errorBox");
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
 }
 
 void MainWindow::about() {
