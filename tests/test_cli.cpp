@@ -6,6 +6,12 @@
 #include "task.h"
 
 #include <QProcess>
+#include <QImage>
+#include <QDateTime>
+#include <QFileInfo>
+#include "gifwriter.h"
+#include "run.h"
+#include <random>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <nlohmann/json.hpp>
@@ -72,7 +78,7 @@ private slots:
     void initTestCase() { QVERIFY(dir_.isValid()); }
 
     void helpOnEveryCommand() {
-        for (const QString cmd : {"train", "eval", "predict", "sweep", "bench"}) {
+        for (const QString cmd : {"train", "eval", "predict", "sweep", "bench", "export"}) {
             const Result r = runNdr({cmd, "--help"});
             QVERIFY2(r.exitCode == 0, describe(r));
             QVERIFY2(r.out.contains("--"), describe(r));
@@ -167,6 +173,74 @@ private slots:
         QVERIFY2(r.exitCode == 0, describe(r));
         r = runNdr({"predict", runFile_, x + " a", "--model", "nosuchmodel"});
         QVERIFY2(r.exitCode != 0 && r.err.contains("nosuchmodel"), describe(r));
+    }
+
+    void exportDrawsTheDashboardHeadless() {
+        QVERIFY(!runFile_.isEmpty());
+        const QString out = path("exported");
+        Result r = runNdr({"export", runFile_, "--out", out, "--width", "800", "--height", "500"});
+        QVERIFY2(r.exitCode == 0, describe(r));
+        for (const QString f : {"learning-curves.png", "depth-accuracy.png", "length-generalisation.png",
+                                "attention-maps.png", "gate-map.png", "dashboard.png", "frames/frame-000.png",
+                                "frames/frame-001.png"}) {
+            QImage img(out + "/" + f);
+            QVERIFY2(!img.isNull(), qPrintable(f));
+        }
+        QCOMPARE(QImage(out + "/dashboard.png").size(), QSize(800, 500));
+        const ndrui::GifInfo gif = ndrui::readGifInfo(out + "/training.gif");
+        QCOMPARE(gif.frames, 2); // one per evaluation
+        QCOMPARE(QSize(gif.width, gif.height), QSize(800, 500));
+        // A second export into the same folder refuses and changes nothing.
+        const QDateTime before = QFileInfo(out + "/dashboard.png").lastModified();
+        r = runNdr({"export", runFile_, "--out", out});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("already exists"), describe(r));
+        QCOMPARE(QFileInfo(out + "/dashboard.png").lastModified(), before);
+        r = runNdr({"export", path("nothing.json")});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("nothing.json"), describe(r));
+    }
+
+    void killedTrainingLeavesALoadableAutosave() {
+        // SIGKILL at 20 seeded random moments: whenever a run file is there, it opens with the
+        // checkpoints it names, and every checkpoint on disk is whole (its checksum holds). Only
+        // temporary files (".tmp-") may be left half-written, and nothing ever reads those.
+        json config = tinyConfig();
+        config["train"]["steps"] = 100000;
+        config["train"]["evalInterval"] = 10;
+        QVERIFY(writeText(path("long.json"), config.dump()));
+        std::mt19937 rng(11);
+        int withAutosave = 0; // kills after which the last autosave opened
+        for (int kill = 0; kill < 20; ++kill) {
+            const QString out = path(QString("killed-%1").arg(kill));
+            QProcess p;
+            p.start(QString(NDR_BINARY_DIR) + "/app/ndr",
+                    {"train", "--config", path("long.json"), "--out", out, "--quiet"});
+            QVERIFY(p.waitForStarted());
+            // After the first autosave, at a random moment: mid-step, mid-evaluation or mid-save.
+            QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(out + "/run.json"), 30000);
+            QTest::qWait(std::uniform_int_distribution<int>(0, 800)(rng));
+            p.kill();
+            QVERIFY(p.waitForFinished(5000));
+            QCOMPARE(p.exitStatus(), QProcess::CrashExit);
+            const QDir dir(out);
+            for (const QString& f : dir.entryList({"*.ckpt"}, QDir::Files)) {
+                try {
+                    loadCheckpoint(dir.filePath(f).toStdString());
+                } catch (const std::exception& e) {
+                    QFAIL(qPrintable(f + ": " + e.what()));
+                }
+            }
+            ++withAutosave;
+            try {
+                const auto run = Run::open(dir.filePath("run.json").toStdString());
+                for (int m = 0; m < run->modelCount(); ++m)
+                    QCOMPARE(run->trainer(m).step(), run->record().models[m].history.back().step);
+            } catch (const std::exception& e) {
+                QFAIL(qPrintable(QString("kill %1: the autosave does not open: %2").arg(kill).arg(e.what())));
+            }
+        }
+        QCOMPARE(withAutosave, 20);
     }
 
     void evalPrintsTable() {

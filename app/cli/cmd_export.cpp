@@ -7,6 +7,7 @@
 
 #include <QApplication>
 #include <QDir>
+#include <QFileInfo>
 #include <iostream>
 #include <memory>
 
@@ -42,7 +43,8 @@ int runExport(const ExportCliOptions& o) {
     const QStringList files = ndrui::exportDashboard(record, QString::fromStdString(out.string()), options, &error);
     if (!error.isEmpty()) throw CliError(error.toStdString());
     std::cout << "Wrote " << files.size() << " files to " << out.string() << ":";
-    for (const QString& f : files) std::cout << "\n  " << QDir(QString::fromStdString(out.string())).relativeFilePath(f).toStdString();
+    const QDir dir(QString::fromStdString(fs::absolute(out).string()));
+    for (const QString& f : files) std::cout << "\n  " << dir.relativeFilePath(QFileInfo(f).absoluteFilePath()).toStdString();
     std::cout << std::endl;
     return 0;
 }
