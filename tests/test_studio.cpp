@@ -4,6 +4,7 @@
 // file opens; closing mid-training stops the workers.
 #include "dashboard.h"
 #include "experimentpanel.h"
+#include "gifwriter.h"
 #include "mainwindow.h"
 #include "views/attentiongridview.h"
 #include "views/depthbarsview.h"
@@ -152,6 +153,13 @@ private slots:
         QCOMPARE(reopened.dashboard().attention().weight(1, 2, -1, 3, 1), w.dashboard().attention().weight(1, 2, -1, 3, 1));
         // The panel shows the opened run's configuration.
         QCOMPARE(reopened.panel().config().train.steps, 400);
+
+        // File > Export into an empty folder: every view, the dashboard, a frame per evaluation, the GIF.
+        const QString folder = dir_.filePath("export");
+        QVERIFY(reopened.exportTo(folder, false));
+        QVERIFY(!QImage(folder + "/dashboard.png").isNull());
+        QVERIFY(!QImage(folder + "/attention-maps.png").isNull());
+        QCOMPARE(readGifInfo(folder + "/training.gif").frames, 4); // evaluations at 100..400
     }
 
     void badValuesDoNotStart() {

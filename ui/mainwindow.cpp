@@ -3,6 +3,7 @@
 
 #include "dashboard.h"
 #include "experimentpanel.h"
+#include "exporter.h"
 
 #include <QAction>
 #include <QApplication>
@@ -226,8 +227,43 @@ void MainWindow::openDialog() {
 }
 
 void MainWindow::exportDialog() {
-    // Filled in by the export issue: PNGs of the views and GIFs of the training.
-    statusBar()->showMessage(tr("Export is not available yet"), 3000);
+    if (!session_.hasRun()) return;
+    const QString last = persistent_ ? QSettings().value("files/exportDir").toString() : QString();
+    const QString folder = QFileDialog::getExistingDirectory(this, tr("Export the dashboard to a folder"), last);
+    if (folder.isEmpty()) return;
+    if (persistent_) QSettings().setValue("files/exportDir", folder);
+    exportTo(folder, false);
+}
+
+bool MainWindow::exportTo(const QString& folder, bool overwrite) {
+    const ndr::RunRecord record = session_.record();
+    ExportOptions options;
+    options.overwrite = overwrite;
+    if (!overwrite) {
+        QStringList existing;
+        for (const QString& f : dashboardExportFiles(record, options))
+            if (QFileInfo::exists(QDir(folder).filePath(f))) existing << f;
+        if (!existing.isEmpty()) {
+            const auto answer = QMessageBox::question(
+                this, tr("Replace files?"),
+                tr("%1 already holds %2 of the files to export (%3). Replace them?")
+                    .arg(QDir::toNativeSeparators(folder))
+                    .arg(existing.size())
+                    .arg(existing.mid(0, 3).join(", ") + (existing.size() > 3 ? ", …" : "")));
+            if (answer != QMessageBox::Yes) return false;
+            options.overwrite = true;
+        }
+    }
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    QString error;
+    const QStringList written = exportDashboard(record, folder, options, &error);
+    QApplication::restoreOverrideCursor();
+    if (!error.isEmpty()) {
+        showError(tr("Export failed"), error);
+        return false;
+    }
+    statusBar()->showMessage(tr("Exported %1 files to %2").arg(written.size()).arg(QDir::toNativeSeparators(folder)), 8000);
+    return true;
 }
 
 void MainWindow::addRecent(const QString& file) {

@@ -37,6 +37,9 @@ public:
     bool openRun(const QString& file);
     // Saves the run to `file` (asks for a file when empty); the answer comes in the status bar.
     void saveRun(const QString& file = {});
+    // Exports the dashboard (view PNGs, the whole dashboard, frames and the training GIF) into `folder`;
+    // asks before replacing files unless `overwrite`. Says where the files went in the status bar.
+    bool exportTo(const QString& folder, bool overwrite);
     // Redraws the dashboard now instead of at the next coalesced redraw (for tests and exports).
     void redrawNow();
 
