@@ -61,6 +61,7 @@ Inspector::Inspector(TrainingSession& session, QWidget* parent) : QWidget(parent
     status_ = new QLabel(content);
     status_->setObjectName("inspector.status");
     status_->setWordWrap(true);
+    status_->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
     tokens_ = makeTable("inspector.tokens", content);
     tokens_->setToolTip(tr("Each position's token and its true value: the symbol after applying the "
                            "functions up to there"));
@@ -102,13 +103,13 @@ Inspector::Inspector(TrainingSession& session, QWidget* parent) : QWidget(parent
     threshold_->setSingleStep(0.05);
     threshold_->setValue(0.1);
 
+    auto* playback = new QHBoxLayout;
+    playback->addWidget(new QLabel(tr("Step"), content));
+    playback->addWidget(slider_, 1);
+    playback->addWidget(stepLabel_);
+    playback->addWidget(play_);
+    playback->addWidget(speed_);
     auto* controls = new QHBoxLayout;
-    controls->addWidget(new QLabel(tr("Step"), content));
-    controls->addWidget(slider_, 1);
-    controls->addWidget(stepLabel_);
-    controls->addWidget(play_);
-    controls->addWidget(speed_);
-    controls->addSpacing(12);
     controls->addWidget(new QLabel(tr("Heads"), content));
     controls->addWidget(head_);
     controls->addSpacing(12);
@@ -117,6 +118,7 @@ Inspector::Inspector(TrainingSession& session, QWidget* parent) : QWidget(parent
     controls->addSpacing(12);
     controls->addWidget(halt_);
     controls->addWidget(threshold_);
+    controls->addStretch(1);
 
     viewsRow_ = new QHBoxLayout;
     cell_ = new QLabel(tr("Click a heatmap or gate cell to see what it is."), content);
@@ -148,8 +150,12 @@ Inspector::Inspector(TrainingSession& session, QWidget* parent) : QWidget(parent
     auto* main = new QWidget(content);
     auto* mainLayout = new QVBoxLayout(main);
     mainLayout->setContentsMargins(0, 0, 0, 0);
-    mainLayout->addWidget(truth_);
+    auto* truthRow = new QHBoxLayout;
+    truthRow->addWidget(truth_);
+    truthRow->addWidget(status_, 1);
+    mainLayout->addLayout(truthRow);
     mainLayout->addWidget(tokens_);
+    mainLayout->addLayout(playback);
     mainLayout->addLayout(controls);
     mainLayout->addLayout(viewsRow_, 1);
     mainLayout->addWidget(cell_);
@@ -160,12 +166,11 @@ Inspector::Inspector(TrainingSession& session, QWidget* parent) : QWidget(parent
     split->addWidget(side);
     split->setStretchFactor(0, 1);
     split->setStretchFactor(1, 0);
-    split->setSizes({960, 340});
+    split->setSizes({920, 380});
     side->setMinimumWidth(280);
 
     auto* layout = new QVBoxLayout(content);
     layout->addWidget(input_);
-    layout->addWidget(status_);
     layout->addWidget(split, 1);
 
     requestTimer_ = new QTimer(this);
@@ -223,7 +228,7 @@ void Inspector::resetRun() {
     for (auto* v : views_)
         delete v;
     views_.clear();
-    cell_->setText(tr("Click a heatmap or gate cell to see what it is."));
+    clearCell();
     status_->clear();
     const ndr::CtlTask* task = session_.task();
     pages_->setCurrentIndex(task ? 1 : 0);
@@ -354,9 +359,13 @@ void Inspector::showTraces() {
             errors << QString("%1: %2").arg(session_.models()[size_t(m)].name, r->error);
         } else if (!r && requestId_ != 0) {
             note = tr("Tracing…");
+        } else if (!r) {
+            note = tr("Type a valid expression, or draw a random one, to see how this model routes it.");
         }
         views_[size_t(m)]->setTrace(trace(m), note);
     }
+    if (!tracesComplete())
+        clearCell(); // a cell of the previous expression no longer names anything shown
     const int n = maxStep();
     const bool atEnd = slider_->value() == slider_->maximum();
     slider_->blockSignals(true);
@@ -412,6 +421,11 @@ void Inspector::showCell(int model, int step, int target, int source, double val
                            .arg(value, 0, 'f', 3));
         highlightTokens(target, source);
     }
+}
+
+void Inspector::clearCell() {
+    cell_->setText(tr("Click a heatmap or gate cell to see what it is."));
+    highlightTokens(-1, -1);
 }
 
 void Inspector::togglePlay() {

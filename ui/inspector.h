@@ -71,6 +71,7 @@ private:
     void showTraces();
     void showStep();
     void showCell(int model, int step, int target, int source, double value, bool gate);
+    void clearCell();
     void togglePlay();
     void tick();
     // Tables (inspectortables.cpp).

@@ -71,7 +71,7 @@ void Inspector::fillTokens() {
         tokens_->setRowCount(0);
         tokens_->setColumnCount(0);
         truth_->setText(example_ || !task ? QString() : tr("Type an expression or draw a random one."));
-        fitHeight(tokens_);
+        tokens_->hide();
         return;
     }
     const std::vector<int> toks = task->tokens(*example_), values = task->intermediates(*example_);
@@ -88,6 +88,7 @@ void Inspector::fillTokens() {
         tokens_->setItem(1, p, item(v >= 0 ? QString::fromStdString(task->symbolName(v)) : QString()));
     }
     tokens_->resizeColumnsToContents();
+    tokens_->show();
     fitHeight(tokens_);
     const int depth = example_->depth();
     truth_->setText(tr("True answer: <b>%1</b> &nbsp; (depth %2%3)")
@@ -125,9 +126,9 @@ void Inspector::fillAnswers() {
         distribution_->setRowCount(0);
         return;
     }
-    QStringList columns{tr("answer"), tr("p"), QString()};
+    QStringList columns{tr("answer"), tr("p")};
     if (halts)
-        columns << tr("halts after") << tr("answer then");
+        columns << tr("halts after") << tr("then");
     answers_->setColumnCount(int(columns.size()));
     answers_->setHorizontalHeaderLabels(columns);
     answers_->setRowCount(int(models.size()));
@@ -153,17 +154,19 @@ void Inspector::fillAnswers() {
         }
         const int last = int(t->stepAnswers.size()) - 1, a = t->stepAnswers[size_t(last)];
         const bool right = a == t->answer;
-        auto* ans = item(QString::fromStdString(task->symbolName(a)));
+        auto* ans = item(
+            QString::fromStdString(task->symbolName(a)) + (right ? " ✓" : " ✗"),
+            right ? tr("right")
+                  : tr("wrong: the answer is %1").arg(QString::fromStdString(task->symbolName(t->answer))));
         ans->setBackground(verdictColor(right, false));
         answers_->setItem(m, 0, ans);
         answers_->setItem(m, 1, item(QString::number(double(t->probsAfter(last)[a]), 'f', 3)));
-        answers_->setItem(m, 2, item(right ? tr("right") : tr("wrong")));
         if (halts) {
             const int h = haltingStep(*t, threshold());
             if (h < 0) {
-                answers_->setItem(m, 3, item(tr("no gates"), tr("A residual model has no gates to halt on")));
+                answers_->setItem(m, 2, item(tr("no gates"), tr("A residual model has no gates to halt on")));
             } else {
-                answers_->setItem(m, 3,
+                answers_->setItem(m, 2,
                                   item(h < t->steps ? QString::number(h) : tr("never (%1)").arg(h),
                                        h < t->steps ? tr("Every gate stays below the threshold after "
                                                          "step %1")
@@ -172,7 +175,7 @@ void Inspector::fillAnswers() {
                 const int ah = t->stepAnswers[size_t(h)];
                 auto* then = item(QString::fromStdString(task->symbolName(ah)));
                 then->setBackground(verdictColor(ah == t->answer, false));
-                answers_->setItem(m, 4, then);
+                answers_->setItem(m, 3, then);
             }
         }
         for (int s = 0; s < S && s < t->symbols; ++s) {
@@ -211,7 +214,7 @@ void Inspector::fillReadout() {
     if (!task || (n == 0 && none)) {
         readout_->setRowCount(0);
         readout_->setColumnCount(0);
-        fitHeight(readout_);
+        readout_->hide();
         return;
     }
     readout_->setRowCount(int(models.size()));
@@ -239,7 +242,7 @@ void Inspector::fillReadout() {
                                   .arg(QString::fromStdString(task->symbolName(a)))
                                   .arg(p, 0, 'f', 3));
             cell->setData(Qt::UserRole, a == t->answer);
-            if (s == h) {
+            if (s == h && h < t->steps) {
                 cell->setText(cell->text() + tr(" ■"));
                 cell->setToolTip(cell->toolTip() + tr("; the gates close after this step (halting)"));
             }
@@ -247,6 +250,7 @@ void Inspector::fillReadout() {
         }
     }
     readout_->resizeColumnsToContents();
+    readout_->show();
     fitHeight(readout_);
     markReadoutStep();
 }

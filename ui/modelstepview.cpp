@@ -53,6 +53,10 @@ ModelStepView::ModelStepView(int model, const QString& name, QWidget* parent)
     gates_->setNames(QString(), tr("position"), tr("gate"));
     // A strip of one row: enough height for the title, one square row of cells and the axis labels.
     gates_->setFixedHeight(150);
+    gateNote_ = new QLabel(tr("No copy gates: a residual layer rewrites every column at every step."), this);
+    gateNote_->setWordWrap(true);
+    gateNote_->setAlignment(Qt::AlignHCenter | Qt::AlignTop);
+    gateNote_->setFixedHeight(150);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -61,6 +65,8 @@ ModelStepView::ModelStepView(int model, const QString& name, QWidget* parent)
     layout->addWidget(note_);
     layout->addWidget(attention_, 1);
     layout->addWidget(gates_);
+    layout->addWidget(gateNote_);
+    layout->addStretch(0);
 
     connect(attention_, &HeatmapPlot::cellClicked, this,
             [this](int row, int col, double v) { emit attentionClicked(model_, shownStep(), row, col, v); });
@@ -94,14 +100,14 @@ void ModelStepView::refresh() {
     const QString color = modelColor(model_).name();
     QString title = QString("<b style='color:%1'>%2</b>").arg(color, name_.toHtmlEscaped());
     if (!trace_) {
+        // Nothing to draw: the note says why, rather than an empty map that looks like data.
         title_->setText(title);
-        attention_->setMatrix(0, 0, {}, {}, {});
-        attention_->setTitle(QString());
-        gates_->setMatrix(0, 0, {}, {}, {});
-        gates_->setTitle(QString());
+        attention_->setVisible(false);
         gates_->setVisible(false);
+        gateNote_->setVisible(false);
         return;
     }
+    attention_->setVisible(true);
     const int T = trace_->positions, s = shownStep();
     QStringList tokens;
     for (const std::string& n : trace_->tokenNames)
@@ -117,6 +123,7 @@ void ModelStepView::refresh() {
     attention_->setMatrix(T, T, attentionAt(*trace_, s, head_), tokens, tokens);
     const bool gated = !trace_->gates.empty();
     gates_->setVisible(gated);
+    gateNote_->setVisible(!gated);
     if (gated) {
         gates_->setTitle(s == 0 ? tr("gates: none yet") : tr("copy gates at step %1 (open = 1)").arg(s));
         gates_->setMatrix(1, T, gatesAt(*trace_, s), {tr("gate")}, tokens);

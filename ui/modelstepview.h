@@ -58,6 +58,7 @@ private:
     QLabel* note_;
     HeatmapPlot* attention_;
     HeatmapPlot* gates_;
+    QLabel* gateNote_;
 };
 
 } // namespace ndrui

@@ -31,6 +31,7 @@ StepsNeededPanel::StepsNeededPanel(TrainingSession& session, QWidget* parent)
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->setSelectionMode(QAbstractItemView::NoSelection);
     table_->verticalHeader()->hide();
+    table_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
 
     auto* row = new QHBoxLayout;
@@ -118,7 +119,7 @@ void StepsNeededPanel::fill() {
     const std::vector<int> depths = task->allDepths();
     QStringList headers{tr("depth")};
     for (const auto& m : models)
-        headers << tr("%1 steps").arg(m.name) << tr("%1 right").arg(m.name);
+        headers << tr("%1\nsteps").arg(m.name) << tr("%1\nright").arg(m.name);
     table_->setColumnCount(int(headers.size()));
     table_->setHorizontalHeaderLabels(headers);
     table_->setRowCount(int(depths.size()));
