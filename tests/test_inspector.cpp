@@ -463,7 +463,10 @@ private slots:
     void aNewRunResetsEverything() {
         traceOf(QString::fromStdString(task().format(task().evalSet(1)[0])));
         QString error;
-        QVERIFY(session_.start(tinyRun(50), &error));
+        // The new run's vanilla model has separate layers: it cannot run more steps than it has.
+        ndr::RunConfig unshared = tinyRun(50);
+        unshared.models[1].sharedWeights = false;
+        QVERIFY(session_.start(unshared, &error));
         QCOMPARE(inspector_->pendingRequest(), quint64(0));
         QVERIFY(field_->text().isEmpty());
         QVERIFY(!inspector_->trace(0));
@@ -473,6 +476,20 @@ private slots:
         traceOf(QString::fromStdString(task().format(task().evalSet(2)[0])));
         session_.stop();
         QTRY_COMPARE_WITH_TIMEOUT(session_.state(), TrainingSession::State::Ready, 10000);
+        // More steps than trained: NDR runs them, the unshared model's refusal is shown as a note.
+        const int trained = session_.models()[1].config.steps;
+        child<QSpinBox>("inspector.steps")->setValue(2 * trained);
+        QTRY_VERIFY_WITH_TIMEOUT(inspector_->tracesComplete() && inspector_->trace(0) &&
+                                     inspector_->trace(0)->steps == 2 * trained,
+                                 10000);
+        QVERIFY(!inspector_->trace(1));
+        const QString status = child<QLabel>("inspector.status")->text();
+        QVERIFY2(status.contains(session_.models()[1].name) && status.contains("more steps"),
+                 qPrintable(status));
+        QCOMPARE(textAt(child<QTableWidget>("inspector.answers"), 1, 0), QString("error"));
+        QCOMPARE(int(inspector_->stepFrames(QSize(600, 400)).size()), 2 * trained + 1);
+        if (const QString shots = qEnvironmentVariable("NDR_INSPECTOR_SHOTS"); !shots.isEmpty())
+            inspector_->grab().save(shots + "/inspector-unshared.png");
     }
 };
 

@@ -138,11 +138,15 @@ void StepsNeededPanel::fill() {
                 right = QString("%1/%2").arg(s.correctAtHalt).arg(s.examples);
                 const bool gated = models[size_t(m)].config.update == ndr::UpdateKind::CopyGate;
                 if (gated) {
-                    steps =
-                        s.minStep == s.maxStep
-                            ? QString::number(s.minStep)
-                            : QString("%1 (%2–%3)").arg(s.meanStep, 0, 'f', 1).arg(s.minStep).arg(s.maxStep);
-                    if (s.halted < s.examples)
+                    // Examples that never halt count their full run in the mean; all of them: "never".
+                    if (s.halted == 0)
+                        steps = tr("never");
+                    else if (s.minStep == s.maxStep)
+                        steps = QString::number(s.minStep);
+                    else
+                        steps =
+                            QString("%1 (%2–%3)").arg(s.meanStep, 0, 'f', 1).arg(s.minStep).arg(s.maxStep);
+                    if (s.halted > 0 && s.halted < s.examples)
                         steps += tr(", %1 never").arg(s.examples - s.halted);
                     tip = tr(
                         "mean (min–max) halting step over %n example(s); \"never\": gates still open at the "
