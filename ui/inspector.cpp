@@ -16,7 +16,6 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
-#include <QScrollArea>
 #include <QSlider>
 #include <QSpinBox>
 #include <QSplitter>
@@ -363,7 +362,10 @@ void Inspector::showTraces() {
         slider_->setValue(n);
     slider_->blockSignals(false);
     if (requestId_ != 0 && tracesComplete())
-        status_->setText(errors.isEmpty() ? QString() : errors.join("\n"));
+        status_->setText(errors.isEmpty()
+                             ? QString()
+                             : QString("<span style='color:#d62728'>%1</span>")
+                                   .arg(errors.join("\n").toHtmlEscaped().replace("\n", "<br>")));
     else if (requestId_ == 0)
         status_->clear();
     fillTokens();
