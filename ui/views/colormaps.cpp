@@ -57,7 +57,11 @@ QCPColorMap* addHeatmap(QCPAxisRect* rect, const QStringList& xLabels, const QSt
 void setHeatmapValues(QCPColorMap* map, int rows, int cols, const std::function<double(int, int)>& value) {
     QCPColorMapData* data = map->data();
     data->setSize(std::max(cols, 1), std::max(rows, 1));
-    data->setRange(QCPRange(0, std::max(cols - 1, 0)), QCPRange(0, std::max(rows - 1, 0)));
+    // QCustomPlot widens the image by half a cell on each side only along a dimension of two or more
+    // cells; a single row (the inspector's gate strip) or column would be drawn zero pixels thick, so
+    // its range spans the one cell itself.
+    auto span = [](int n) { return n > 1 ? QCPRange(0, n - 1) : QCPRange(-0.5, 0.5); };
+    data->setRange(span(cols), span(rows));
     for (int r = 0; r < rows; ++r)
         for (int c = 0; c < cols; ++c)
             data->setCell(c, r, value(r, c));

@@ -76,6 +76,13 @@ double HeatmapPlot::value(int row, int column) const {
     return values_[size_t(row) * cols_ + column];
 }
 
+QPoint HeatmapPlot::cellCenter(int row, int column) const {
+    if (row < 0 || column < 0 || row >= rows_ || column >= cols_)
+        return {-1, -1};
+    const QPointF p(map_->keyAxis()->coordToPixel(column), map_->valueAxis()->coordToPixel(row));
+    return plot()->mapTo(this, p.toPoint());
+}
+
 QString HeatmapPlot::toolTipAt(const QPoint& pos) const {
     int row = 0, col = 0;
     if (!heatmapCellAt(map_, pos, &row, &col))

@@ -30,6 +30,9 @@ public:
     int rows() const { return rows_; }
     int columns() const { return cols_; }
     double value(int row, int column) const;
+    // The centre of cell (row, column) in this widget's coordinates as last laid out, so a caller (the
+    // inspector's tests) can click a cell; (-1, -1) when there is no such cell.
+    QPoint cellCenter(int row, int column) const;
 
     QString toolTipAt(const QPoint& pos) const override;
 
