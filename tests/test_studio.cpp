@@ -5,6 +5,8 @@
 #include "dashboard.h"
 #include "experimentpanel.h"
 #include "gifwriter.h"
+#include "inspector.h"
+#include <QLineEdit>
 #include "mainwindow.h"
 #include "views/attentiongridview.h"
 #include "views/depthbarsview.h"
@@ -154,9 +156,19 @@ private slots:
         // The panel shows the opened run's configuration.
         QCOMPARE(reopened.panel().config().train.steps, 400);
 
-        // File > Export into an empty folder: every view, the dashboard, a frame per evaluation, the GIF.
+        // The inspector tab traces a typed expression through the reopened models.
+        auto* expression = child<QLineEdit>(reopened.inspector(), "inspector.expression");
+        const ndr::CtlTask& task = *reopened.session().task();
+        expression->setFocus();
+        QTest::keyClicks(expression, QString::fromStdString(task.format(reopened.session().probe())));
+        QTRY_VERIFY_WITH_TIMEOUT(reopened.inspector().tracesComplete(), 10000);
+        QCOMPARE(reopened.inspector().trace(0)->answer, task.answer(reopened.session().probe()));
+
+        // File > Export into an empty folder: every view, the dashboard, a frame per evaluation, the GIF,
+        // and the inspector's steps.
         const QString folder = dir_.filePath("export");
         QVERIFY(reopened.exportTo(folder, false));
+        QCOMPARE(readGifInfo(folder + "/inspector/inspector.gif").frames, reopened.inspector().maxStep() + 1);
         QVERIFY(!QImage(folder + "/dashboard.png").isNull());
         QVERIFY(!QImage(folder + "/attention-maps.png").isNull());
         QCOMPARE(readGifInfo(folder + "/training.gif").frames, 4); // evaluations at 100..400

@@ -4,6 +4,7 @@
 #include "dashboard.h"
 #include "experimentpanel.h"
 #include "exporter.h"
+#include "inspector.h"
 
 #include <QAction>
 #include <QApplication>
@@ -53,6 +54,8 @@ MainWindow::MainWindow(bool persistent, QWidget* parent) : QMainWindow(parent), 
     tabs_ = new QTabWidget(this);
     tabs_->setObjectName("mainTabs");
     tabs_->addTab(dashboard_, tr("Dashboard"));
+    inspector_ = new Inspector(session_, this);
+    tabs_->addTab(inspector_, tr("Inspector"));
     setCentralWidget(tabs_);
 
     statusState_ = new QLabel(stateText(TrainingSession::State::Empty), this);
@@ -123,6 +126,7 @@ void MainWindow::createMenus() {
     toggle->setShortcut(QKeySequence(tr("Ctrl+1")));
     view->addAction(toggle);
     view->addAction(tr("&Dashboard"), QKeySequence(tr("Ctrl+2")), this, [this] { tabs_->setCurrentWidget(dashboard_); });
+    view->addAction(tr("&Inspector"), QKeySequence(tr("Ctrl+3")), this, [this] { tabs_->setCurrentWidget(inspector_); });
     view->addSeparator();
     view->addAction(tr("&Redraw now"), QKeySequence(tr("F5")), this, &MainWindow::redrawNow);
 
@@ -243,6 +247,8 @@ bool MainWindow::exportTo(const QString& folder, bool overwrite) {
         QStringList existing;
         for (const QString& f : dashboardExportFiles(record, options))
             if (QFileInfo::exists(QDir(folder).filePath(f))) existing << f;
+        if (inspector_->tracesComplete() && QFileInfo::exists(QDir(folder).filePath("inspector/step-00.png")))
+            existing << "inspector/step-00.png";
         if (!existing.isEmpty()) {
             const auto answer = QMessageBox::question(
                 this, tr("Replace files?"),
@@ -257,12 +263,17 @@ bool MainWindow::exportTo(const QString& folder, bool overwrite) {
     QApplication::setOverrideCursor(Qt::WaitCursor);
     QString error;
     const QStringList written = exportDashboard(record, folder, options, &error);
+    int count = int(written.size());
+    if (error.isEmpty() && inspector_->tracesComplete()) {
+        if (inspector_->exportFrames(QDir(folder).filePath("inspector"), &error, options.overwrite))
+            count += inspector_->maxStep() + 2; // a frame per step 0..n and the GIF
+    }
     QApplication::restoreOverrideCursor();
     if (!error.isEmpty()) {
         showError(tr("Export failed"), error);
         return false;
     }
-    statusBar()->showMessage(tr("Exported %1 files to %2").arg(written.size()).arg(QDir::toNativeSeparators(folder)), 8000);
+    statusBar()->showMessage(tr("Exported %1 files to %2").arg(count).arg(QDir::toNativeSeparators(folder)), 8000);
     return true;
 }
 

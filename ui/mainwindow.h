@@ -18,6 +18,7 @@ namespace ndrui {
 
 class Dashboard;
 class ExperimentPanel;
+class Inspector;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -30,6 +31,7 @@ public:
     TrainingSession& session() { return session_; }
     ExperimentPanel& panel() { return *panel_; }
     Dashboard& dashboard() { return *dashboard_; }
+    Inspector& inspector() { return *inspector_; }
 
     // Starts a new run (as the panel's Start does); on failure shows the message.
     void startTraining(const ndr::RunConfig& config);
@@ -37,7 +39,8 @@ public:
     bool openRun(const QString& file);
     // Saves the run to `file` (asks for a file when empty); the answer comes in the status bar.
     void saveRun(const QString& file = {});
-    // Exports the dashboard (view PNGs, the whole dashboard, frames and the training GIF) into `folder`;
+    // Exports the dashboard (view PNGs, the whole dashboard, frames and the training GIF) into `folder`,
+    // and the inspector's steps (frames and GIF) into folder/inspector when it shows an expression;
     // asks before replacing files unless `overwrite`. Says where the files went in the status bar.
     bool exportTo(const QString& folder, bool overwrite);
     // Redraws the dashboard now instead of at the next coalesced redraw (for tests and exports).
@@ -67,6 +70,7 @@ private:
     TrainingSession session_;
     ExperimentPanel* panel_ = nullptr;
     Dashboard* dashboard_ = nullptr;
+    Inspector* inspector_ = nullptr;
     QTabWidget* tabs_ = nullptr;
     QDockWidget* panelDock_ = nullptr;
     QMenu* recentMenu_ = nullptr;
