@@ -13,6 +13,7 @@
 #include <QElapsedTimer>
 #include <QTimer>
 #include <cstdio>
+#include <memory>
 
 int main(int argc, char** argv) {
     // Without a display the window cannot open: say so and train headless with the command-line tool.
@@ -76,8 +77,27 @@ int main(int argc, char** argv) {
                     std::printf("%s: step %d, %.1f steps/s (training time only)\n", qPrintable(m.name), m.step,
                                 m.history.empty() ? m.stepsPerSecond : m.history.back().stepsPerSecond);
             }
-            window.session().stop();
-            QApplication::quit();
+            auto& session = window.session();
+            const bool training = session.state() == ndrui::TrainingSession::State::Training ||
+                                  session.state() == ndrui::TrainingSession::State::Paused;
+            if (!parser.isSet(measure) || !training) {
+                session.stop();
+                QApplication::quit();
+                return;
+            }
+            // How long Stop takes to be answered: from the request to both workers reporting done.
+            auto clock = std::make_shared<QElapsedTimer>();
+            clock->start();
+            QObject::connect(&session, &ndrui::TrainingSession::stateChanged, &window,
+                             [clock](ndrui::TrainingSession::State s) {
+                                 if (!clock->isValid() || s == ndrui::TrainingSession::State::Training ||
+                                     s == ndrui::TrainingSession::State::Paused)
+                                     return;
+                                 std::printf("stop answered in %.1f ms\n", clock->nsecsElapsed() / 1e6);
+                                 clock->invalidate();
+                                 QApplication::quit();
+                             });
+            session.stop();
         });
     }
     return app.exec();
