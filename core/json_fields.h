@@ -39,6 +39,14 @@ inline std::string item(const std::string& path, size_t i) {
     throw std::runtime_error(path.empty() ? what : path + ": " + what);
 }
 
+// nlohmann's message without its internal id ("[json.exception.parse_error.101] ").
+inline std::string jsonMessage(const json::exception& e) {
+    std::string what = e.what();
+    if (const size_t cut = what.find("] "); what.rfind("[json.exception", 0) == 0 && cut != std::string::npos)
+        what.erase(0, cut + 2);
+    return what;
+}
+
 // Numbers are shown by value ("got 2.5"), anything else by its JSON type ("got string").
 inline std::string describe(const json& v) {
     if (v.is_number())
