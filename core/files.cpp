@@ -29,6 +29,8 @@ static_assert(std::endian::native == std::endian::little, "checkpoints are littl
 namespace {
 
 constexpr uint64_t kMaxRunFileBytes = uint64_t(512) << 20;
+// Parsed, a JSON value takes 16 bytes or more: 64 M values are about 1 GB of memory.
+constexpr size_t kMaxRunValues = size_t(64) << 20;
 
 constexpr char kMagic[8] = {'N', 'D', 'R', 'S', 'C', 'K', 'P', 'T'};
 constexpr size_t kPreambleBytes = 16; // magic, u32 version, u32 header length
@@ -242,6 +244,11 @@ struct Counts {
 
 // Fills everything but the buffers and returns their lengths, all checked against each other.
 Counts parseHeader(const std::string& text, CheckpointData& d) {
+    try {
+        jsonio::checkJsonSize(text, SIZE_MAX); // the header's length bounds the number of values
+    } catch (const std::runtime_error& e) {
+        throw FileError(std::string("the header: ") + e.what());
+    }
     json h;
     try {
         h = json::parse(text);
@@ -438,6 +445,7 @@ RunRecord parseRunRecord(std::string_view text) {
     if (text.size() > kMaxRunFileBytes)
         throw FileError("it is " + humanSize(text.size()) + "; run files larger than " +
                         humanSize(kMaxRunFileBytes) + " are refused");
+    jsonio::checkJsonSize(text, kMaxRunValues);
     json j;
     try {
         j = json::parse(text);

@@ -147,6 +147,7 @@ void from_json(const json& j, RunConfig& c) {
 namespace {
 
 json parseJson(const std::string& text) {
+    checkJsonSize(text, size_t(1) << 20); // a configuration holds about a hundred values
     try {
         return json::parse(text);
     } catch (const json::parse_error& e) {

@@ -161,15 +161,18 @@ CheckpointParts split(const std::string& bytes) {
             bytes.substr(16 + headerBytes, bytes.size() - 24 - headerBytes)};
 }
 
-// A checkpoint around `header` and `payload` with a correct length field and checksum.
-std::string assemble(const json& header, const std::string& payload, uint32_t version = 1) {
-    const std::string text = header.dump();
+// A checkpoint around header text and `payload` with a correct length field and checksum.
+std::string assembleText(const std::string& text, const std::string& payload, uint32_t version = 1) {
     std::string s = "NDRSCKPT";
     putRaw(s, version);
     putRaw(s, uint32_t(text.size()));
     s += text + payload;
     putRaw(s, fnv1a(s));
     return s;
+}
+
+std::string assemble(const json& header, const std::string& payload, uint32_t version = 1) {
+    return assembleText(header.dump(), payload, version);
 }
 
 std::string flipBit(std::string s, size_t at, int bit) {
@@ -643,9 +646,20 @@ void TestBadInput::configFileRows() {
     configFile("unknown preset", R"({"preset": "gigantic"})", "unknown preset 'gigantic'");
     configFile("unknown model preset", R"({"preset": "stub", "models": [{"preset": "lstm"}]})",
                "models[0].preset: unknown model preset 'lstm'");
+    configFile(
+        "two million values",
+        "[" +
+            [] {
+                std::string zeros;
+                for (int i = 0; i < 2000000; ++i)
+                    zeros += "0,";
+                return zeros;
+            }() +
+            "0]",
+        "JSON of about 2000002 values; at most 1048576 are read");
     configFile("nested 100000 deep",
                R"({"preset": "stub", "task": )" + std::string(100000, '[') + std::string(100000, ']') + "}",
-               "task: expected an object, got array");
+               "JSON nested 100001 levels deep; at most 64 levels are read");
 }
 
 // --- Run files: the saved run's run.json, damaged ---
@@ -739,9 +753,11 @@ void TestBadInput::runFileRows() {
     runFile("one model record too few", with([](json& j) { j["models"].erase(1); }), "model records", true);
     runFile("number beyond double", withRaw([](json& j) { j["models"][0]["stepsDone"] = kRaw; }, "1e400"),
             "number overflow");
+    // 16 MB of '[' took 1.2 GB and 12 s to refuse before the nesting was bounded.
+    runFile("16 MB of '['", std::string(16 << 20, '['), "JSON nested 16777216 levels deep");
     runFile("nested 100000 deep",
             withRaw([](json& j) { j["probe"] = kRaw; }, std::string(100000, '[') + std::string(100000, ']')),
-            "probe: expected an object, got array");
+            "JSON nested 100001 levels deep");
     const size_t brace = text.find('{');
     runFile("bit flip in a brace", flipBit(text, brace, 2), "invalid JSON at byte 1");
     runFile("bit flip in a key", flipBit(text, text.find("\"format\"") + 1, 0), "no 'format' field");
@@ -786,6 +802,8 @@ void TestBadInput::checkpointRows() {
     checkpoint("bit flip in the header length", flipBit(b, 15, 1), "the header claims");
     checkpoint("bit flip in a header key", flipBit(b, b.find("\"layout\"") + 1, 0), "no 'layout' field");
     checkpoint("header not JSON", std::string(b).replace(16, 1, "!"), "the header is not valid JSON");
+    checkpoint("header nested a million deep", assembleText(std::string(1000000, '['), parts.payload),
+               "the header: JSON nested 1000000 levels deep");
     checkpoint("header a list", assemble(json::array(), parts.payload), "the header is not a JSON object");
     checkpoint("header of another format", header([](json& h) { h["format"] = "ndr-studio-run"; }),
                "header format 'ndr-studio-run'");
