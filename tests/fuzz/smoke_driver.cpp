@@ -115,9 +115,9 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "usage: %s <corpus-folder> [--runs N] [--seed S] [--seconds T]\n", argv[0]);
         return 2;
     }
-    long runs = 20000;
+    long runs = 10000;
     uint64_t seed = 1;
-    double seconds = 20;
+    double seconds = 10;
     for (int i = 2; i + 1 < argc; i += 2) {
         const std::string flag = argv[i];
         if (flag == "--runs")
