@@ -230,9 +230,13 @@ void checkFieldNames(const json& j) {
             unknownFields((*models)[i], item("models", i), known, problems);
     }
     if (!problems.empty()) {
+        // A few lines say what is wrong; a file of ten thousand stray keys must not make a 10000-line box.
+        constexpr size_t kMaxListed = 20;
         std::string message;
-        for (const std::string& p : problems)
-            message += (message.empty() ? "" : "\n") + p;
+        for (size_t i = 0; i < problems.size() && i < kMaxListed; ++i)
+            message += (message.empty() ? "" : "\n") + problems[i];
+        if (problems.size() > kMaxListed)
+            message += "\n... and " + std::to_string(problems.size() - kMaxListed) + " more unknown fields";
         throw std::runtime_error(message);
     }
 }

@@ -647,6 +647,15 @@ void TestBadInput::configFileRows() {
     configFile("unknown model preset", R"({"preset": "stub", "models": [{"preset": "lstm"}]})",
                "models[0].preset: unknown model preset 'lstm'");
     configFile(
+        "ten thousand unknown fields",
+        [] {
+            json j = {{"preset", "stub"}};
+            for (int i = 0; i < 10000; ++i)
+                j["task"]["x" + std::to_string(i)] = i;
+            return j.dump();
+        }(),
+        "\n... and 9980 more unknown fields");
+    configFile(
         "two million values",
         "[" +
             [] {
