@@ -2,7 +2,7 @@
 // bounds every size it reads before allocating from it, so a damaged or hostile file is refused quickly.
 #include "files.h"
 
-#include "serialize.h"
+#include "json_fields.h"
 
 #include <nlohmann/json.hpp>
 
@@ -29,6 +29,8 @@ static_assert(std::endian::native == std::endian::little, "checkpoints are littl
 namespace {
 
 constexpr uint64_t kMaxRunFileBytes = uint64_t(512) << 20;
+// Parsed, a JSON value takes 16 bytes or more: 64 M values are about 1 GB of memory.
+constexpr size_t kMaxRunValues = size_t(64) << 20;
 
 constexpr char kMagic[8] = {'N', 'D', 'R', 'S', 'C', 'K', 'P', 'T'};
 constexpr size_t kPreambleBytes = 16; // magic, u32 version, u32 header length
@@ -242,11 +244,18 @@ struct Counts {
 
 // Fills everything but the buffers and returns their lengths, all checked against each other.
 Counts parseHeader(const std::string& text, CheckpointData& d) {
+    try {
+        jsonio::checkJsonSize(text, SIZE_MAX); // the header's length bounds the number of values
+    } catch (const std::runtime_error& e) {
+        throw FileError(std::string("the header: ") + e.what());
+    }
     json h;
     try {
         h = json::parse(text);
     } catch (const json::parse_error& e) {
         throw FileError("the header is not valid JSON (byte " + std::to_string(e.byte) + ")");
+    } catch (const json::exception& e) {
+        throw FileError("the header is not valid JSON: " + jsonio::jsonMessage(e));
     }
     if (!h.is_object())
         throw FileError("the header is not a JSON object");
@@ -306,38 +315,80 @@ Counts parseHeader(const std::string& text, CheckpointData& d) {
     return c;
 }
 
+// Where a checkpoint's bytes come from: a file read piece by piece, so its buffers go straight into
+// their vectors and are never in memory twice, or bytes a caller already holds.
+class ByteSource {
+public:
+    virtual ~ByteSource() = default;
+    virtual uint64_t size() const = 0;
+    // Up to n bytes into `out`; fewer only at the end. FileError on a read error.
+    virtual size_t read(char* out, size_t n) = 0;
+};
+
+class FileSource final : public ByteSource {
+public:
+    FileSource(int fd, uint64_t size) : fd_(fd), size_(size) {}
+    uint64_t size() const override { return size_; }
+    size_t read(char* out, size_t n) override {
+        const ssize_t r = readUpTo(fd_, out, n);
+        if (r < 0)
+            throw FileError(std::strerror(errno));
+        return size_t(r);
+    }
+
+private:
+    int fd_;
+    uint64_t size_;
+};
+
+class MemorySource final : public ByteSource {
+public:
+    explicit MemorySource(std::string_view bytes) : bytes_(bytes) {}
+    uint64_t size() const override { return bytes_.size(); }
+    size_t read(char* out, size_t n) override {
+        n = std::min(n, bytes_.size() - pos_);
+        if (n > 0) // an empty vector's data() may be null, which memcpy must not see
+            std::memcpy(out, bytes_.data() + pos_, n);
+        pos_ += n;
+        return n;
+    }
+
+private:
+    std::string_view bytes_;
+    size_t pos_ = 0;
+};
+
+// Reads exactly n bytes; the size was checked first, so fewer means the file changed meanwhile.
+void readExactly(ByteSource& in, char* out, size_t n) {
+    if (in.read(out, n) != n)
+        throw FileError("the file changed while it was being read");
+}
+
 // Reads n floats into `out`, adding their bytes to the checksum.
-void readFloats(int fd, int64_t n, std::vector<float>& out, uint64_t& hash) {
+void readFloats(ByteSource& in, int64_t n, std::vector<float>& out, uint64_t& hash) {
     out.resize(size_t(n));
     const size_t bytes = size_t(n) * sizeof(float);
-    const ssize_t r = readUpTo(fd, reinterpret_cast<char*>(out.data()), bytes);
-    if (r < 0)
-        throw FileError(std::strerror(errno));
-    if (size_t(r) != bytes)
-        throw FileError("the file changed while it was being read");
+    readExactly(in, reinterpret_cast<char*>(out.data()), bytes);
     hash = fnv1a(hash, out.data(), bytes);
 }
 
-CheckpointData loadCheckpointOrThrow(const fs::path& path) {
-    struct stat st {};
-    Fd fd(openForReading(path, st));
-    if (!S_ISREG(st.st_mode))
-        throw FileError("it is not a regular file");
-    const uint64_t fileSize = uint64_t(st.st_size);
+// The checkpoint format's checks in the order that keeps them cheap: magic and version, the header's
+// length against the limit and the actual size, the header's fields against each other, the total
+// against the actual size (before any buffer is allocated), and last the checksum.
+CheckpointData readCheckpoint(ByteSource& in) {
+    const uint64_t fileSize = in.size();
     if (fileSize == 0)
         throw FileError("the file is empty");
 
     char pre[kPreambleBytes] = {};
-    const ssize_t got = readUpTo(fd.get(), pre, kPreambleBytes);
-    if (got < 0)
-        throw FileError(std::strerror(errno));
-    if (std::memcmp(pre, kMagic, std::min<size_t>(size_t(got), sizeof kMagic)) != 0)
+    const size_t got = in.read(pre, kPreambleBytes);
+    if (std::memcmp(pre, kMagic, std::min(got, sizeof kMagic)) != 0)
         throw FileError("not an NDR Studio checkpoint (it does not start with NDRSCKPT)");
     const auto truncated = [&](uint64_t expected, bool atLeast) {
         return FileError("truncated: expected " + std::string(atLeast ? "at least " : "") +
                          std::to_string(expected) + " bytes, found " + std::to_string(fileSize));
     };
-    if (size_t(got) < kPreambleBytes)
+    if (got < kPreambleBytes)
         throw truncated(kPreambleBytes + kChecksumBytes, true);
     uint32_t version = 0, headerBytes = 0;
     std::memcpy(&version, pre + 8, 4);
@@ -356,8 +407,7 @@ CheckpointData loadCheckpointOrThrow(const fs::path& path) {
         throw truncated(kPreambleBytes + headerBytes + kChecksumBytes, true);
 
     std::string header(headerBytes, '\0');
-    if (readUpTo(fd.get(), header.data(), headerBytes) != ssize_t(headerBytes))
-        throw FileError("the file changed while it was being read");
+    readExactly(in, header.data(), headerBytes);
     uint64_t hash = fnv1a(fnv1a(kFnvOffset, pre, kPreambleBytes), header.data(), header.size());
 
     CheckpointData d;
@@ -370,16 +420,42 @@ CheckpointData loadCheckpointOrThrow(const fs::path& path) {
         throw FileError("unexpected data after the end: expected " + std::to_string(expected) +
                         " bytes, found " + std::to_string(fileSize));
 
-    readFloats(fd.get(), counts.params, d.params, hash);
-    readFloats(fd.get(), counts.bestParams, d.bestParams, hash);
-    readFloats(fd.get(), counts.adamM, d.adamM, hash);
-    readFloats(fd.get(), counts.adamV, d.adamV, hash);
+    readFloats(in, counts.params, d.params, hash);
+    readFloats(in, counts.bestParams, d.bestParams, hash);
+    readFloats(in, counts.adamM, d.adamM, hash);
+    readFloats(in, counts.adamV, d.adamV, hash);
     uint64_t stored = 0;
-    if (readUpTo(fd.get(), reinterpret_cast<char*>(&stored), kChecksumBytes) != ssize_t(kChecksumBytes))
-        throw FileError("the file changed while it was being read");
+    readExactly(in, reinterpret_cast<char*>(&stored), kChecksumBytes);
     if (stored != hash)
         throw FileError("checksum mismatch: the file is damaged");
     return d;
+}
+
+CheckpointData loadCheckpointOrThrow(const fs::path& path) {
+    struct stat st {};
+    Fd fd(openForReading(path, st));
+    if (!S_ISREG(st.st_mode))
+        throw FileError("it is not a regular file");
+    FileSource in(fd.get(), uint64_t(st.st_size));
+    return readCheckpoint(in);
+}
+
+// The run record in `text`; any error, with the field's path, as std::exception.
+RunRecord parseRunRecord(std::string_view text) {
+    if (text.size() > kMaxRunFileBytes)
+        throw FileError("it is " + humanSize(text.size()) + "; run files larger than " +
+                        humanSize(kMaxRunFileBytes) + " are refused");
+    jsonio::checkJsonSize(text, kMaxRunValues);
+    json j;
+    try {
+        j = json::parse(text);
+    } catch (const json::parse_error& e) {
+        throw FileError("invalid JSON at byte " + std::to_string(e.byte) + ": " + jsonio::jsonMessage(e) +
+                        (e.byte >= text.size() ? " (the file may be cut short)" : ""));
+    } catch (const json::exception& e) { // a number too large for a double ("1e400")
+        throw FileError("invalid JSON: " + jsonio::jsonMessage(e));
+    }
+    return j.get<RunRecord>();
 }
 
 // Differences between the sizes of a checkpoint's buffers and its layout, one message each.
@@ -457,27 +533,20 @@ std::string readFileBounded(const fs::path& path, uint64_t maxBytes) {
     }
 }
 
-void saveRunRecord(const fs::path& path, const RunRecord& run) {
+std::string runRecordToText(const RunRecord& run) {
     std::string text;
     appendPretty(text, json(run), 0);
     text += "\n";
-    writeFileAtomic(path, text);
+    return text;
+}
+
+void saveRunRecord(const fs::path& path, const RunRecord& run) {
+    writeFileAtomic(path, runRecordToText(run));
 }
 
 RunRecord loadRunRecord(const fs::path& path) {
     try {
-        const std::string text = readBounded(path, kMaxRunFileBytes, "run files");
-        json j;
-        try {
-            j = json::parse(text);
-        } catch (const json::parse_error& e) {
-            std::string what = e.what();
-            if (const size_t cut = what.find("] "); cut != std::string::npos)
-                what.erase(0, cut + 2);
-            throw FileError("invalid JSON at byte " + std::to_string(e.byte) + ": " + what +
-                            (e.byte >= text.size() ? " (the file may be cut short)" : ""));
-        }
-        return j.get<RunRecord>();
+        return parseRunRecord(readBounded(path, kMaxRunFileBytes, "run files"));
     } catch (const std::bad_alloc&) {
         throw FileError("cannot open run file " + quote(path) + ": not enough memory");
     } catch (const std::exception& e) {
@@ -485,9 +554,21 @@ RunRecord loadRunRecord(const fs::path& path) {
     }
 }
 
-void saveCheckpoint(const fs::path& path, const CheckpointData& data) {
+RunRecord runRecordFromText(std::string_view text) {
+    try {
+        return parseRunRecord(text);
+    } catch (const FileError&) {
+        throw;
+    } catch (const std::bad_alloc&) {
+        throw FileError("not enough memory");
+    } catch (const std::exception& e) {
+        throw FileError(e.what());
+    }
+}
+
+std::string checkpointToBytes(const CheckpointData& data) {
     if (const auto problems = bufferProblems(data); !problems.empty())
-        throw FileError("cannot save checkpoint " + quote(path) + ": " + joinProblems(problems));
+        throw FileError(joinProblems(problems));
     json layout = json::array();
     for (const TensorInfo& t : data.layout)
         layout.push_back({{"name", t.name}, {"rows", t.rows}, {"cols", t.cols}});
@@ -506,8 +587,7 @@ void saveCheckpoint(const fs::path& path, const CheckpointData& data) {
                          {"rngState", data.rngState}};
     const std::string headerText = header.dump(-1, ' ', false, json::error_handler_t::replace);
     if (headerText.size() > kMaxHeaderBytes)
-        throw FileError("cannot save checkpoint " + quote(path) + ": its header would be " +
-                        humanSize(headerText.size()) + ", more than the limit of " +
+        throw FileError("its header would be " + humanSize(headerText.size()) + ", more than the limit of " +
                         humanSize(kMaxHeaderBytes));
 
     std::string bytes;
@@ -524,6 +604,16 @@ void saveCheckpoint(const fs::path& path, const CheckpointData& data) {
     appendFloats(bytes, data.adamM);
     appendFloats(bytes, data.adamV);
     appendRaw(bytes, fnv1a(kFnvOffset, bytes.data(), bytes.size()));
+    return bytes;
+}
+
+void saveCheckpoint(const fs::path& path, const CheckpointData& data) {
+    std::string bytes;
+    try {
+        bytes = checkpointToBytes(data);
+    } catch (const FileError& e) {
+        throw FileError("cannot save checkpoint " + quote(path) + ": " + e.what());
+    }
     writeFileAtomic(path, bytes);
 }
 
@@ -534,6 +624,19 @@ CheckpointData loadCheckpoint(const fs::path& path) {
         throw FileError("cannot load checkpoint " + quote(path) + ": not enough memory");
     } catch (const std::exception& e) {
         throw FileError("cannot load checkpoint " + quote(path) + ": " + e.what());
+    }
+}
+
+CheckpointData checkpointFromBytes(std::string_view bytes) {
+    try {
+        MemorySource in(bytes);
+        return readCheckpoint(in);
+    } catch (const FileError&) {
+        throw;
+    } catch (const std::bad_alloc&) {
+        throw FileError("not enough memory");
+    } catch (const std::exception& e) {
+        throw FileError(e.what());
     }
 }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <climits>
 #include <map>
 #include <stdexcept>
 
@@ -116,7 +117,19 @@ std::unique_ptr<Run> Run::open(const std::filesystem::path& runFile, const std::
             throw FileError(runFile.string() + ": model " + model.config.name +
                             " has no checkpoint file; train the run again to get its weights");
         const auto ckptPath = runFile.parent_path() / model.checkpointFile;
-        run->trainers_[i]->restore(loadCheckpoint(ckptPath), model, ckptPath);
+        const CheckpointData data = loadCheckpoint(ckptPath);
+        try {
+            // A run counts its steps in an int; a larger step can only come from a damaged file.
+            if (data.step > INT_MAX)
+                throw FileError("checkpoint step " + std::to_string(data.step) + " is beyond the " +
+                                std::to_string(INT_MAX) + " steps a run can record");
+            run->trainers_[i]->restore(data, model, ckptPath);
+        } catch (const std::exception& e) {
+            // Every refusal names its file; the trainer's own messages may not.
+            const std::string what = e.what();
+            if (what.find(ckptPath.string()) != std::string::npos) throw;
+            throw FileError("cannot use checkpoint '" + ckptPath.string() + "': " + what);
+        }
     }
     return run;
 }

@@ -3,6 +3,8 @@
 // checked by validate().
 #include "json_fields.h"
 
+#include <cctype>
+
 namespace ndr {
 
 namespace jsonio {
@@ -145,15 +147,97 @@ void from_json(const json& j, RunConfig& c) {
 namespace {
 
 json parseJson(const std::string& text) {
+    checkJsonSize(text, size_t(1) << 20); // a configuration holds about a hundred values
     try {
         return json::parse(text);
     } catch (const json::parse_error& e) {
-        // nlohmann's message starts with an internal id ("[json.exception.parse_error.101] ").
-        std::string what = e.what();
-        if (const size_t cut = what.find("] ");
-            what.rfind("[json.exception", 0) == 0 && cut != std::string::npos)
-            what.erase(0, cut + 2);
-        throw std::runtime_error("invalid JSON at byte " + std::to_string(e.byte) + ": " + what);
+        throw std::runtime_error("invalid JSON at byte " + std::to_string(e.byte) + ": " + jsonMessage(e));
+    } catch (const json::exception& e) { // a number too large for a double ("1e400")
+        throw std::runtime_error("invalid JSON: " + jsonMessage(e));
+    }
+}
+
+// Edits (insert, delete, replace, swap of neighbours) between two short names, ignoring case, for
+// "did you mean" hints.
+size_t editDistance(const std::string& a, const std::string& b) {
+    const auto same = [](char x, char y) {
+        return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+    };
+    std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+    for (size_t i = 0; i <= a.size(); ++i)
+        d[i][0] = i;
+    for (size_t j = 0; j <= b.size(); ++j)
+        d[0][j] = j;
+    for (size_t i = 1; i <= a.size(); ++i)
+        for (size_t j = 1; j <= b.size(); ++j) {
+            d[i][j] = std::min(
+                {d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (same(a[i - 1], b[j - 1]) ? 0 : 1)});
+            if (i > 1 && j > 1 && same(a[i - 1], b[j - 2]) && same(a[i - 2], b[j - 1]))
+                d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+        }
+    return d[a.size()][b.size()];
+}
+
+// Adds "<path>.<key>: unknown field ..." for each key of `j` not in `known`: a misspelt field in a
+// config file would otherwise be ignored silently and the run would use the default.
+void unknownFields(const json& j, const std::string& path, const std::vector<std::string>& known,
+                   std::vector<std::string>& problems) {
+    if (!j.is_object())
+        return; // the reader reports the wrong type
+    for (auto it = j.begin(); it != j.end(); ++it) {
+        const std::string& key = it.key();
+        if (std::find(known.begin(), known.end(), key) != known.end())
+            continue;
+        std::string closest;
+        size_t best = 3; // at most two edits away (or differing only in case)
+        for (const std::string& k : known)
+            if (key.size() <= k.size() + 2) // a longer key cannot be two edits away; skips pasted text
+                if (const size_t d = editDistance(key, k);
+                    d < best && d * 3 <= std::max(key.size(), k.size()))
+                    best = d, closest = k;
+        std::string all;
+        for (const std::string& k : known)
+            all += (all.empty() ? "" : ", ") + k;
+        // Keys are user text: keep a pasted paragraph out of the message.
+        const std::string shown = key.size() > 40 ? key.substr(0, 40) + "..." : key;
+        problems.push_back(
+            field(path, shown) + ": unknown field" +
+            (closest.empty() ? "; known fields are " + all : "; did you mean " + closest + "?"));
+    }
+}
+
+std::vector<std::string> keysOf(const json& j) {
+    std::vector<std::string> keys;
+    for (auto it = j.begin(); it != j.end(); ++it)
+        keys.push_back(it.key());
+    return keys;
+}
+
+// Every unknown field of a config file, each on its own line; the known ones are those the file's
+// sections are written with, so the lists cannot drift from the readers.
+void checkFieldNames(const json& j) {
+    std::vector<std::string> problems;
+    // "comment": JSON has no comments, so a config file may carry one note.
+    unknownFields(j, "", {"preset", "task", "models", "train", "comment"}, problems);
+    if (const json* task = find(j, "task"))
+        unknownFields(*task, "task", keysOf(json(TaskConfig{})), problems);
+    if (const json* train = find(j, "train"))
+        unknownFields(*train, "train", keysOf(json(TrainConfig{})), problems);
+    if (const json* models = find(j, "models"); models && models->is_array()) {
+        std::vector<std::string> known = keysOf(json(ModelConfig{}));
+        known.push_back("preset");
+        for (size_t i = 0; i < models->size(); ++i)
+            unknownFields((*models)[i], item("models", i), known, problems);
+    }
+    if (!problems.empty()) {
+        // A few lines say what is wrong; a file of ten thousand stray keys must not make a 10000-line box.
+        constexpr size_t kMaxListed = 20;
+        std::string message;
+        for (size_t i = 0; i < problems.size() && i < kMaxListed; ++i)
+            message += (message.empty() ? "" : "\n") + problems[i];
+        if (problems.size() > kMaxListed)
+            message += "\n... and " + std::to_string(problems.size() - kMaxListed) + " more unknown fields";
+        throw std::runtime_error(message);
     }
 }
 
@@ -194,6 +278,7 @@ RunConfig runConfigFromJson(const std::string& text) {
     const json j = parseJson(text);
     if (!j.is_object())
         fail("", "a run configuration must be a JSON object, got " + describe(j));
+    checkFieldNames(j);
     RunConfig c;
     const json* preset = find(j, "preset");
     const std::string presetName = preset ? toString(*preset, "preset") : "custom";

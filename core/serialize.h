@@ -29,8 +29,9 @@ void to_json(nlohmann::json& j, const RunRecord& r);
 void from_json(const nlohmann::json& j, RunRecord& r);
 
 // A run configuration from a JSON config file's text: either a full RunConfig object, or
-// {"preset": "stub", ...overrides} where present sections override the preset's fields. Validated;
-// throws std::runtime_error with every problem.
+// {"preset": "stub", ...overrides} where present sections override the preset's fields. Validated; a
+// field the format does not have is an error naming it (and the known name it is closest to), except
+// one top-level "comment". Throws std::runtime_error with every problem, one per line.
 RunConfig runConfigFromJson(const std::string& text);
 
 } // namespace ndr

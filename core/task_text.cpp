@@ -34,6 +34,9 @@ std::string quoted(const std::string& token) {
     return out;
 }
 
+// Hints show at most this many functions: an example of the fix, not a copy of a pasted paragraph.
+constexpr size_t kMaxHintFunctions = 6;
+
 bool isAsciiSpace(char c) {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
@@ -102,6 +105,8 @@ ParseResult CtlTask::parse(const std::string& text, int maxDepth) const {
                     funcs.push_back(f);
         if (funcs.empty())
             funcs.push_back(0);
+        if (funcs.size() > kMaxHintFunctions)
+            funcs.resize(kMaxHintFunctions);
         e.functions = funcs;
         return "`" + format(e) + "`";
     };
@@ -147,7 +152,8 @@ ParseResult CtlTask::parse(const std::string& text, int maxDepth) const {
     // wrote the other order, so the hint is the same expression rewritten in this run's order.
     auto orderHint = [&]() {
         const int otherEnd = forward ? n - 1 : 0;
-        if (symbolCount == 1 && n >= 2 && toks[otherEnd].kind == Token::Symbol) {
+        if (symbolCount == 1 && n >= 2 && size_t(n - 1) <= kMaxHintFunctions &&
+            toks[otherEnd].kind == Token::Symbol) {
             std::string typed;
             for (const Token& t : toks)
                 typed += (typed.empty() ? "" : " ") + t.text;

@@ -1,0 +1,31 @@
+// libFuzzer target: the run-record loader, on any bytes. It must refuse with FileError (any other
+// exception escapes and is a finding), and a record it accepts must save and load back unchanged.
+#include "files.h"
+#include "fuzz_check.h"
+#include "serialize.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    const std::string text(reinterpret_cast<const char*>(data), size);
+    ndr::RunRecord record;
+    try {
+        record = ndr::runRecordFromText(text);
+    } catch (const ndr::FileError& e) {
+        if (std::string(e.what()).empty())
+            fuzzFail("runRecordFromText: refusal without a message", text);
+        return 0;
+    }
+    const std::string saved = ndr::runRecordToText(record);
+    ndr::RunRecord back;
+    try {
+        back = ndr::runRecordFromText(saved);
+    } catch (const ndr::FileError& e) {
+        fuzzFail(std::string("an accepted record does not load after saving: ") + e.what(), text);
+    }
+    if (ndr::runRecordToText(back) != saved)
+        fuzzFail("an accepted record changes when saved and loaded again", text);
+    return 0;
+}
