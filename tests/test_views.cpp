@@ -13,6 +13,8 @@
 #include "viewfixture.h"
 
 #include <QDir>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalSpy>
 
 using namespace ndr;
@@ -244,6 +246,54 @@ private slots:
         QVERIFY2(cellW >= 8, qPrintable(QString("cells of %1 px").arg(cellW)));
         view.setTraces({longTrace(14, 4, true), longTrace(14, 4, false)}, {"NDR", "Transformer"});
         shoot(&view, "attention_grid_14_steps");
+    }
+
+    // At the sizes the dashboard gives the grid (1600x1000 and 1280x800 windows), every map is a
+    // square big enough for a readable label per token, the grid scrolls when they do not all fit,
+    // and nothing (maps, their labels, the colour scale) runs past the plot's right edge.
+    void attentionGridKeepsReadableSquares_data() {
+        QTest::addColumn<QSize>("size");
+        QTest::addColumn<int>("steps");
+        QTest::newRow("1600x1000, 10 steps") << QSize(960, 420) << 10;
+        QTest::newRow("1280x800, 10 steps") << QSize(420, 330) << 10;
+        QTest::newRow("1280x800, 14 steps") << QSize(420, 330) << 14;
+        QTest::newRow("large, 8 steps") << QSize(1400, 900) << 8;
+    }
+    void attentionGridKeepsReadableSquares() {
+        QFETCH(QSize, size);
+        QFETCH(int, steps);
+        AttentionGridView view;
+        view.setTraces({longTrace(steps, 4, true), longTrace(steps - 2, 4, false)}, {"NDR", "Transformer"});
+        showAt(&view, size);
+        QCoreApplication::processEvents();
+        QCustomPlot* p = plotOf(&view);
+        p->replot();
+        const int line = QFontMetrics(p->plottable(0)->keyAxis()->axisRect()->axis(QCPAxis::atLeft)
+                                          ->tickLabelFont()).height();
+        const int positions = longTrace(1, 1, false).positions;
+        const auto maps = plottables<QCPColorMap>(p);
+        QCOMPARE(int(maps.size()), 2 * steps - 2);
+        for (const QCPColorMap* map : maps) {
+            const QRect r = map->keyAxis()->axisRect()->rect();
+            const QString what = QString("%1: %2x%3 at %4,%5 in a plot of %6x%7")
+                                     .arg(map->name()).arg(r.width()).arg(r.height()).arg(r.x()).arg(r.y())
+                                     .arg(p->width()).arg(p->height());
+            QVERIFY2(r.width() == r.height(), qPrintable(what));
+            QVERIFY2(r.width() >= positions * line, qPrintable(what));
+            QVERIFY2(r.right() < p->width() && r.bottom() < p->height(), qPrintable(what));
+        }
+        const auto* scale = p->findChild<QCPColorScale*>();
+        QVERIFY(scale);
+        const QRect bar = scale->axis()->axisRect()->rect();
+        const QRect outer = scale->outerRect();
+        QVERIFY2(bar.width() >= 8 && bar.height() >= 50 && outer.right() < p->width(),
+                 qPrintable(QString("colour bar %1x%2, scale ends at %3 of %4")
+                                .arg(bar.width()).arg(bar.height()).arg(outer.right()).arg(p->width())));
+        // The plot is as wide as the view shows (no sideways scrolling) and taller only to scroll.
+        auto* scroll = view.findChild<QScrollArea*>();
+        QVERIFY(scroll && p->width() <= scroll->viewport()->width());
+        QVERIFY(!scroll->horizontalScrollBar()->isVisible());
+        shoot(&view, QString("attention_grid_%1x%2_%3").arg(size.width()).arg(size.height()).arg(steps));
     }
 
     void heatmapPlotShowsOneStep() {
