@@ -368,6 +368,77 @@ private slots:
         shoot(&view, "gate_map_14_steps");
     }
 
+    // At the widths the dashboard gives a plot (a third of a 1280 or 1600 px window, or an export),
+    // the legend wraps: every entry gets its full width, none overlaps another, and none reaches past
+    // the plot or into the data.
+    void legendsWrapWhenNarrow_data() {
+        QTest::addColumn<int>("width");
+        QTest::newRow("narrow") << 260;
+        QTest::newRow("1280x800") << 280;
+        QTest::newRow("1600x1000") << 440;
+        QTest::newRow("wide") << 900;
+    }
+    void legendsWrapWhenNarrow() {
+        QFETCH(int, width);
+        LearningCurvesView curves;
+        curves.setModelNames(run_.names);
+        DepthBarsView bars;
+        bars.setDepths(run_.task->allDepths(), run_.splits);
+        LengthGeneralisationView length;
+        length.setDepths(run_.task->allDepths(), run_.splits);
+        for (int m = 0; m < 2; ++m) {
+            curves.setLoss(m, run_.lossSteps[m], run_.losses[m]);
+            curves.setHistory(m, run_.histories[m]);
+            bars.setEvaluation(m, run_.names[m], run_.histories[m].back());
+            length.setHistory(m, run_.names[m], run_.histories[m]);
+        }
+        for (PlotView* view : std::initializer_list<PlotView*>{&curves, &bars, &length}) {
+            // In a window of that width, as in the dashboard's splitter: the view may not widen it.
+            QWidget window;
+            auto* layout = new QHBoxLayout(&window);
+            layout->setContentsMargins(0, 0, 0, 0);
+            layout->addWidget(view);
+            showAt(&window, QSize(width, 380));
+            QCustomPlot* p = plotOf(view);
+            p->replot();
+            QVERIFY2(window.width() == width, qPrintable(QString("%1 px wide").arg(window.width())));
+            auto check = [&](int plotWidth, const QString& where) {
+                QCPLegend* legend = p->legend;
+                QVERIFY(legend->visible());
+                std::vector<QCPAbstractLegendItem*> items;
+                for (int i = 0; i < legend->itemCount(); ++i)
+                    if (legend->item(i))
+                        items.push_back(legend->item(i));
+                QVERIFY(!items.empty());
+                for (size_t i = 0; i < items.size(); ++i) {
+                    const QRect r = items[i]->outerRect();
+                    const QString what = QString("%1 %2, '%3': %4 px wide at x %5 (needs %6), plot %7 px")
+                                             .arg(view->metaObject()->className(), where)
+                                             .arg(static_cast<QCPPlottableLegendItem*>(items[i])
+                                                      ->plottable()->name())
+                                             .arg(r.width()).arg(r.x())
+                                             .arg(items[i]->minimumOuterSizeHint().width())
+                                             .arg(plotWidth);
+                    QVERIFY2(r.width() >= items[i]->minimumOuterSizeHint().width(), qPrintable(what));
+                    QVERIFY2(r.right() < plotWidth, qPrintable(what));
+                    for (size_t j = 0; j < i; ++j)
+                        QVERIFY2(!r.intersects(items[j]->outerRect()), qPrintable(what));
+                    for (QCPAxisRect* rect : p->axisRects())
+                        QVERIFY2(!r.intersects(rect->rect()), qPrintable(what));
+                }
+            };
+            check(p->width(), "on screen");
+            // Exports lay out anew at their own size.
+            const QImage image = view->render(QSize(width, 380));
+            QCOMPARE(image.width(), width);
+            p->replot();
+            check(p->width(), "after an export");
+            if (width == 280)
+                shoot(view, QString("legend_%1_%2").arg(view->metaObject()->className()).arg(width));
+            view->setParent(nullptr);
+        }
+    }
+
     void paletteChangeRecolours() {
         DepthBarsView view;
         view.setDepths(run_.task->allDepths(), run_.splits);

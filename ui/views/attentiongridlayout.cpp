@@ -136,7 +136,7 @@ void AttentionGridView::layoutFor(QSize size) {
         g = geometryFor(size, screen); // the colour scale is measured now
     }
     if (screen)
-        plot()->setMinimumSize(g.scroll ? g.needed : QSize(0, 0));
+        plot()->setMinimumSize(g.scroll ? g.needed : kMinimumPlotSize);
     applyGeometry(g);
 }
 

@@ -68,7 +68,37 @@ QCPLegend* legendRowOnTop(QCustomPlot* plot, int columns) {
     legend->setRowSpacing(0);
     legend->setMargins(QMargins(6, 2, 6, 0));
     legend->setIconSize(28, 10);
+    legend->setProperty("ndrMaxColumns", columns);
     return legend;
+}
+
+void wrapLegend(QCustomPlot* plot, int width) {
+    QCPLegend* legend = plot->legend; // null once a view has cleared its layout
+    if (!legend || !legend->visible() || legend->property("ndrMaxColumns").toInt() < 1)
+        return;
+    const int most = legend->property("ndrMaxColumns").toInt();
+    std::vector<int> widths; // of the entries in order; the legend's grid may have empty cells
+    for (int i = 0; i < legend->itemCount(); ++i)
+        if (QCPAbstractLegendItem* item = legend->item(i))
+            widths.push_back(item->minimumOuterSizeHint().width());
+    // Entries fill rows left to right, so column k holds entries k, k + n, k + 2n...
+    auto fits = [&](int n) {
+        int total = legend->margins().left() + legend->margins().right() + (n - 1) * legend->columnSpacing();
+        for (int k = 0; k < n; ++k) {
+            int column = 0;
+            for (size_t i = size_t(k); i < widths.size(); i += size_t(n))
+                column = std::max(column, widths[i]);
+            total += column;
+        }
+        return total <= width;
+    };
+    int n = std::max(1, std::min<int>(most, int(widths.size())));
+    while (n > 1 && !fits(n))
+        --n;
+    if (n != legend->wrap()) {
+        legend->setWrap(n);
+        legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+    }
 }
 
 QCPAbstractPlottable* nearestPoint(const QCustomPlot* plot, const QPoint& pos, int* index,

@@ -22,8 +22,12 @@ void stylePlot(QCustomPlot* plot, const QPalette& palette);
 void styleAxis(QCPAxis* axis, const QPalette& palette);
 
 // Moves the plot's legend out of the axis rect into a row of its own at the top, laid out left to
-// right with `columns` entries per line, so it never covers data.
+// right with at most `columns` entries per line, so it never covers data. PlotView wraps it to fewer
+// columns when the plot is narrow (wrapLegend).
 QCPLegend* legendRowOnTop(QCustomPlot* plot, int columns);
+// Wraps a legend made by legendRowOnTop to as many columns (up to the one it was made with) as fit
+// in `width` pixels, so no entry is cut off. Does nothing to other legends.
+void wrapLegend(QCustomPlot* plot, int width);
 
 // The visible plottable with a data point within `maxPixels` of `pos` (nearest wins) and the point's
 // index, or nullptr. Only plottables of `rect` count when it is given.
