@@ -158,6 +158,64 @@ private slots:
         shoot(&view, "depth_bars");
     }
 
+    // The paper's split (train 1-5, valid 6-8, test 9-10) in a narrow and a wide plot: each band's
+    // label sits inside its band and off the others, long ("test depths") where it fits, short
+    // ("test") or none where it does not; the depth ticks and legend stay inside the plot.
+    void depthBarLabelsFitTheirBands_data() {
+        QTest::addColumn<int>("width");
+        QTest::addColumn<bool>("wordy");
+        QTest::newRow("1280x800") << 280 << false;
+        QTest::newRow("export") << 960 << true;
+    }
+    void depthBarLabelsFitTheirBands() {
+        QFETCH(int, width);
+        QFETCH(bool, wordy);
+        std::vector<int> depths;
+        std::vector<Split> splits;
+        for (int d = 1; d <= 10; ++d) {
+            depths.push_back(d);
+            splits.push_back(d <= 5 ? Split::Train : d <= 8 ? Split::Valid : Split::Test);
+        }
+        QWidget window;
+        auto* layout = new QHBoxLayout(&window);
+        layout->setContentsMargins(0, 0, 0, 0);
+        auto* view = new DepthBarsView;
+        layout->addWidget(view);
+        view->setDepths(depths, splits);
+        view->setChance(0.25);
+        for (int m = 0; m < 2; ++m)
+            view->setAccuracy(m, run_.names[m], std::vector<double>(10, 0.5 + 0.05 * m));
+        showAt(&window, QSize(width, 380));
+        QCustomPlot* p = plotOf(view);
+        p->replot();
+        QCOMPARE(window.width(), width);
+        std::vector<QRect> labels;
+        for (int i = 0; i < p->itemCount(); ++i) {
+            auto* text = qobject_cast<QCPItemText*>(p->item(i));
+            if (!text || text->text().startsWith("chance") || !text->visible())
+                continue;
+            const QRect r = QRectF(text->topLeft->pixelPosition(), text->bottomRight->pixelPosition()).toRect();
+            const double key = text->position->coords().x(); // the band's middle
+            const QString what = QString("'%1' at %2..%3").arg(text->text()).arg(r.left()).arg(r.right());
+            // The two test depths are too narrow for "test depths" at 280 px; every band has room at 960.
+            if (wordy || key > 8)
+                QVERIFY2(text->text().endsWith(" depths") == wordy, qPrintable(what));
+            const double halfBand = key < 4.5 ? 2.5 : key < 7.5 ? 1.5 : 1.0;
+            QVERIFY2(r.left() >= p->xAxis->coordToPixel(key - halfBand) &&
+                         r.right() <= p->xAxis->coordToPixel(key + halfBand),
+                     qPrintable(what));
+            for (const QRect& other : labels)
+                QVERIFY2(!r.intersects(other), qPrintable(what));
+            labels.push_back(r);
+        }
+        QVERIFY(labels.size() >= 2);
+        QVERIFY(p->axisRect()->outerRect().right() < p->width());
+        const auto ticks = qSharedPointerCast<QCPAxisTickerText>(p->xAxis->ticker());
+        QCOMPARE(ticks->ticks().size(), 10);
+        QVERIFY(p->legend->outerRect().right() < p->width());
+        shoot(&window, QString("depth_bars_paper_split_%1").arg(width));
+    }
+
     void lengthGeneralisationHasACurvePerDepth() {
         LengthGeneralisationView view;
         const std::vector<int> depths = run_.task->allDepths();
