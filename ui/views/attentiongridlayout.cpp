@@ -174,10 +174,14 @@ void AttentionGridView::applyGeometry(const Geometry& g) {
         title->setMinimumSize(0, 0);
         title->setMaximumSize(blockWidth, QWIDGETSIZE_MAX);
     }
-    if (scale_) {
-        // As tall as the first model's maps, from the top of its first to the bottom of its last.
+    if (scale_ && !maps_.empty()) {
+        // Beside the first row of maps, from the top of the first map down, as long as one map but
+        // long enough for its label: along the whole block it would scroll out of sight.
+        const int rows = (traces_[maps_[0].model].steps + columns_ - 1) / columns_;
+        const int block = rows * (m.top + side + m.plainBottom) - m.plainBottom + m.labelBottom;
+        const int bar = std::min(block - m.top - m.labelBottom, std::max(side, 160));
         scale_->setAutoMargins(QCP::msNone);
-        scale_->setMargins(QMargins(0, m.top, 0, m.labelBottom));
+        scale_->setMargins(QMargins(0, m.top, 0, block - m.top - bar));
     }
     requestReplot();
 }
