@@ -10,7 +10,6 @@
 #include <QLabel>
 #include <QMouseEvent>
 #include <QScrollArea>
-#include <QScrollBar>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
