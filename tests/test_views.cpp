@@ -69,6 +69,12 @@ private slots:
             QCOMPARE(p->graph(4 * m + 2)->pen().color(), modelColor(m));
         }
         QCOMPARE(p->graph(0)->valueAxis()->scaleType(), QCPAxis::stLogarithmic);
+        // The legend names each model once (its colour) and each split once (its line style).
+        QStringList entries;
+        for (int i = 0; i < p->legend->itemCount(); ++i)
+            if (auto* item = qobject_cast<QCPPlottableLegendItem*>(p->legend->item(i)))
+                entries << item->plottable()->name();
+        QCOMPARE(entries, QStringList({run_.names[0], run_.names[1], "train accuracy", "test accuracy", "chance 0.250"}));
         // The smoothed loss is the exponential moving average with weight 0.9 on the past.
         double ema = run_.losses[0][0];
         for (size_t i = 1; i < run_.losses[0].size(); ++i)

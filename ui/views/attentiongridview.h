@@ -11,7 +11,6 @@
 class QComboBox;
 class QCPColorMap;
 class QCPColorScale;
-class QCPMarginGroup;
 class QCPTextElement;
 class QScrollArea;
 
@@ -53,28 +52,38 @@ private:
         const Map* map = nullptr;
         int target = -1, source = -1;
     };
+    static bool hasAttention(const ndr::Trace& t);
+    static QStringList tokenLabels(const ndr::Trace& t);
     Hit hitAt(const QPoint& pos) const;
     int shownHead(int model) const;
-    void rebuild(int columns);
     void fill();
-    int columnsFor(QSize size, double* mapSide) const;
-    int mapRows(int columns) const;
-    int gridHeight(int columns, double side) const;
 
-    // Pixels taken beside the maps: around one map (token labels left and below, step number above),
-    // by a model's title and by the colour scale. Estimates until the first layout measures them.
-    struct Extra {
-        double mapX = 44, mapY = 56, title = 24, scaleWidth = 90;
+    // Layout (attentiongridlayout.cpp). Only the first column shows the target tokens and only a
+    // model's last row the source tokens, as in a facet grid, so the maps keep the room.
+    struct Margins {
+        int labelLeft, plainLeft, right, top, labelBottom, plainBottom, title, titleWidth;
     };
-    Extra extra_;
+    struct Geometry {
+        int columns = 1, side = 0, every = 1; // map side in pixels; label every how many tokens
+        QSize needed;                         // the whole grid
+        bool scroll = false;
+    };
+    Margins margins() const;
+    int mapRows(int columns) const; // rows of maps of all models
+    QSize neededSize(int columns, int side) const;
+    int sideFor(int columns, QSize size) const;
+    Geometry geometryFor(QSize size, bool screen) const;
+    void rebuild(int columns);
+    void applyGeometry(const Geometry& g);
+    QFont labelFont() const;
 
+    int scaleWidth_ = 80; // measured after each rebuild
     std::vector<ndr::Trace> traces_;
     QStringList names_;
     std::vector<Map> maps_;
     QComboBox* head_;
     QScrollArea* scroll_;
     QCPColorScale* scale_ = nullptr;
-    QCPMarginGroup* margins_;
     std::vector<std::pair<int, QCPTextElement*>> titles_; // model, its title over its rows
     int columns_ = 0;
     QPoint pressPos_;

@@ -48,7 +48,38 @@ DepthBarsView::DepthBarsView(QWidget* parent) : PlotView(parent) {
     chance_ = addChanceMark(p, p->axisRect());
 
     legendRowOnTop(p, 6);
+    // After PlotView's own handler has fitted the ranges.
+    connect(p, &QCustomPlot::beforeReplot, this, [this] { fitShadeLabels(QSize()); });
     applyPalette();
+}
+
+void DepthBarsView::layoutFor(QSize size) {
+    fitShadeLabels(size);
+}
+
+void DepthBarsView::fitShadeLabels(QSize size) {
+    if (shades_.empty())
+        return;
+    if (!size.isValid())
+        size = plot()->size();
+    QCPLayout* layout = plot()->plotLayout();
+    layout->setOuterRect(QRect(QPoint(0, 0), size));
+    for (auto phase : {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins, QCPLayoutElement::upLayout})
+        layout->update(phase);
+    const QCPAxis* x = plot()->xAxis;
+    for (const Shade& s : shades_) {
+        const double band = std::abs(x->coordToPixel(s.to) - x->coordToPixel(s.from));
+        const QFontMetrics fm(s.label->font());
+        const QMargins pad = s.label->padding();
+        QString text;
+        for (const QString& candidate : {tr("%1 depths").arg(splitName(s.split)), splitName(s.split)})
+            if (fm.horizontalAdvance(candidate) + pad.left() + pad.right() + 4 <= band) {
+                text = candidate;
+                break;
+            }
+        s.label->setText(text);
+        s.label->setVisible(!text.isEmpty());
+    }
 }
 
 void DepthBarsView::setDepths(const std::vector<int>& depths, const std::vector<ndr::Split>& splits) {
@@ -71,7 +102,7 @@ void DepthBarsView::setDepths(const std::vector<int>& depths, const std::vector<
         while (j + 1 < depths_.size() && splits_[j + 1] == splits_[i])
             ++j;
         if (splits_[i] != ndr::Split::None) {
-            Shade s{splits_[i], new QCPItemRect(plot()), new QCPItemText(plot())};
+            Shade s{splits_[i], new QCPItemRect(plot()), new QCPItemText(plot()), i - 0.5, j + 0.5};
             s.rect->setLayer("background");
             s.rect->topLeft->setTypeY(QCPItemPosition::ptAxisRectRatio);
             s.rect->bottomRight->setTypeY(QCPItemPosition::ptAxisRectRatio);

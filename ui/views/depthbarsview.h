@@ -35,13 +35,18 @@ public:
 protected:
     void applyPalette() override;
     void fitRanges() override;
+    void layoutFor(QSize size) override;
 
 private:
     struct Shade {
         ndr::Split split;
         QCPItemRect* rect;
         QCPItemText* label;
+        double from, to; // the band along x
     };
+    // Labels each band "train depths", or "train" where that does not fit, or not at all, for the
+    // plot laid out at `size`.
+    void fitShadeLabels(QSize size);
 
     std::vector<int> depths_;
     std::vector<ndr::Split> splits_;

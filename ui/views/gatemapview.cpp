@@ -61,6 +61,8 @@ void GateMapView::rebuild() {
     p->plotLayout()->clear();
     maps_.clear();
 
+    // Maps and scale in a row of their own: the note below is as wide as the plot, and a long note
+    // must not widen the maps' column and squeeze the colour scale.
     auto* row = new QCPLayoutGrid;
     p->plotLayout()->addElement(0, 0, row);
     margins_->clear();
@@ -70,7 +72,7 @@ void GateMapView::rebuild() {
         const ndr::Trace& t = traces_[m];
         if (!hasGates(t)) {
             if (t.steps > 0)
-                notes << tr("%1 has no copy gates (residual connections).").arg(names_.value(m));
+                notes << tr("%1 has no copy gates\n(residual connections).").arg(names_.value(m));
             continue;
         }
         auto* rect = new QCPAxisRect(p);
@@ -96,8 +98,8 @@ void GateMapView::rebuild() {
     }
     if (!maps_.empty()) {
         auto* scale = unitColorScale(new QCPColorScale(p), tr("gate openness"));
-        p->plotLayout()->addElement(0, 1, scale);
-        p->plotLayout()->setColumnStretchFactor(1, 0.01);
+        row->addElement(0, column, scale);
+        row->setColumnStretchFactor(column, 0.01);
         scale->setMarginGroup(QCP::msTop | QCP::msBottom, margins_);
         for (const Map& m : maps_)
             m.map->setColorScale(scale);

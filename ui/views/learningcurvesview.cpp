@@ -58,7 +58,13 @@ LearningCurvesView::LearningCurvesView(QWidget* parent) : PlotView(parent) {
 
     chance_ = addChanceMark(p, accuracyRect_);
 
-    legendRowOnTop(p, 3);
+    // One entry per model (its colour) and one per split (its line style), rather than one per
+    // curve: four short entries fit on one or two lines where six long ones took up to six.
+    trainKey_ = new QCPCurve(accuracyRect_->axis(QCPAxis::atBottom), accuracyRect_->axis(QCPAxis::atLeft));
+    testKey_ = new QCPCurve(accuracyRect_->axis(QCPAxis::atBottom), accuracyRect_->axis(QCPAxis::atLeft));
+    trainKey_->setName(tr("train accuracy"));
+    testKey_->setName(tr("test accuracy"));
+    legendRowOnTop(p, 4);
 
     smooth_ = new QCheckBox(tr("Smooth loss"), this);
     smooth_->setToolTip(tr("Exponential moving average of the training loss"));
@@ -121,9 +127,9 @@ void LearningCurvesView::styleSeries(int model) {
     QColor faint = color;
     faint.setAlpha(smooth ? 70 : 255);
     s.rawLoss->setPen(QPen(faint, 1));
-    s.rawLoss->setName(tr("%1 loss").arg(name));
+    s.rawLoss->setName(name);
     s.smoothLoss->setPen(QPen(color, 2));
-    s.smoothLoss->setName(tr("%1 loss").arg(name));
+    s.smoothLoss->setName(name);
     s.smoothLoss->setVisible(smooth);
     s.train->setPen(QPen(color, 2));
     s.train->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 5));
@@ -132,14 +138,25 @@ void LearningCurvesView::styleSeries(int model) {
     s.test->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 6));
     s.test->setName(tr("%1 test").arg(name));
 
-    // Rebuilt whole so that each model keeps one legend line: loss, train, test.
+    // Rebuilt whole: the models in order, then the two split keys.
     plot()->legend->clearItems();
-    for (const Series& t : series_) {
+    for (const Series& t : series_)
         (smooth ? t.smoothLoss : t.rawLoss)->addToLegend();
-        t.train->addToLegend();
-        t.test->addToLegend();
-    }
-    plot()->legend->setTextColor(palette().color(QPalette::WindowText));
+    trainKey_->addToLegend();
+    testKey_->addToLegend();
+    styleKeys();
+}
+
+void LearningCurvesView::styleKeys() {
+    const QColor text = palette().color(QPalette::WindowText);
+    trainKey_->setPen(QPen(text, 2));
+    trainKey_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 5));
+    testKey_->setPen(QPen(text, 2, Qt::DashLine));
+    testKey_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 6));
+    plot()->legend->setTextColor(text);
+    for (int i = 0; i < plot()->legend->itemCount(); ++i)
+        if (QCPAbstractLegendItem* item = plot()->legend->item(i))
+            item->setTextColor(text);
 }
 
 void LearningCurvesView::resmooth(int model) {
@@ -245,6 +262,7 @@ QString LearningCurvesView::toolTipAt(const QPoint& pos) const {
 
 void LearningCurvesView::applyPalette() {
     PlotView::applyPalette();
+    styleKeys();
     styleChanceMark(chance_, palette());
 }
 

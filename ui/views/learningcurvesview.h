@@ -11,6 +11,7 @@
 
 class QCheckBox;
 class QCPAxisRect;
+class QCPCurve;
 class QCPGraph;
 class QDoubleSpinBox;
 
@@ -52,6 +53,7 @@ private:
     };
     Series& series(int model);
     void styleSeries(int model);
+    void styleKeys();
     void resmooth(int model);
     QString modelName(int model) const;
 
@@ -59,6 +61,8 @@ private:
     std::vector<Series> series_;
     ChanceMark chance_;
     QCPAxisRect *lossRect_, *accuracyRect_;
+    // Legend keys without data: colour names the model, line style the split (train, test).
+    QCPCurve *trainKey_, *testKey_;
     QCheckBox* smooth_;
     QDoubleSpinBox* factor_;
 };

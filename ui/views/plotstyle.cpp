@@ -68,7 +68,53 @@ QCPLegend* legendRowOnTop(QCustomPlot* plot, int columns) {
     legend->setRowSpacing(0);
     legend->setMargins(QMargins(6, 2, 6, 0));
     legend->setIconSize(28, 10);
+    legend->setProperty("ndrMaxColumns", columns);
     return legend;
+}
+
+void wrapLegend(QCustomPlot* plot, int width) {
+    QCPLegend* legend = plot->legend; // null once a view has cleared its layout
+    if (!legend || !legend->visible() || legend->property("ndrMaxColumns").toInt() < 1)
+        return;
+    const int most = legend->property("ndrMaxColumns").toInt();
+    // The chance entry last, and only while the line shows: views rebuild their entries freely.
+    for (int i = 0; i < plot->plottableCount(); ++i) {
+        QCPAbstractPlottable* key = plot->plottable(i);
+        if (!key->property("ndrChanceKey").toBool())
+            continue;
+        QCPAbstractLegendItem* last = nullptr;
+        for (int j = 0; j < legend->itemCount(); ++j)
+            if (legend->item(j))
+                last = legend->item(j);
+        auto* lastItem = qobject_cast<QCPPlottableLegendItem*>(last);
+        const bool isLast = lastItem && lastItem->plottable() == key;
+        if (!isLast || !key->visible())
+            key->removeFromLegend(legend);
+        if (!isLast && key->visible())
+            key->addToLegend(legend);
+    }
+    std::vector<int> widths; // of the entries in order; the legend's grid may have empty cells
+    for (int i = 0; i < legend->itemCount(); ++i)
+        if (QCPAbstractLegendItem* item = legend->item(i))
+            widths.push_back(item->minimumOuterSizeHint().width());
+    // Entries fill rows left to right, so column k holds entries k, k + n, k + 2n...
+    auto fits = [&](int n) {
+        int total = legend->margins().left() + legend->margins().right() + (n - 1) * legend->columnSpacing();
+        for (int k = 0; k < n; ++k) {
+            int column = 0;
+            for (size_t i = size_t(k); i < widths.size(); i += size_t(n))
+                column = std::max(column, widths[i]);
+            total += column;
+        }
+        return total <= width;
+    };
+    int n = std::max(1, std::min<int>(most, int(widths.size())));
+    while (n > 1 && !fits(n))
+        --n;
+    if (n != legend->wrap()) {
+        legend->setWrap(n);
+        legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+    }
 }
 
 QCPAbstractPlottable* nearestPoint(const QCustomPlot* plot, const QPoint& pos, int* index,
@@ -96,40 +142,34 @@ QCPAbstractPlottable* nearestPoint(const QCustomPlot* plot, const QPoint& pos, i
 }
 
 ChanceMark addChanceMark(QCustomPlot* plot, QCPAxisRect* rect) {
-    ChanceMark mark{new QCPItemStraightLine(plot), new QCPItemText(plot)};
-    for (QCPAbstractItem* item :
-         {static_cast<QCPAbstractItem*>(mark.line), static_cast<QCPAbstractItem*>(mark.label)}) {
-        item->setClipAxisRect(rect);
-        item->setLayer("overlay"); // over bars and curves, so it can always be found
-    }
-    for (QCPItemPosition* pos : {mark.line->point1, mark.line->point2, mark.label->position}) {
-        pos->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    QCPAxis* x = rect->axis(QCPAxis::atBottom);
+    QCPAxis* y = rect->axis(QCPAxis::atLeft);
+    ChanceMark mark{new QCPItemStraightLine(plot), new QCPCurve(x, y)};
+    mark.line->setClipAxisRect(rect);
+    mark.line->setLayer("overlay"); // over bars and curves, so it can always be found
+    for (QCPItemPosition* pos : {mark.line->point1, mark.line->point2}) {
+        pos->setAxes(x, y);
         pos->setAxisRect(rect);
+        pos->setTypeX(QCPItemPosition::ptAxisRectRatio);
     }
-    mark.line->point1->setTypeX(QCPItemPosition::ptAxisRectRatio);
-    mark.line->point2->setTypeX(QCPItemPosition::ptAxisRectRatio);
-    mark.label->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
-    mark.label->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+    mark.key->setProperty("ndrChanceKey", true);
+    mark.key->removeFromLegend();
     setChance(mark, 0);
     return mark;
 }
 
 void setChance(const ChanceMark& mark, double chance) {
     mark.line->setVisible(chance > 0);
-    mark.label->setVisible(chance > 0);
+    mark.key->setVisible(chance > 0); // in the legend while visible (see wrapLegend)
     mark.line->point1->setCoords(0, chance);
     mark.line->point2->setCoords(1, chance);
-    mark.label->position->setCoords(0.995, chance);
-    mark.label->setText(QObject::tr("chance %1").arg(formatValue(chance)));
+    mark.key->setName(QObject::tr("chance %1").arg(formatValue(chance)));
 }
 
 void styleChanceMark(const ChanceMark& mark, const QPalette& palette) {
-    const QColor ref = referenceColor(palette);
-    mark.line->setPen(QPen(ref, 1.2, Qt::DashDotLine));
-    mark.label->setColor(ref);
-    QColor behind = palette.color(QPalette::Base);
-    behind.setAlpha(200); // readable where the label sits over a bar or a curve
-    mark.label->setBrush(behind);
+    const QPen pen(referenceColor(palette), 1.2, Qt::DashDotLine);
+    mark.line->setPen(pen);
+    mark.key->setPen(pen);
 }
 
 QString formatValue(double value) {

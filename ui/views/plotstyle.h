@@ -9,10 +9,10 @@
 
 class QCustomPlot;
 class QCPAbstractPlottable;
+class QCPCurve;
 class QCPAxis;
 class QCPAxisRect;
 class QCPItemStraightLine;
-class QCPItemText;
 class QCPLegend;
 
 namespace ndrui {
@@ -22,18 +22,24 @@ void stylePlot(QCustomPlot* plot, const QPalette& palette);
 void styleAxis(QCPAxis* axis, const QPalette& palette);
 
 // Moves the plot's legend out of the axis rect into a row of its own at the top, laid out left to
-// right with `columns` entries per line, so it never covers data.
+// right with at most `columns` entries per line, so it never covers data. PlotView wraps it to fewer
+// columns when the plot is narrow (wrapLegend).
 QCPLegend* legendRowOnTop(QCustomPlot* plot, int columns);
+// Wraps a legend made by legendRowOnTop to as many columns (up to the one it was made with) as fit
+// in `width` pixels, so no entry is cut off, with the chance entry (if shown) last. Does nothing to
+// other legends.
+void wrapLegend(QCustomPlot* plot, int width);
 
 // The visible plottable with a data point within `maxPixels` of `pos` (nearest wins) and the point's
 // index, or nullptr. Only plottables of `rect` count when it is given.
 QCPAbstractPlottable* nearestPoint(const QCustomPlot* plot, const QPoint& pos, int* index,
                                    const QCPAxisRect* rect = nullptr, double maxPixels = 12);
 
-// The chance line across an accuracy axis rect, labelled at its right end above the data.
+// The chance line across an accuracy axis rect, named in the legend ("chance 0.250", last) rather
+// than labelled on the plot, where its label sat over bars and curves near chance.
 struct ChanceMark {
     QCPItemStraightLine* line = nullptr;
-    QCPItemText* label = nullptr;
+    QCPCurve* key = nullptr; // no data: only its legend entry shows
 };
 ChanceMark addChanceMark(QCustomPlot* plot, QCPAxisRect* rect);
 // At `chance` (hidden when it is not positive).

@@ -17,6 +17,9 @@ PlotView::PlotView(QWidget* parent)
     root_->setContentsMargins(0, 0, 0, 0);
     root_->setSpacing(2);
     root_->addWidget(plot_, 1);
+    // The plot's own minimum follows its legend and labels; a small fixed one lets the dashboard's
+    // splitters give a view less room, and the legend wraps to fit instead of widening the window.
+    plot_->setMinimumSize(kMinimumPlotSize);
     plot_->setMouseTracking(true);
     plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     plot_->setNoAntialiasingOnDrag(true);
@@ -34,6 +37,7 @@ PlotView::PlotView(QWidget* parent)
     });
     connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] { fitToData(); });
     connect(plot_, &QCustomPlot::beforeReplot, this, [this] {
+        wrapLegend(plot_, plot_->width());
         if (following_)
             fitRanges();
     });
@@ -70,10 +74,12 @@ void PlotView::changeEvent(QEvent* event) {
 
 QImage PlotView::render(QSize size) {
     layoutFor(size);
+    wrapLegend(plot_, size.width());
     if (following_)
         fitRanges();
     const QImage image = plot_->toPixmap(size.width(), size.height()).toImage();
     layoutFor(QSize());
+    wrapLegend(plot_, plot_->width());
     return image;
 }
 

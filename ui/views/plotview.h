@@ -26,6 +26,8 @@ public:
     void fitToData();
 
 protected:
+    static constexpr QSize kMinimumPlotSize{120, 90};
+
     explicit PlotView(QWidget* parent = nullptr);
 
     QCustomPlot* plot() const { return plot_; }
