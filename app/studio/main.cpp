@@ -3,6 +3,8 @@
 #include "mainwindow.h"
 #include "dashboard.h"
 #include "experimentpanel.h"
+#include "expressioninput.h"
+#include "inspector.h"
 #include "stallmeter.h"
 
 #include "headless.h"
@@ -11,6 +13,7 @@
 #include <QCommandLineParser>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QTabWidget>
 #include <QTimer>
 #include <cstdio>
 #include <memory>
@@ -36,7 +39,12 @@ int main(int argc, char** argv) {
     QCommandLineOption after("after", "Seconds to wait before the screenshot or the end of the measurement (default 20).", "seconds", "20");
     QCommandLineOption measure("measure-stalls", "Report the longest event-loop stall and each model's steps/s on stdout, then quit.");
     QCommandLineOption noSettings("no-settings", "Neither read nor write settings (window layout, last configuration, recent runs).");
-    for (const auto& o : {preset, start, screenshot, after, measure, noSettings}) parser.addOption(o);
+    QCommandLineOption inspect("inspect", "Show the inspector tab with this expression (in the run's notation and order).", "expression");
+    QCommandLineOption inspectDepth("inspect-depth", "Show the inspector tab with a random expression of this depth.", "depth");
+    QCommandLineOption step("step", "With --inspect or --inspect-depth and --screenshot: the step to show.", "step");
+    QCommandLineOption exportDir("export", "After the wait, export the dashboard (and the inspector's steps) to FOLDER, then quit.", "folder");
+    for (const auto& o : {preset, start, screenshot, after, measure, noSettings, inspect, inspectDepth, step, exportDir})
+        parser.addOption(o);
     parser.process(app);
 
     ndrui::MainWindow window(!parser.isSet(noSettings));
@@ -51,9 +59,26 @@ int main(int argc, char** argv) {
         }
     }
     if (parser.isSet(start)) QTimer::singleShot(0, &window, [&] { window.startTraining(window.panel().config()); });
+    if (parser.isSet(inspect) || parser.isSet(inspectDepth)) {
+        if (auto* tabs = window.findChild<QTabWidget*>("mainTabs")) tabs->setCurrentWidget(&window.inspector());
+        if (parser.isSet(inspect)) {
+            window.inspector().input()->setText(parser.value(inspect));
+        } else {
+            bool ok = false;
+            const int depth = parser.value(inspectDepth).toInt(&ok);
+            if (!ok || depth < 1) {
+                std::fprintf(stderr, "ndr-studio: --inspect-depth needs a depth of at least 1, got '%s'\n",
+                             qPrintable(parser.value(inspectDepth)));
+                return 2;
+            }
+            window.inspector().input()->randomExample(depth);
+        }
+        if (const QString problem = window.inspector().input()->problem(); !problem.isEmpty())
+            std::fprintf(stderr, "ndr-studio: --inspect: %s\n", qPrintable(problem));
+    }
 
     ndrui::StallMeter meter;
-    const bool scripted = parser.isSet(screenshot) || parser.isSet(measure);
+    const bool scripted = parser.isSet(screenshot) || parser.isSet(measure) || parser.isSet(exportDir);
     if (scripted) {
         bool ok = false;
         const double seconds = parser.value(after).toDouble(&ok);
@@ -63,6 +88,13 @@ int main(int argc, char** argv) {
         }
         if (parser.isSet(measure)) meter.start();
         QTimer::singleShot(int(seconds * 1000), &window, [&] {
+            if (parser.isSet(step)) window.inspector().setStep(parser.value(step).toInt());
+            if (parser.isSet(exportDir)) {
+                if (window.exportTo(parser.value(exportDir), false))
+                    std::fprintf(stderr, "ndr-studio: exported to %s\n", qPrintable(parser.value(exportDir)));
+                else
+                    std::fprintf(stderr, "ndr-studio: the export to %s failed\n", qPrintable(parser.value(exportDir)));
+            }
             if (parser.isSet(screenshot)) {
                 window.redrawNow();
                 QApplication::processEvents();
