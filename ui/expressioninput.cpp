@@ -1,5 +1,6 @@
 // The expression field (see expressioninput.h).
 #include "expressioninput.h"
+#include "splitname.h"
 
 #include <QAbstractItemView>
 #include <QComboBox>
@@ -14,20 +15,6 @@
 namespace ndrui {
 
 namespace {
-
-QString splitName(ndr::Split s) {
-    switch (s) {
-    case ndr::Split::Train:
-        return QObject::tr("train");
-    case ndr::Split::Valid:
-        return QObject::tr("valid");
-    case ndr::Split::Test:
-        return QObject::tr("test");
-    case ndr::Split::None:
-        break;
-    }
-    return QObject::tr("untrained");
-}
 
 // The parser reports UTF-8 byte offsets; the field counts UTF-16 units. Tokens split at ASCII spaces,
 // so both offsets fall on character boundaries.
@@ -98,7 +85,7 @@ void ExpressionInput::setTask(const ndr::CtlTask* task, int maxDepth) {
     // Seeded from the task so the same run offers the same random examples (tests and demos repeat).
     rng_.seed(task->config().seed * 7919 + 17);
     for (int d : task->allDepths())
-        depth_->addItem(tr("depth %1 (%2)").arg(d).arg(splitName(task->splitOf(d))), d);
+        depth_->addItem(tr("depth %1 (%2)").arg(d).arg(splitName(task->splitOf(d), tr("untrained"))), d);
     ndr::Example hint;
     hint.symbol = task->config().symbols - 1;
     for (int f = 0; f < std::min(3, task->config().functions); ++f)

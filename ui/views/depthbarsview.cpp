@@ -1,5 +1,6 @@
 // Per-depth accuracy bars (see depthbarsview.h).
 #include "depthbarsview.h"
+#include "splitname.h"
 
 #include "palette.h"
 #include "plotstyle.h"
@@ -9,24 +10,6 @@
 #include <cmath>
 
 namespace ndrui {
-
-namespace {
-
-QString splitName(ndr::Split split) {
-    switch (split) {
-    case ndr::Split::Train:
-        return QObject::tr("train");
-    case ndr::Split::Valid:
-        return QObject::tr("valid");
-    case ndr::Split::Test:
-        return QObject::tr("test");
-    case ndr::Split::None:
-        break;
-    }
-    return {};
-}
-
-} // namespace
 
 DepthBarsView::DepthBarsView(QWidget* parent) : PlotView(parent) {
     QCustomPlot* p = plot();
