@@ -1,28 +1,33 @@
 // The desktop app driven through its real widgets: pick a preset, start both models, watch every
 // dashboard view fill, pause, resume, stop, save, reopen the run and get the same curves back; bad
 // values do not start; a bad run file is refused with a message and changes nothing; a dropped run
-// file opens; closing mid-training stops the workers.
+// file opens; an opened run trains further; a NaN loss stops only that model; closing mid-training stops
+// the workers.
 #include "dashboard.h"
 #include "experimentpanel.h"
 #include "gifwriter.h"
 #include "inspector.h"
-#include <QLineEdit>
 #include "mainwindow.h"
+#include "run.h"
 #include "views/attentiongridview.h"
 #include "views/depthbarsview.h"
+#include "views/gatemapview.h"
 #include "views/learningcurvesview.h"
 #include "views/lengthgeneralisationview.h"
-#include "views/gatemapview.h"
 
 #include <QComboBox>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <limits>
 #include <qcustomplot.h>
 
 using namespace ndrui;
@@ -172,6 +177,52 @@ private slots:
         QVERIFY(!QImage(folder + "/dashboard.png").isNull());
         QVERIFY(!QImage(folder + "/attention-maps.png").isNull());
         QCOMPARE(readGifInfo(folder + "/training.gif").frames, 4); // evaluations at 100..400
+
+        // Start on the reopened run with more steps in the panel trains the same run further.
+        const auto historyBefore = reopened.session().models()[0].history;
+        setSpin(reopened.panel(), "train.steps", 500);
+        QTest::mouseClick(child<QPushButton>(reopened.panel(), "start"), Qt::LeftButton);
+        QCOMPARE(reopened.session().runFile(), file);
+        QTRY_COMPARE_WITH_TIMEOUT(reopened.session().state(), TrainingSession::State::Ready, 60000);
+        for (const auto& m : reopened.session().models()) {
+            QCOMPARE(m.step, 500);
+            QCOMPARE(int(m.history.size()), 5);
+        }
+        const auto& historyAfter = reopened.session().models()[0].history;
+        for (size_t i = 0; i < historyBefore.size(); ++i)
+            QCOMPARE(historyAfter[i].step, historyBefore[i].step);
+    }
+
+    void aNonFiniteLossStopsOnlyThatModel() {
+        // A run whose NDR weights are NaN: its first step's loss is NaN.
+        ndr::RunConfig c = ndr::presetConfig("stub");
+        c.task.evalExamplesPerDepth = 32;
+        c.models = {ndr::ndrModel(16, 2, 32, 4), ndr::vanillaModel(16, 2, 32, 4)};
+        c.train.batchSize = 16;
+        c.train.steps = 200;
+        c.train.evalInterval = 100;
+        const QString file = dir_.filePath("poisoned/run.json");
+        {
+            ndr::Run run(c);
+            for (float& v : run.trainer(0).model().params().values()) v = std::numeric_limits<float>::quiet_NaN();
+            QDir().mkpath(dir_.filePath("poisoned"));
+            run.save(file.toStdString());
+        }
+        MainWindow w(false);
+        w.show();
+        QVERIFY(w.openRun(file));
+        QTest::mouseClick(child<QPushButton>(w.panel(), "start"), Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(w.session().state(), TrainingSession::State::Ready, 60000);
+        const auto& ndrModel = w.session().models()[0];
+        const auto& vanilla = w.session().models()[1];
+        QVERIFY2(ndrModel.status.startsWith("diverged"), qPrintable(ndrModel.status));
+        QCOMPARE(ndrModel.step, 0);
+        QCOMPARE(vanilla.step, 200); // the other model trained on
+        QCOMPARE(vanilla.status, QString("finished"));
+        QVERIFY2(w.statusBar()->currentMessage().contains("NDR stopped: diverged"),
+                 qPrintable(w.statusBar()->currentMessage()));
+        auto* bar = child<QProgressBar>(w.panel(), "progress[0]");
+        QVERIFY2(bar->toolTip().contains("diverged"), qPrintable(bar->toolTip()));
     }
 
     void badValuesDoNotStart() {

@@ -5,6 +5,9 @@
 #include "experimentpanel.h"
 #include "exporter.h"
 #include "inspector.h"
+#include "serialize.h"
+
+#include <nlohmann/json.hpp>
 
 #include <QAction>
 #include <QApplication>
@@ -138,6 +141,19 @@ void MainWindow::createMenus() {
 }
 
 void MainWindow::startTraining(const ndr::RunConfig& config) {
+    // Start on an opened, stopped or finished run whose settings the panel still shows trains that run
+    // further, up to the panel's steps; any other change of settings starts a new run.
+    if (session_.hasRun() && session_.state() == TrainingSession::State::Ready) {
+        ndr::RunConfig shown = config, run = session_.config();
+        shown.train.steps = run.train.steps = 0;
+        shown.preset = run.preset = "";
+        int done = 0;
+        for (const auto& m : session_.models()) done = std::max(done, m.step);
+        if (nlohmann::json(shown) == nlohmann::json(run) && config.train.steps > done) {
+            session_.continueTraining(config.train.steps);
+            return;
+        }
+    }
     QString error;
     if (!session_.start(config, &error)) showError(tr("Could not start training"), error);
 }
