@@ -1,6 +1,7 @@
 // Softmax and directional geometric attention: forward, backward, and the naive geometric oracle.
 #include "attention.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <omp.h>
@@ -133,9 +134,10 @@ void GeometricAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const
     const int B = shape.batch, T = shape.positions, C = channels, H = heads, D = C / H;
     const Index N = Index(B) * T, P = 3 * C + 2 * H;
     // proj (N, 3C + 2H) = x [Wq; Wkv; Wqp]^T + [c | 0 | 0 | bqp]
-    linearForward<S>(x, store.valueRows(p.wq, p.wqp), c.proj);
-    c.proj.leftCols(C).rowwise() += store.value(p.qBias).row(0);
-    c.proj.rightCols(2 * H).rowwise() += store.value(p.posBias).row(0);
+    projBias.assign(size_t(P), S(0));
+    std::copy(store.valuePtr(p.qBias), store.valuePtr(p.qBias) + C, projBias.begin());
+    std::copy(store.valuePtr(p.posBias), store.valuePtr(p.posBias) + 2 * H, projBias.begin() + 3 * C);
+    linearForwardBias<S>(x, store.valueRows(p.wq, p.wqp), projBias.data(), c.proj);
     if (training && keyDropout > 0) {
         dropoutMask(c.keyMask, N, C, keyDropout, training, rng);
         c.proj.middleCols(C, C).array() *= c.keyMask.array();
@@ -194,7 +196,8 @@ void GeometricAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const
 
 template <typename S>
 void GeometricAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape,
-                                     const Cache& c, const Mat<S>& dOut, Mat<S>& dx, Mat<S>& dProj) const {
+                                     const Cache& c, const Mat<S>& dOut, Mat<S>& dx, Mat<S>& dProj,
+                                     bool accumulateDx) const {
     const int B = shape.batch, T = shape.positions, C = channels, H = heads, D = C / H;
     const Index N = Index(B) * T, P = 3 * C + 2 * H;
     // out = mixed Wo^T
@@ -271,17 +274,22 @@ void GeometricAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, cons
             const Block<const S> dsl{dS, len, len, T};
             productAB<S>(dsl, k, alpha, dq, false);
             productAtB<S>(dsl, q, alpha, dk, false);
+            // k was multiplied by the dropout mask after projection (done here, while dk is in cache)
+            if (c.keyMask.size() > 0)
+                for (int i = 0; i < len; ++i) {
+                    const S* m = c.keyMask.data() + (Index(b) * T + i) * C + h * D;
+                    S* dki = dk.row(i);
+                    for (int t = 0; t < D; ++t) dki[t] *= m[t];
+                }
         }
     }
     auto dsc = store.grad(p.scalars);
     dsc(0, 0) += dAlpha;
     dsc(0, 1) += dRho;
     dsc(0, 2) += dGamma;
-    // k was multiplied by the dropout mask after projection
-    if (c.keyMask.size() > 0) dProj.middleCols(C, C).array() *= c.keyMask.array();
     biasBackward(dProj.leftCols(C), store.grad(p.qBias));
     biasBackward(dProj.rightCols(2 * H), store.grad(p.posBias));
-    linearBackward<S>(dProj, x, store.valueRows(p.wq, p.wqp), store.gradRows(p.wq, p.wqp), &dx);
+    linearBackward<S>(dProj, x, store.valueRows(p.wq, p.wqp), store.gradRows(p.wq, p.wqp), &dx, accumulateDx);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -352,7 +360,8 @@ void SoftmaxAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const B
 
 template <typename S>
 void SoftmaxAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape,
-                                   const Cache& c, const Mat<S>& dOut, Mat<S>& dx, Mat<S>& dProj) const {
+                                   const Cache& c, const Mat<S>& dOut, Mat<S>& dx, Mat<S>& dProj,
+                                   bool accumulateDx) const {
     const int B = shape.batch, T = shape.positions, C = channels, H = heads, D = C / H;
     const Index N = Index(B) * T, P = 3 * C;
     const S scale = S(1.0 / std::sqrt(double(D)));
@@ -404,7 +413,7 @@ void SoftmaxAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, const 
             productAtB<S>(ds, q, scale, Block<S>{dRows + C + h * D, len, D, P}, false);
         }
     }
-    linearBackward<S>(dProj, x, store.valueRows(p.wq, p.wkv), store.gradRows(p.wq, p.wkv), &dx);
+    linearBackward<S>(dProj, x, store.valueRows(p.wq, p.wkv), store.gradRows(p.wq, p.wkv), &dx, accumulateDx);
 }
 
 #define NDR_INSTANTIATE(S)                                                                          \

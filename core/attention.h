@@ -76,6 +76,7 @@ struct GeometricAttention {
     bool normalizeL1 = false;
     mutable Mat<S> dMixed; // backward temporary, kept to avoid reallocation
     mutable std::vector<Scratch> scratch; // one per thread
+    mutable AlignedVector<S> projBias; // (3C + 2H) [c | 0 | 0 | bqp], the bias row of proj
 
     void declare(ParamStore<S>& store, const std::string& prefix, int c, int h, bool l1);
     template <typename InitRng>
@@ -83,9 +84,9 @@ struct GeometricAttention {
     // out (N, C); x (N, C)
     void forward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape, bool training,
                  double keyDropout, Rng& rng, Cache& c, Mat<S>& out) const;
-    // dx (N, C) is assigned; parameter gradients accumulate.
+    // dx (N, C) is assigned, or added to when accumulateDx; parameter gradients accumulate.
     void backward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape, const Cache& c,
-                  const Mat<S>& dOut, Mat<S>& dx, Mat<S>& scratch) const;
+                  const Mat<S>& dOut, Mat<S>& dx, Mat<S>& scratch, bool accumulateDx = false) const;
 };
 
 // Softmax multi-head attention without biases (as the released code's baseline):
@@ -117,7 +118,7 @@ struct SoftmaxAttention {
     void forward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape, bool training,
                  double attDropout, Rng& rng, Cache& c, Mat<S>& out) const;
     void backward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape, const Cache& c,
-                  const Mat<S>& dOut, Mat<S>& dx, Mat<S>& scratch) const;
+                  const Mat<S>& dOut, Mat<S>& dx, Mat<S>& scratch, bool accumulateDx = false) const;
 };
 
 // Xavier-uniform initialisation of a (out, in) weight with the given gain.

@@ -84,23 +84,14 @@ void EncoderLayer<S>::forward(ParamStore<S>& store, const Mat<S>& x, const Batch
     // hidden = Dropout(ReLU(z [W1; Wg1]^T + [b1 | bg1]))    (N, F) or (N, F + C)
     const int last = gated() ? wg1 : w1;
     Mat<S>& hidden = c.hiddenDropped;
-    linearForward<S>(c.z, store.valueRows(w1, last), hidden);
-    {
-        // b1 and bg1 are consecutive, so they form one bias row of width F (+ C).
-        const Index width = hidden.cols();
-        const S* bias = store.value(b1).data();
-        for (Index i = 0; i < N; ++i) {
-            S* row = hidden.data() + i * width;
-#pragma omp simd
-            for (Index j = 0; j < width; ++j) row[j] = std::max(row[j] + bias[j], S(0));
-        }
-    }
+    // b1 and bg1 are consecutive, so they form one bias row of width F (+ C).
+    linearForwardBias<S>(c.z, store.valueRows(w1, last), store.valuePtr(b1), hidden);
+    hidden = hidden.cwiseMax(S(0));
     c.hiddenKeep = drop ? S(1.0 / (1.0 - cfg.dropout)) : S(1);
     if (drop) dropoutInPlace(hidden.data(), hidden.size(), cfg.dropout, rng);
     // ff = W2 Dropout(hidden) + b2
     Mat<S>& ff = ws.ff;
-    linearForward<S>(hidden.leftCols(F), store.value(w2), ff);
-    addBias(ff, store.value(b2));
+    linearForwardBias<S>(hidden.leftCols(F), store.value(w2), store.valuePtr(b2), ff);
     if (!gated()) {
         // out = LN2(z + Dropout(ff))
         if (drop) {
@@ -115,8 +106,7 @@ void EncoderLayer<S>::forward(ParamStore<S>& store, const Mat<S>& x, const Batch
     }
     // u = LN2(ff);  g = sigmoid(Wg2 Dropout(gate hidden) + bg2);  out = g u + (1 - g) x
     LayerNorm<S>::forward(ff, store.value(ln2g), store.value(ln2b), c.u, c.ln2);
-    linearForward<S>(hidden.rightCols(C), store.value(wg2), c.gate);
-    addBias(c.gate, store.value(bg2));
+    linearForwardBias<S>(hidden.rightCols(C), store.value(wg2), store.valuePtr(bg2), c.gate);
     c.gate.array() = (S(1) + (-c.gate.array()).exp()).inverse();
     c.gateKeep.assign(N, S(1));
     if (training && cfg.gateDropout > 0) {
@@ -152,7 +142,7 @@ void EncoderLayer<S>::backward(ParamStore<S>& store, const Mat<S>& x, const Batc
         else dff = dy;
         biasBackward(dff, store.grad(b2));
         linearBackward<S>(dff, c.hiddenDropped.leftCols(F), store.value(w2), store.grad(w2), &dHiddenFF);
-        dx.setZero(N, C); // x reaches the output only through LN1 and attention, added below
+
     } else {
         // out = x + keep * g * (u - x)
         Mat<S>&du = ws.du, &dGateLogit = ws.dGateLogit;
@@ -199,12 +189,17 @@ void EncoderLayer<S>::backward(ParamStore<S>& store, const Mat<S>& x, const Batc
     linearBackward<S>(dHidden, c.z, store.valueRows(w1, last), store.gradRows(w1, last), &dz, !gated());
     // z = LN1(x + Dropout(a))
     LayerNorm<S>::backward(dz, store.value(ln1g), store.grad(ln1g), store.grad(ln1b), c.ln1, dy);
-    dx += dy;
-    if (c.attMask.size() > 0) ws.da.noalias() = dy.cwiseProduct(c.attMask);
-    else ws.da = dy;
-    if (cfg.attention == AttentionKind::Geometric) geo.backward(store, x, shape, c.geo, ws.da, ws.dxAtt, ws.dProj);
-    else soft.backward(store, x, shape, c.soft, ws.da, ws.dxAtt, ws.dProj);
-    dx += ws.dxAtt;
+    // x reaches the residual layer's output only through LN1 and attention
+    if (gated()) dx += dy;
+    else dx = dy;
+    const Mat<S>* da = &dy;
+    if (c.attMask.size() > 0) {
+        ws.da.noalias() = dy.cwiseProduct(c.attMask);
+        da = &ws.da;
+    }
+    // The attention's input gradient is added straight into dx.
+    if (cfg.attention == AttentionKind::Geometric) geo.backward(store, x, shape, c.geo, *da, dx, ws.dProj, true);
+    else soft.backward(store, x, shape, c.soft, *da, dx, ws.dProj, true);
 }
 
 template <typename S>

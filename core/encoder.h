@@ -38,7 +38,7 @@ struct EncoderLayer {
 
     // Temporaries of one forward or backward call, kept between calls so training allocates nothing.
     struct Workspace {
-        Mat<S> y, ff, dHidden, du, dGateLogit, dff, dz, dy, da, dxAtt, dProj;
+        Mat<S> y, ff, dHidden, du, dGateLogit, dff, dz, dy, da, dProj;
     };
 
     ModelConfig cfg;

@@ -4,6 +4,7 @@
 
 #include "tensor.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -99,6 +100,19 @@ inline auto logSigmoidArray(const ArrayT& x) {
 template <typename S, typename XT, typename WT>
 inline void linearForward(const XT& x, const WT& w, Mat<S>& y) {
     y.noalias() = x * w.transpose();
+}
+// Y (N, out) = X W^T + bias (bias: out values). The rows start as the bias and the product is added:
+// Eigen clears the destination of `y = X W^T` before accumulating into it, so this saves both that
+// pass and a separate bias pass.
+template <typename S, typename XT, typename WT>
+inline void linearForwardBias(const XT& x, const WT& w, const S* bias, Mat<S>& y) {
+    const Index n = x.rows(), out = w.rows();
+    y.resize(n, out);
+    // Row assignments, which Eigen vectorises: std::copy would be one memmove call per row, and
+    // replicate() computes an index modulo per coefficient.
+    const Eigen::Map<const RowVec<S>> b(bias, out);
+    for (Index i = 0; i < n; ++i) y.row(i) = b;
+    y.noalias() += x * w.transpose();
 }
 template <typename S, typename BT>
 inline void addBias(Mat<S>& y, const BT& bias) {

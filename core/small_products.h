@@ -39,9 +39,55 @@ inline void productABt(Block<const S> a, Block<const S> b, S scale, Block<S> c) 
     }
 }
 
+namespace detail {
+
+// The two products below sum rows of b into rows of c. With the row width NW known at compile time (a
+// head width) the row being summed stays in registers; otherwise it is loaded and stored per term.
+// Both sum in the same order.
+template <int NW, typename S>
+inline void productABFixed(Block<const S> a, Block<const S> b, S scale, Block<S> c, bool accumulate) {
+    for (int i = 0; i < a.rows; ++i) {
+        const S* ai = a.row(i);
+        S* ci = c.row(i);
+        S acc[NW];
+        for (int t = 0; t < NW; ++t) acc[t] = accumulate ? ci[t] : S(0);
+        for (int j = 0; j < a.cols; ++j) {
+            const S w = scale * ai[j];
+            const S* bj = b.row(j);
+            for (int t = 0; t < NW; ++t) acc[t] += w * bj[t];
+        }
+        for (int t = 0; t < NW; ++t) ci[t] = acc[t];
+    }
+}
+
+template <int NW, typename S>
+inline void productAtBFixed(Block<const S> a, Block<const S> b, S scale, Block<S> c, bool accumulate) {
+    for (int j = 0; j < a.cols; ++j) {
+        S* cj = c.row(j);
+        S acc[NW];
+        for (int t = 0; t < NW; ++t) acc[t] = accumulate ? cj[t] : S(0);
+        for (int i = 0; i < a.rows; ++i) {
+            const S w = scale * a.row(i)[j];
+            const S* bi = b.row(i);
+            for (int t = 0; t < NW; ++t) acc[t] += w * bi[t];
+        }
+        for (int t = 0; t < NW; ++t) cj[t] = acc[t];
+    }
+}
+
+} // namespace detail
+
 // c (m, n) = scale * a (m, k) b (k, n), or += when accumulate      A v, dS k
 template <typename S>
 inline void productAB(Block<const S> a, Block<const S> b, S scale, Block<S> c, bool accumulate) {
+    switch (b.cols) {
+    case 8: return detail::productABFixed<8>(a, b, scale, c, accumulate);
+    case 12: return detail::productABFixed<12>(a, b, scale, c, accumulate);
+    case 16: return detail::productABFixed<16>(a, b, scale, c, accumulate);
+    case 32: return detail::productABFixed<32>(a, b, scale, c, accumulate);
+    case 64: return detail::productABFixed<64>(a, b, scale, c, accumulate);
+    default: break;
+    }
     const int m = a.rows, k = a.cols, n = b.cols;
     for (int i = 0; i < m; ++i) {
         const S* ai = a.row(i);
@@ -60,6 +106,14 @@ inline void productAB(Block<const S> a, Block<const S> b, S scale, Block<S> c, b
 // c (k, n) = scale * a (m, k)^T b (m, n), or += when accumulate      A^T dMixed, dS^T q
 template <typename S>
 inline void productAtB(Block<const S> a, Block<const S> b, S scale, Block<S> c, bool accumulate) {
+    switch (b.cols) {
+    case 8: return detail::productAtBFixed<8>(a, b, scale, c, accumulate);
+    case 12: return detail::productAtBFixed<12>(a, b, scale, c, accumulate);
+    case 16: return detail::productAtBFixed<16>(a, b, scale, c, accumulate);
+    case 32: return detail::productAtBFixed<32>(a, b, scale, c, accumulate);
+    case 64: return detail::productAtBFixed<64>(a, b, scale, c, accumulate);
+    default: break;
+    }
     const int m = a.rows, k = a.cols, n = b.cols;
     for (int j = 0; j < k; ++j) {
         S* cj = c.row(j);

@@ -79,7 +79,11 @@ private slots:
         QTest::addColumn<int>("m");
         QTest::addColumn<int>("n");
         QTest::addColumn<int>("d");
+        // D 8, 12, 16, 32 and 64 take the fixed-width paths, the others the general loops.
         QTest::newRow("one position") << 1 << 1 << 12;
+        QTest::newRow("T6, D8") << 6 << 6 << 8;
+        QTest::newRow("T9, D16") << 9 << 9 << 16;
+        QTest::newRow("T5, D64") << 5 << 5 << 64;
         QTest::newRow("stub head: T7, D12") << 7 << 7 << 12;
         QTest::newRow("ragged: 5 x 7, D3") << 5 << 7 << 3;
         QTest::newRow("d128 head: T8, D32") << 8 << 8 << 32;
