@@ -4,6 +4,7 @@
 
 #include "layers.h"
 #include "params.h"
+#include "small_products.h"
 
 #include <vector>
 
@@ -23,6 +24,20 @@ void geometricForward(const S* scores, int T, int len, S* att);
 // Backward of geometricForward: ds (T, T) = d loss / d scores given dA and the cached A.
 template <typename S>
 void geometricBackward(const S* scores, const S* att, const S* dAtt, int T, int len, S* dScores);
+
+// Buffers of the two kernels, kept by the caller between calls: a layer calls them B*H times per step.
+template <typename S>
+struct GeometricWork {
+    AlignedVector<S> a, b; // (T, T) each
+    std::vector<S> prefix; // (T + 1)
+};
+// The same two kernels without allocation. The forward also returns logP (T, T) = log sigmoid(scores),
+// which is all the backward needs of the scores (sigmoid(s) = exp(logP)).
+template <typename S>
+void geometricForward(const S* scores, int T, int len, S* att, S* logP, GeometricWork<S>& work);
+template <typename S>
+void geometricBackwardFromLogP(const S* logP, const S* att, const S* dAtt, int T, int len, S* dScores,
+                               GeometricWork<S>& work);
 // The O(T^3) formula, straight from the definition; the oracle for the two above.
 template <typename S>
 void geometricNaive(const S* scores, int T, int len, S* att);
@@ -42,17 +57,26 @@ struct GeometricAttention {
     };
     struct Cache {
         Mat<S> proj;          // (N, 3C + 2H): [q + c | k (dropped out) | v | (b, f) per head]
-        Mat<S> keyMask;       // (N, C) dropout multipliers applied to k
+        Mat<S> keyMask;       // (N, C) dropout multipliers applied to k (empty: no key dropout)
         AlignedVector<S> dot;   // (B, H, T, T) q_i . k_j
+        AlignedVector<S> logP;  // (B, H, T, T) log sigmoid(s_ij), for the backward
         AlignedVector<S> att;   // (B, H, T, T) A after normalisation (what is applied to v)
         AlignedVector<S> rowSum; // (B, H, T) sum_j A_ij before L1 normalisation (only with L1)
         Mat<S> mixed;         // (N, C) concat_h sum_j A_ij v_j
+    };
+
+    // Per-(example, head) buffers of one OpenMP thread, kept between calls.
+    struct Scratch {
+        AlignedVector<S> scores, dA, dS, rawA; // (T, T) each
+        GeometricWork<S> kernel;
     };
 
     Params p;
     int channels = 0, heads = 0;
     bool normalizeL1 = false;
     mutable Mat<S> dMixed; // backward temporary, kept to avoid reallocation
+    mutable std::vector<Scratch> scratch; // one per thread
+    mutable AlignedVector<S> projBias; // (3C + 2H) [c | 0 | 0 | bqp], the bias row of proj
 
     void declare(ParamStore<S>& store, const std::string& prefix, int c, int h, bool l1);
     template <typename InitRng>
@@ -60,9 +84,9 @@ struct GeometricAttention {
     // out (N, C); x (N, C)
     void forward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape, bool training,
                  double keyDropout, Rng& rng, Cache& c, Mat<S>& out) const;
-    // dx (N, C) is assigned; parameter gradients accumulate.
+    // dx (N, C) is assigned, or added to when accumulateDx; parameter gradients accumulate.
     void backward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape, const Cache& c,
-                  const Mat<S>& dOut, Mat<S>& dx, Mat<S>& scratch) const;
+                  const Mat<S>& dOut, Mat<S>& dx, Mat<S>& scratch, bool accumulateDx = false) const;
 };
 
 // Softmax multi-head attention without biases (as the released code's baseline):
@@ -79,9 +103,14 @@ struct SoftmaxAttention {
         Mat<S> mixed;         // (N, C)
     };
 
+    struct Scratch {
+        AlignedVector<S> dA, dropped; // (T, T) each
+    };
+
     Params p;
     int channels = 0, heads = 0;
     mutable Mat<S> dMixed; // backward temporary, kept to avoid reallocation
+    mutable std::vector<Scratch> scratch; // one per thread
 
     void declare(ParamStore<S>& store, const std::string& prefix, int c, int h);
     template <typename InitRng>
@@ -89,7 +118,7 @@ struct SoftmaxAttention {
     void forward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape, bool training,
                  double attDropout, Rng& rng, Cache& c, Mat<S>& out) const;
     void backward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape, const Cache& c,
-                  const Mat<S>& dOut, Mat<S>& dx, Mat<S>& scratch) const;
+                  const Mat<S>& dOut, Mat<S>& dx, Mat<S>& scratch, bool accumulateDx = false) const;
 };
 
 // Xavier-uniform initialisation of a (out, in) weight with the given gain.

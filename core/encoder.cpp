@@ -65,40 +65,48 @@ void EncoderLayer<S>::forward(ParamStore<S>& store, const Mat<S>& x, const Batch
                               Rng& rng, Cache& c, Mat<S>& out) const {
     const int C = cfg.dModel, F = cfg.dFF;
     const Index N = x.rows();
+    const bool drop = training && cfg.dropout > 0;
     // a = Attention(x)
     if (cfg.attention == AttentionKind::Geometric)
         geo.forward(store, x, shape, training, cfg.attentionDropout, rng, c.geo, c.att);
     else
         soft.forward(store, x, shape, training, cfg.attentionDropout, rng, c.soft, c.att);
     // z = LN1(x + Dropout(a))
-    dropoutMask(c.attMask, N, C, cfg.dropout, training, rng);
     Mat<S>& y = ws.y;
-    y.noalias() = x + c.att.cwiseProduct(c.attMask);
+    if (drop) {
+        dropoutMask(c.attMask, N, C, cfg.dropout, training, rng);
+        y.noalias() = x + c.att.cwiseProduct(c.attMask);
+    } else {
+        c.attMask.resize(0, 0);
+        y.noalias() = x + c.att;
+    }
     LayerNorm<S>::forward(y, store.value(ln1g), store.value(ln1b), c.z, c.ln1);
-    // hidden = ReLU(z [W1; Wg1]^T + [b1 | bg1])    (N, F) or (N, F + C)
+    // hidden = Dropout(ReLU(z [W1; Wg1]^T + [b1 | bg1]))    (N, F) or (N, F + C)
     const int last = gated() ? wg1 : w1;
-    linearForward<S>(c.z, store.valueRows(w1, last), c.hidden);
+    Mat<S>& hidden = c.hiddenDropped;
     // b1 and bg1 are consecutive, so they form one bias row of width F (+ C).
-    c.hidden.rowwise() += RowVecMap<S>(store.value(b1).data(), c.hidden.cols());
-    c.hidden = c.hidden.cwiseMax(S(0));
-    dropoutMask(c.hiddenMask, N, c.hidden.cols(), cfg.dropout, training, rng);
-    c.hiddenDropped.noalias() = c.hidden.cwiseProduct(c.hiddenMask);
+    linearForwardBias<S>(c.z, store.valueRows(w1, last), store.valuePtr(b1), hidden);
+    hidden = hidden.cwiseMax(S(0));
+    c.hiddenKeep = drop ? S(1.0 / (1.0 - cfg.dropout)) : S(1);
+    if (drop) dropoutInPlace(hidden.data(), hidden.size(), cfg.dropout, rng);
     // ff = W2 Dropout(hidden) + b2
     Mat<S>& ff = ws.ff;
-    linearForward<S>(c.hiddenDropped.leftCols(F), store.value(w2), ff);
-    addBias(ff, store.value(b2));
+    linearForwardBias<S>(hidden.leftCols(F), store.value(w2), store.valuePtr(b2), ff);
     if (!gated()) {
         // out = LN2(z + Dropout(ff))
-        dropoutMask(c.ffMask, N, C, cfg.dropout, training, rng);
-        y.noalias() = c.z + ff.cwiseProduct(c.ffMask);
-        LayerNorm<S>::forward(y, store.value(ln2g), store.value(ln2b), c.u, c.ln2);
-        out = c.u;
+        if (drop) {
+            dropoutMask(c.ffMask, N, C, cfg.dropout, training, rng);
+            y.noalias() = c.z + ff.cwiseProduct(c.ffMask);
+        } else {
+            c.ffMask.resize(0, 0);
+            y.noalias() = c.z + ff;
+        }
+        LayerNorm<S>::forward(y, store.value(ln2g), store.value(ln2b), out, c.ln2);
         return;
     }
     // u = LN2(ff);  g = sigmoid(Wg2 Dropout(gate hidden) + bg2);  out = g u + (1 - g) x
     LayerNorm<S>::forward(ff, store.value(ln2g), store.value(ln2b), c.u, c.ln2);
-    linearForward<S>(c.hiddenDropped.rightCols(C), store.value(wg2), c.gate);
-    addBias(c.gate, store.value(bg2));
+    linearForwardBias<S>(hidden.rightCols(C), store.value(wg2), store.valuePtr(bg2), c.gate);
     c.gate.array() = (S(1) + (-c.gate.array()).exp()).inverse();
     c.gateKeep.assign(N, S(1));
     if (training && cfg.gateDropout > 0) {
@@ -108,7 +116,12 @@ void EncoderLayer<S>::forward(ParamStore<S>& store, const Mat<S>& x, const Batch
     out.resize(N, C);
     for (Index i = 0; i < N; ++i) {
         const S keep = c.gateKeep[i];
-        out.row(i) = x.row(i) + keep * (c.gate.row(i).array() * (c.u.row(i) - x.row(i)).array()).matrix();
+        const S* xi = x.data() + i * C;
+        const S* ui = c.u.data() + i * C;
+        const S* gi = c.gate.data() + i * C;
+        S* oi = out.data() + i * C;
+#pragma omp simd
+        for (Index j = 0; j < C; ++j) oi[j] = xi[j] + keep * (gi[j] * (ui[j] - xi[j]));
     }
 }
 
@@ -118,52 +131,75 @@ void EncoderLayer<S>::backward(ParamStore<S>& store, const Mat<S>& x, const Batc
     const int C = cfg.dModel, F = cfg.dFF;
     const Index N = x.rows();
     Mat<S>& dHidden = ws.dHidden; // d loss / d Dropout(hidden)   (N, F) or (N, F + C)
-    dHidden.resize(N, c.hidden.cols());
-    Mat<S>&dz = ws.dz, &dy = ws.dy, &dff = ws.dff, &dh = ws.dh;
+    dHidden.resize(N, c.hiddenDropped.cols());
+    Mat<S>&dz = ws.dz, &dy = ws.dy, &dff = ws.dff;
+    auto dHiddenFF = dHidden.leftCols(F);
     if (!gated()) {
         // out = LN2(z + Dropout(ff))
         LayerNorm<S>::backward(dOut, store.value(ln2g), store.grad(ln2g), store.grad(ln2b), c.ln2, dy);
         dz = dy;
-        dff.noalias() = dy.cwiseProduct(c.ffMask);
+        if (c.ffMask.size() > 0) dff.noalias() = dy.cwiseProduct(c.ffMask);
+        else dff = dy;
         biasBackward(dff, store.grad(b2));
-        linearBackward<S>(dff, c.hiddenDropped.leftCols(F), store.value(w2), store.grad(w2), &dHidden);
-        dx.setZero(N, C); // x reaches the output only through LN1 and attention, added below
+        linearBackward<S>(dff, c.hiddenDropped.leftCols(F), store.value(w2), store.grad(w2), &dHiddenFF);
+
     } else {
         // out = x + keep * g * (u - x)
         Mat<S>&du = ws.du, &dGateLogit = ws.dGateLogit;
         du.resize(N, C);
         dGateLogit.resize(N, C);
         dx.resize(N, C);
+        S* dbg2 = store.grad(bg2).data();
         for (Index i = 0; i < N; ++i) {
             const S keep = c.gateKeep[i];
-            const auto g = c.gate.row(i).array();
-            du.row(i) = keep * (dOut.row(i).array() * g).matrix();
-            dx.row(i) = dOut.row(i) - du.row(i);
-            // dg = dOut (u - x);  g = sigmoid(l): dl = dg g (1 - g)
-            dGateLogit.row(i) =
-                keep * (dOut.row(i).array() * (c.u.row(i) - x.row(i)).array() * g * (S(1) - g)).matrix();
+            const S* g = c.gate.data() + i * C;
+            const S* d = dOut.data() + i * C;
+            const S* ui = c.u.data() + i * C;
+            const S* xi = x.data() + i * C;
+            S* dui = du.data() + i * C;
+            S* dxi = dx.data() + i * C;
+            S* dli = dGateLogit.data() + i * C;
+#pragma omp simd
+            for (Index j = 0; j < C; ++j) {
+                dui[j] = keep * (d[j] * g[j]);
+                dxi[j] = d[j] - dui[j];
+                // dg = dOut (u - x);  g = sigmoid(l): dl = dg g (1 - g)
+                dli[j] = keep * (d[j] * (ui[j] - xi[j]) * g[j] * (S(1) - g[j]));
+                dbg2[j] += dli[j];
+            }
         }
-        biasBackward(dGateLogit, store.grad(bg2));
-        linearBackward<S>(dGateLogit, c.hiddenDropped.rightCols(C), store.value(wg2), store.grad(wg2), &ws.dhg);
+        auto dHiddenGate = dHidden.rightCols(C);
+        linearBackward<S>(dGateLogit, c.hiddenDropped.rightCols(C), store.value(wg2), store.grad(wg2), &dHiddenGate);
         // u = LN2(ff)
         LayerNorm<S>::backward(du, store.value(ln2g), store.grad(ln2g), store.grad(ln2b), c.ln2, dff);
         biasBackward(dff, store.grad(b2));
-        linearBackward<S>(dff, c.hiddenDropped.leftCols(F), store.value(w2), store.grad(w2), &dh);
-        dHidden.leftCols(F) = dh;
-        dHidden.rightCols(C) = ws.dhg;
+        linearBackward<S>(dff, c.hiddenDropped.leftCols(F), store.value(w2), store.grad(w2), &dHiddenFF);
     }
-    // hidden = ReLU(pre) then dropout
-    dHidden.array() *= c.hiddenMask.array() * (c.hidden.array() > S(0)).template cast<S>();
+    // hidden = Dropout(ReLU(pre)): the gradient passes (times the multiplier) where the output is positive
+    {
+        const S keep = c.hiddenKeep;
+        const S* hd = c.hiddenDropped.data();
+        S* dh = dHidden.data();
+        const Index n = dHidden.size();
+#pragma omp simd
+        for (Index e = 0; e < n; ++e) dh[e] = hd[e] > S(0) ? dh[e] * keep : S(0);
+    }
     biasBackward(dHidden, RowVecMap<S>(store.grad(b1).data(), dHidden.cols()));
     const int last = gated() ? wg1 : w1;
     linearBackward<S>(dHidden, c.z, store.valueRows(w1, last), store.gradRows(w1, last), &dz, !gated());
     // z = LN1(x + Dropout(a))
     LayerNorm<S>::backward(dz, store.value(ln1g), store.grad(ln1g), store.grad(ln1b), c.ln1, dy);
-    dx += dy;
-    ws.da.noalias() = dy.cwiseProduct(c.attMask);
-    if (cfg.attention == AttentionKind::Geometric) geo.backward(store, x, shape, c.geo, ws.da, ws.dxAtt, ws.dProj);
-    else soft.backward(store, x, shape, c.soft, ws.da, ws.dxAtt, ws.dProj);
-    dx += ws.dxAtt;
+    // x reaches the residual layer's output only through LN1 and attention
+    if (gated()) dx += dy;
+    else dx = dy;
+    const Mat<S>* da = &dy;
+    if (c.attMask.size() > 0) {
+        ws.da.noalias() = dy.cwiseProduct(c.attMask);
+        da = &ws.da;
+    }
+    // The attention's input gradient is added straight into dx.
+    if (cfg.attention == AttentionKind::Geometric) geo.backward(store, x, shape, c.geo, *da, dx, ws.dProj, true);
+    else soft.backward(store, x, shape, c.soft, *da, dx, ws.dProj, true);
 }
 
 template <typename S>
@@ -271,13 +307,13 @@ void Encoder<S>::backward() {
     if (!kept_) throw std::logic_error("backward() needs a forward() that kept its caches");
     const int B = batch_.batch, T = batch_.positions;
     // loss = mean_b -log softmax(logits_b)[target_b]
-    Mat<S> dLogits = probs_;
+    Mat<S>&dLogits = dLogits_, &dLast = dLast_, &dh = dh_, &dPrev = dPrev_;
+    dLogits = probs_;
     for (int b = 0; b < B; ++b) dLogits(b, batch_.targets[b]) -= S(1);
     dLogits /= S(B);
     biasBackward(dLogits, store_.grad(readoutB_));
-    Mat<S> dLast;
     linearBackward<S>(dLogits, last_, store_.value(readoutW_), store_.grad(readoutW_), &dLast);
-    Mat<S> dh = Mat<S>::Zero(Index(B) * T, cfg_.dModel), dPrev;
+    dh.setZero(Index(B) * T, cfg_.dModel);
     for (int b = 0; b < B; ++b) dh.row(Index(b) * T + batch_.lengths[b] - 1) = dLast.row(b);
     for (int t = steps_ - 1; t >= 0; --t) {
         layer(t).backward(store_, h_[t], shape_, caches_[t], dh, dPrev);

@@ -21,22 +21,24 @@ struct EncoderLayer {
         typename GeometricAttention<S>::Cache geo;
         typename SoftmaxAttention<S>::Cache soft;
         Mat<S> att;          // (N, C) attention output a
-        Mat<S> attMask;      // (N, C) dropout multipliers on a
+        Mat<S> attMask;      // (N, C) dropout multipliers on a (empty: no dropout)
         typename LayerNorm<S>::Cache ln1;
         Mat<S> z;            // (N, C) LN1(x + drop(a))
-        Mat<S> hidden;       // (N, F) or (N, F + C): ReLU([W1; Wg1] z + [b1 | bg1]) before dropout
-        Mat<S> hiddenMask;   // same shape: dropout multipliers
-        Mat<S> hiddenDropped; // same shape: hidden * hiddenMask
-        Mat<S> ffMask;       // (N, C) residual only: dropout on the FFN output
+        // (N, F) or (N, F + C): Dropout(ReLU([W1; Wg1] z + [b1 | bg1])). The backward needs no separate
+        // mask or pre-dropout copy: where this is positive the ReLU passed and the multiplier was
+        // hiddenKeep; everywhere else the gradient is zero.
+        Mat<S> hiddenDropped;
+        S hiddenKeep = 1;    // 1/(1-p) in training with dropout, else 1
+        Mat<S> ffMask;       // (N, C) residual only: dropout on the FFN output (empty: no dropout)
         typename LayerNorm<S>::Cache ln2;
-        Mat<S> u;            // (N, C) copy gate: LN2(FFN(z)); residual: the layer output
+        Mat<S> u;            // (N, C) copy gate only: LN2(FFN(z))
         Mat<S> gate;         // (N, C) copy gate: sigmoid(gate logits), before gate dropout
         AlignedVector<S> gateKeep; // (N) 1, or 0 where gate dropout copies the whole column
     };
 
     // Temporaries of one forward or backward call, kept between calls so training allocates nothing.
     struct Workspace {
-        Mat<S> y, ff, dHidden, du, dGateLogit, dhg, dff, dh, dz, dy, da, dxAtt, dProj;
+        Mat<S> y, ff, dHidden, du, dGateLogit, dff, dz, dy, da, dProj;
     };
 
     ModelConfig cfg;
@@ -114,6 +116,7 @@ private:
     Mat<S> embMask_;                                 // (N, C) dropout on embedding + positions
     Mat<S> last_;                                    // (B, C) the [E] rows after the last step
     Mat<S> logits_, probs_;                          // (B, S)
+    Mat<S> dLogits_, dLast_, dh_, dPrev_;            // backward temporaries, kept between steps
 };
 
 // Sinusoidal positional encoding value (Vaswani et al.), position t, channel c of C.

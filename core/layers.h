@@ -4,9 +4,11 @@
 
 #include "tensor.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 namespace ndr {
@@ -99,46 +101,88 @@ template <typename S, typename XT, typename WT>
 inline void linearForward(const XT& x, const WT& w, Mat<S>& y) {
     y.noalias() = x * w.transpose();
 }
+// Y (N, out) = X W^T + bias (bias: out values). The rows start as the bias and the product is added:
+// Eigen clears the destination of `y = X W^T` before accumulating into it, so this saves both that
+// pass and a separate bias pass.
+template <typename S, typename XT, typename WT>
+inline void linearForwardBias(const XT& x, const WT& w, const S* bias, Mat<S>& y) {
+    const Index n = x.rows(), out = w.rows();
+    y.resize(n, out);
+    // Row assignments, which Eigen vectorises: std::copy would be one memmove call per row, and
+    // replicate() computes an index modulo per coefficient.
+    const Eigen::Map<const RowVec<S>> b(bias, out);
+    for (Index i = 0; i < n; ++i) y.row(i) = b;
+    y.noalias() += x * w.transpose();
+}
 template <typename S, typename BT>
 inline void addBias(Mat<S>& y, const BT& bias) {
     y.rowwise() += bias.row(0);
 }
 // Backward of Y = X W^T: dW += dY^T X, and dX = dY W (assigned, or added when accumulate).
-template <typename S, typename DYT, typename XT, typename WT, typename DWT>
-inline void linearBackward(const DYT& dy, const XT& x, const WT& w, DWT&& dw, Mat<S>* dx, bool accumulate = false) {
+// dx may be a block of a wider matrix (e.g. the columns of dHidden that one map feeds).
+template <typename S, typename DYT, typename XT, typename WT, typename DWT, typename DXT = Mat<S>>
+inline void linearBackward(const DYT& dy, const XT& x, const WT& w, DWT&& dw, DXT* dx, bool accumulate = false) {
     dw.noalias() += dy.transpose() * x;
     if (dx) {
         if (accumulate) dx->noalias() += dy * w;
         else dx->noalias() = dy * w;
     }
 }
+// db += column sums of dy, row by row: dy is row-major, so this runs along memory and vectorises
+// over the columns (a colwise() sum walks down strided columns).
 template <typename DYT, typename DBT>
 inline void biasBackward(const DYT& dy, DBT&& db) {
-    db.row(0) += dy.colwise().sum();
+    using S = typename std::decay_t<DBT>::Scalar;
+    const Index rows = dy.rows(), cols = dy.cols(), stride = dy.outerStride();
+    const S* in = dy.data();
+    S* out = db.data();
+    for (Index r = 0; r < rows; ++r) {
+        const S* row = in + r * stride;
+#pragma omp simd
+        for (Index j = 0; j < cols; ++j) out[j] += row[j];
+    }
+}
+
+// Fills m[0, n) with 0 (probability p) or 1/(1-p). Each 64-bit draw is four 16-bit lanes, lowest
+// first, compared with a threshold (the same draws as KeepDraws).
+template <typename S>
+void dropoutFill(S* m, Index n, double p, Rng& rng) {
+    const uint16_t threshold = uint16_t(std::min(p, 65535.0 / 65536.0) * 65536.0);
+    const S keep = S(1.0 / (1.0 - p));
+    Index i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const uint64_t bits = rng();
+        for (int l = 0; l < 4; ++l) m[i + l] = uint16_t(bits >> (16 * l)) >= threshold ? keep : S(0);
+    }
+    if (i < n) {
+        const uint64_t bits = rng();
+        for (int l = 0; i < n; ++i, ++l) m[i] = uint16_t(bits >> (16 * l)) >= threshold ? keep : S(0);
+    }
 }
 
 // Fills `mask` with 0 (probability p) or 1/(1-p); all ones when p == 0 or not training.
 template <typename S>
 void dropoutMask(Mat<S>& mask, Index rows, Index cols, double p, bool training, Rng& rng) {
     mask.resize(rows, cols);
-    if (!training || p <= 0) {
-        mask.setOnes();
-        return;
-    }
-    // Same draws as KeepDraws, laid out so the comparison loop vectorises: each 64-bit draw is four
-    // 16-bit lanes, lowest first.
-    const Index n = rows * cols;
-    thread_local std::vector<uint16_t> lanes;
-    lanes.resize(size_t((n + 3) / 4) * 4);
-    for (size_t w = 0; w < lanes.size() / 4; ++w) {
-        uint64_t bits = rng();
-        for (int l = 0; l < 4; ++l, bits >>= 16) lanes[4 * w + l] = uint16_t(bits & 0xFFFF);
-    }
+    if (!training || p <= 0) mask.setOnes();
+    else dropoutFill(mask.data(), rows * cols, p, rng);
+}
+
+// x *= dropout multipliers (0 with probability p, else 1/(1-p)) without storing them: the caller can
+// tell them afterwards from x itself where x was positive (ReLU outputs). Same draws as dropoutFill.
+template <typename S>
+void dropoutInPlace(S* x, Index n, double p, Rng& rng) {
     const uint16_t threshold = uint16_t(std::min(p, 65535.0 / 65536.0) * 65536.0);
     const S keep = S(1.0 / (1.0 - p));
-    S* m = mask.data();
-    const uint16_t* r = lanes.data();
-    for (Index i = 0; i < n; ++i) m[i] = r[i] >= threshold ? keep : S(0);
+    Index i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const uint64_t bits = rng();
+        for (int l = 0; l < 4; ++l) x[i + l] *= uint16_t(bits >> (16 * l)) >= threshold ? keep : S(0);
+    }
+    if (i < n) {
+        const uint64_t bits = rng();
+        for (int l = 0; i < n; ++i, ++l) x[i] *= uint16_t(bits >> (16 * l)) >= threshold ? keep : S(0);
+    }
 }
 
 // Row-wise layer norm with learned gain and bias (eps 1e-5, biased variance, as torch.nn.LayerNorm).
@@ -150,35 +194,65 @@ struct LayerNorm {
     };
     static constexpr double kEps = 1e-5;
 
-    // y = xhat * gain + bias
+    // y = xhat * gain + bias. Plain loops over rows: at C = 48..256 a row is a few SIMD packets, and
+    // one pass each for the mean, the variance and the output beats Eigen's per-row expressions.
     template <typename GT, typename BT>
     static void forward(const Mat<S>& x, const GT& gain, const BT& bias, Mat<S>& y, Cache& c) {
-        const Index n = x.rows();
-        c.xhat.resize(x.rows(), x.cols());
+        const Index n = x.rows(), C = x.cols();
+        c.xhat.resize(n, C);
         c.rstd.resize(n);
+        y.resize(n, C);
+        const S* g = gain.data();
+        const S* b = bias.data();
+        const S invC = S(1) / S(C);
         for (Index i = 0; i < n; ++i) {
-            const S mean = x.row(i).mean();
-            const S var = (x.row(i).array() - mean).square().mean();
-            const S rstd = S(1) / std::sqrt(var + S(kEps));
+            const S* xi = x.data() + i * C;
+            S* hi = c.xhat.data() + i * C;
+            S* yi = y.data() + i * C;
+            S sum = 0;
+#pragma omp simd reduction(+ : sum)
+            for (Index j = 0; j < C; ++j) sum += xi[j];
+            const S mean = sum * invC;
+            S sq = 0;
+#pragma omp simd reduction(+ : sq)
+            for (Index j = 0; j < C; ++j) sq += (xi[j] - mean) * (xi[j] - mean);
+            const S rstd = S(1) / std::sqrt(sq * invC + S(kEps));
             c.rstd(i) = rstd;
-            c.xhat.row(i) = (x.row(i).array() - mean) * rstd;
+#pragma omp simd
+            for (Index j = 0; j < C; ++j) {
+                hi[j] = (xi[j] - mean) * rstd;
+                yi[j] = hi[j] * g[j] + b[j];
+            }
         }
-        y.resize(x.rows(), x.cols());
-        y.array() = (c.xhat.array().rowwise() * gain.row(0).array()).rowwise() + bias.row(0).array();
     }
 
     // dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)), dxhat = dy * gain
     template <typename GT, typename DGT, typename DBT>
     static void backward(const Mat<S>& dy, const GT& gain, DGT&& dgain, DBT&& dbias, const Cache& c, Mat<S>& dx) {
-        dgain.row(0) += (dy.array() * c.xhat.array()).matrix().colwise().sum();
-        dbias.row(0) += dy.colwise().sum();
-        dx.resize(dy.rows(), dy.cols());
-        const S invC = S(1) / S(dy.cols());
-        for (Index i = 0; i < dy.rows(); ++i) {
-            auto dxhat = (dy.row(i).array() * gain.row(0).array()).eval();
-            const S m1 = dxhat.sum() * invC;
-            const S m2 = (dxhat * c.xhat.row(i).array()).sum() * invC;
-            dx.row(i) = c.rstd(i) * (dxhat - m1 - c.xhat.row(i).array() * m2);
+        const Index n = dy.rows(), C = dy.cols();
+        dx.resize(n, C);
+        const S* g = gain.data();
+        S* dg = dgain.data();
+        S* db = dbias.data();
+        const S invC = S(1) / S(C);
+        for (Index i = 0; i < n; ++i) {
+            const S* dyi = dy.data() + i * C;
+            const S* hi = c.xhat.data() + i * C;
+            S* dxi = dx.data() + i * C;
+            S m1 = 0, m2 = 0;
+#pragma omp simd reduction(+ : m1, m2)
+            for (Index j = 0; j < C; ++j) {
+                dg[j] += dyi[j] * hi[j];
+                db[j] += dyi[j];
+                const S dxhat = dyi[j] * g[j];
+                m1 += dxhat;
+                m2 += dxhat * hi[j];
+            }
+            m1 *= invC;
+            m2 *= invC;
+            const S r = c.rstd(i);
+#pragma omp simd
+            for (Index j = 0; j < C; ++j) dxi[j] = r * (dyi[j] * g[j] - m1 - hi[j] * m2);
         }
     }
 };
