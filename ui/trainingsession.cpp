@@ -2,6 +2,7 @@
 #include "trainingsession.h"
 
 #include "trainingworker.h"
+#include "tsanhandover.h"
 
 #include <QMetaObject>
 
@@ -63,6 +64,7 @@ bool TrainingSession::start(const ndr::RunConfig& config, QString* error) {
         models_[i].active = true;
         models_[i].status = "training";
         workers_[i]->clearFlags();
+        handOver(workers_[i]);
         QMetaObject::invokeMethod(workers_[i], &TrainingWorker::start, Qt::QueuedConnection);
     }
     updateState();
@@ -125,6 +127,7 @@ void TrainingSession::continueTraining(int totalSteps) {
         m.active = true;
         m.status = "training";
         workers_[i]->clearFlags();
+        handOver(workers_[i]);
         QMetaObject::invokeMethod(workers_[i], &TrainingWorker::start, Qt::QueuedConnection);
     }
     updateState();
@@ -142,6 +145,7 @@ void TrainingSession::resume() {
     paused_ = false;
     for (auto* w : workers_) {
         w->clearPause();
+        handOver(w);
         QMetaObject::invokeMethod(w, &TrainingWorker::resume, Qt::QueuedConnection);
     }
     updateState();
@@ -151,6 +155,7 @@ void TrainingSession::stop() {
     if (state_ != State::Training && state_ != State::Paused) return;
     for (auto* w : workers_) {
         w->requestCancel();
+        handOver(w);
         QMetaObject::invokeMethod(w, &TrainingWorker::finishIfIdle, Qt::QueuedConnection);
     }
 }
@@ -168,13 +173,18 @@ void TrainingSession::save(const QString& runFile) {
     saving_->file = runFile;
     saving_->runId = runId_;
     saving_->states.resize(workers_.size());
-    for (auto* w : workers_) QMetaObject::invokeMethod(w, &TrainingWorker::captureState, Qt::QueuedConnection);
+    for (auto* w : workers_) {
+        handOver(w);
+        QMetaObject::invokeMethod(w, &TrainingWorker::captureState, Qt::QueuedConnection);
+    }
 }
 
 quint64 TrainingSession::requestTrace(const ndr::Example& example, int steps) {
     const quint64 id = ++traceId_;
-    for (auto* w : workers_)
+    for (auto* w : workers_) {
+        handOver(w);
         QMetaObject::invokeMethod(w, [w, id, example, steps] { w->trace(id, example, steps); }, Qt::QueuedConnection);
+    }
     return id;
 }
 
@@ -197,6 +207,7 @@ ndr::RunRecord TrainingSession::record() const {
 }
 
 void TrainingSession::onSnapshot(const SnapshotPtr& s) {
+    takeOver(sender()); // the worker, before `s` is read
     if (s->runId != runId_ || s->model < 0 || s->model >= int(models_.size())) return;
     auto& m = models_[size_t(s->model)];
     m.step = s->step;
@@ -216,6 +227,7 @@ void TrainingSession::onSnapshot(const SnapshotPtr& s) {
 }
 
 void TrainingSession::onStateCaptured(const ModelStatePtr& s) {
+    takeOver(sender());
     if (!saving_ || s->runId != saving_->runId || s->model < 0 || s->model >= int(saving_->states.size()))
         return;
     if (!saving_->states[size_t(s->model)]) ++saving_->answered;
@@ -255,7 +267,12 @@ void TrainingSession::setUpWorkers() {
         worker->moveToThread(thread);
         connect(worker, &TrainingWorker::snapshot, this, &TrainingSession::onSnapshot);
         connect(worker, &TrainingWorker::stateCaptured, this, &TrainingSession::onStateCaptured);
-        connect(worker, &TrainingWorker::traced, this, &TrainingSession::traced);
+        connect(worker, &TrainingWorker::traced, this, [this, worker](const TraceResultPtr& r) {
+            takeOver(worker);
+            emit traced(r);
+        });
+        // Runs on the worker's thread as it ends; tearDownWorkers takes over after wait().
+        connect(thread, &QThread::finished, thread, [worker] { handOver(worker); }, Qt::DirectConnection);
         thread->start();
         threads_.push_back(thread);
         workers_.push_back(worker);
@@ -266,6 +283,7 @@ void TrainingSession::tearDownWorkers() {
     for (auto* w : workers_) w->requestCancel();
     for (auto* t : threads_) t->quit();
     for (auto* t : threads_) t->wait();
+    for (auto* w : workers_) takeOver(w);
     for (auto* w : workers_) delete w; // their threads have finished: nothing runs on them any more
     for (auto* t : threads_) delete t;
     workers_.clear();

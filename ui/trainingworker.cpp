@@ -2,6 +2,8 @@
 // chunks and snapshots go out at most every ~100 ms plus one at each evaluation.
 #include "trainingworker.h"
 
+#include "tsanhandover.h"
+
 #include <QMetaObject>
 
 namespace ndrui {
@@ -25,6 +27,7 @@ void TrainingWorker::requestCancel() {
 }
 
 void TrainingWorker::start() {
+    takeOver(this); // what the window set up before queuing this call
     done_ = false;
     training_ = true;
     snapshotClock_.start();
@@ -32,11 +35,13 @@ void TrainingWorker::start() {
 }
 
 void TrainingWorker::resume() {
+    takeOver(this);
     if (training_ || done_) return;
     start();
 }
 
 void TrainingWorker::finishIfIdle() {
+    takeOver(this);
     if (!training_ && !done_) emitSnapshot("stopped", true);
 }
 
@@ -94,19 +99,23 @@ void TrainingWorker::emitSnapshot(const QString& status, bool done) {
     s->done = done;
     done_ = done;
     snapshotClock_.start();
+    handOver(this);
     emit snapshot(std::move(s));
 }
 
 void TrainingWorker::captureState() {
+    takeOver(this);
     auto s = std::make_shared<ModelState>();
     s->runId = runId_;
     s->model = model_;
     s->record = trainer_.record();
     s->checkpoint = trainer_.checkpoint();
+    handOver(this);
     emit stateCaptured(std::move(s));
 }
 
 void TrainingWorker::trace(quint64 requestId, const ndr::Example& example, int steps) {
+    takeOver(this);
     auto r = std::make_shared<TraceResult>();
     r->id = requestId;
     r->model = model_;
@@ -115,6 +124,7 @@ void TrainingWorker::trace(quint64 requestId, const ndr::Example& example, int s
     } catch (const std::exception& e) {
         r->error = QString::fromUtf8(e.what());
     }
+    handOver(this);
     emit traced(std::move(r));
 }
 
