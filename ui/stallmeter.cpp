@@ -14,6 +14,7 @@ void StallMeter::start(int intervalMs) {
     intervalMs_ = intervalMs;
     lateness_.clear();
     maxLateMs_ = 0;
+    maxAtSeconds_ = 0;
     clock_.start();
     lastNs_ = 0;
     timer_.start(intervalMs);
@@ -28,7 +29,14 @@ void StallMeter::tick() {
     const double late = std::max(0.0, double(now - lastNs_) / 1e6 - intervalMs_);
     lastNs_ = now;
     lateness_.push_back(late);
-    maxLateMs_ = std::max(maxLateMs_, late);
+    if (late > maxLateMs_) {
+        maxLateMs_ = late;
+        maxAtSeconds_ = double(now) / 1e9;
+    }
+}
+
+int StallMeter::countOver(double ms) const {
+    return int(std::count_if(lateness_.begin(), lateness_.end(), [ms](double late) { return late > ms; }));
 }
 
 double StallMeter::percentileMs(double p) const {
@@ -40,12 +48,15 @@ double StallMeter::percentileMs(double p) const {
 }
 
 QString StallMeter::report() const {
-    return QStringLiteral("event loop: %1 ticks of %2 ms; lateness median %3 ms, p99 %4 ms, max %5 ms\n")
+    return QStringLiteral("event loop: %1 ticks of %2 ms; lateness median %3 ms, p99 %4 ms, max %5 ms at %6 s; "
+                          "%7 ticks over 50 ms\n")
         .arg(ticks())
         .arg(intervalMs_)
         .arg(percentileMs(50), 0, 'f', 1)
         .arg(percentileMs(99), 0, 'f', 1)
-        .arg(maxLateMs_, 0, 'f', 1);
+        .arg(maxLateMs_, 0, 'f', 1)
+        .arg(maxAtSeconds_, 0, 'f', 1)
+        .arg(countOver(50));
 }
 
 } // namespace ndrui

@@ -19,6 +19,8 @@ public:
     void stop();
     double maxLatenessMs() const { return maxLateMs_; }
     double percentileMs(double p) const; // lateness percentile over all ticks (p in 0..100)
+    double maxAtSeconds() const { return maxAtSeconds_; } // when the longest stall ended, since start()
+    int countOver(double ms) const;      // ticks later than `ms`
     int ticks() const { return int(lateness_.size()); }
     QString report() const;              // one line per figure
 
@@ -29,6 +31,7 @@ private:
     qint64 lastNs_ = 0;
     int intervalMs_ = 5;
     double maxLateMs_ = 0;
+    double maxAtSeconds_ = 0;
     std::vector<double> lateness_;
 };
 
