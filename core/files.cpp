@@ -483,6 +483,17 @@ std::string joinProblems(const std::vector<std::string>& problems) {
     return s;
 }
 
+// Runs `load`, turning any failure into a FileError whose message starts with `prefix`.
+template <typename Load> auto asFileError(const std::string& prefix, Load&& load) -> decltype(load()) {
+    try {
+        return load();
+    } catch (const std::bad_alloc&) {
+        throw FileError(prefix + "not enough memory");
+    } catch (const std::exception& e) {
+        throw FileError(prefix + e.what());
+    }
+}
+
 } // namespace
 
 void writeFileAtomic(const fs::path& path, const std::string& bytes) {
@@ -545,25 +556,12 @@ void saveRunRecord(const fs::path& path, const RunRecord& run) {
 }
 
 RunRecord loadRunRecord(const fs::path& path) {
-    try {
-        return parseRunRecord(readBounded(path, kMaxRunFileBytes, "run files"));
-    } catch (const std::bad_alloc&) {
-        throw FileError("cannot open run file " + quote(path) + ": not enough memory");
-    } catch (const std::exception& e) {
-        throw FileError("cannot open run file " + quote(path) + ": " + e.what());
-    }
+    return asFileError("cannot open run file " + quote(path) + ": ",
+                       [&] { return parseRunRecord(readBounded(path, kMaxRunFileBytes, "run files")); });
 }
 
 RunRecord runRecordFromText(std::string_view text) {
-    try {
-        return parseRunRecord(text);
-    } catch (const FileError&) {
-        throw;
-    } catch (const std::bad_alloc&) {
-        throw FileError("not enough memory");
-    } catch (const std::exception& e) {
-        throw FileError(e.what());
-    }
+    return asFileError("", [&] { return parseRunRecord(text); });
 }
 
 std::string checkpointToBytes(const CheckpointData& data) {
@@ -618,26 +616,14 @@ void saveCheckpoint(const fs::path& path, const CheckpointData& data) {
 }
 
 CheckpointData loadCheckpoint(const fs::path& path) {
-    try {
-        return loadCheckpointOrThrow(path);
-    } catch (const std::bad_alloc&) {
-        throw FileError("cannot load checkpoint " + quote(path) + ": not enough memory");
-    } catch (const std::exception& e) {
-        throw FileError("cannot load checkpoint " + quote(path) + ": " + e.what());
-    }
+    return asFileError("cannot load checkpoint " + quote(path) + ": ", [&] { return loadCheckpointOrThrow(path); });
 }
 
 CheckpointData checkpointFromBytes(std::string_view bytes) {
-    try {
+    return asFileError("", [&] {
         MemorySource in(bytes);
         return readCheckpoint(in);
-    } catch (const FileError&) {
-        throw;
-    } catch (const std::bad_alloc&) {
-        throw FileError("not enough memory");
-    } catch (const std::exception& e) {
-        throw FileError(e.what());
-    }
+    });
 }
 
 void checkCheckpointMatches(const CheckpointData& data, const ModelConfig& model,

@@ -25,18 +25,9 @@ class TestViews : public QObject {
     Run run_;
     QString shots_;
 
-    void shoot(QWidget* view, const QString& name) {
-        if (shots_.isEmpty())
-            return;
-        QCoreApplication::processEvents();
-        QVERIFY(view->grab().save(shots_ + "/" + name + ".png"));
-    }
-
 private slots:
     void initTestCase() {
-        shots_ = qEnvironmentVariable("NDR_VIEW_SHOTS");
-        if (!shots_.isEmpty())
-            QDir().mkpath(shots_);
+        shots_ = shotsDir();
         // Longer when taking screenshots, so the curves show learning; 40 steps keep the test quick.
         run_ = shots_.isEmpty() ? train(40, 10) : train(600, 25);
         QCOMPARE(run_.histories.size(), size_t(2));
@@ -101,7 +92,7 @@ private slots:
         QVERIFY2(tip.contains(QString::number(last.value, 'f', 3)), qPrintable(tip));
 
         view.setSmoothing(true);
-        shoot(&view, "learning_curves");
+        QVERIFY(shoot(&view, "learning_curves"));
 
         // Streaming draws once per event-loop turn, not once per point.
         QCoreApplication::processEvents(); // what was asked before
@@ -159,7 +150,7 @@ private slots:
         QCOMPARE(
             tip,
             QString("%1, depth %2 (test): %3").arg(run_.names[1]).arg(depths[last]).arg(value, 0, 'f', 3));
-        shoot(&view, "depth_bars");
+        QVERIFY(shoot(&view, "depth_bars"));
     }
 
     void lengthGeneralisationHasACurvePerDepth() {
@@ -183,7 +174,7 @@ private slots:
         QCOMPARE(p->graphCount(), int(depths.size()));
         QCOMPARE(p->graph(6)->data()->at(0)->value, run_.histories[1][0].accuracy[6]);
         view.setCurrentModel(0);
-        shoot(&view, "length_generalisation");
+        QVERIFY(shoot(&view, "length_generalisation"));
     }
 
     void attentionGridShowsTheTrace() {
@@ -230,7 +221,7 @@ private slots:
         QCOMPARE(args[5].toDouble(), double(ndr.att(2, 1, 4, 1)));
         QVERIFY(view.toolTipAt(at).startsWith("NDR, step 3, head 2"));
         view.setHead(-1);
-        shoot(&view, "attention_grid");
+        QVERIFY(shoot(&view, "attention_grid"));
         // The next evaluation of the same probe refills the same maps (a zoom survives it).
         view.setTraces(traces, run_.names);
         QVERIFY(plottables<QCPColorMap>(p) == maps);
@@ -249,7 +240,7 @@ private slots:
         QVERIFY2(std::abs(cellW - cellH) < 1.0, qPrintable(QString("cell %1 x %2").arg(cellW).arg(cellH)));
         QVERIFY2(cellW >= 8, qPrintable(QString("cells of %1 px").arg(cellW)));
         view.setTraces({longTrace(14, 4, true), longTrace(14, 4, false)}, {"NDR", "Transformer"});
-        shoot(&view, "attention_grid_14_steps");
+        QVERIFY(shoot(&view, "attention_grid_14_steps"));
     }
 
     void heatmapPlotShowsOneStep() {
@@ -286,7 +277,7 @@ private slots:
         QCOMPARE(view.toolTipAt(at), QString("target [E] (%1), source [B] (0): attention weight %2")
                                          .arg(T - 1)
                                          .arg(t.att(step, head, T - 1, 0), 0, 'f', 3));
-        shoot(&view, "heatmap_plot");
+        QVERIFY(shoot(&view, "heatmap_plot"));
     }
 
     void gateMapShowsGatesOrANote() {
@@ -319,9 +310,9 @@ private slots:
         QCOMPARE(clicked.count(), 1);
         QCOMPARE(clicked[0][1].toInt(), 2);
         QCOMPARE(clicked[0][2].toInt(), 2);
-        shoot(&view, "gate_map");
+        QVERIFY(shoot(&view, "gate_map"));
         view.setTraces({longTrace(14, 4, true), longTrace(14, 4, false)}, {"NDR", "Transformer"});
-        shoot(&view, "gate_map_14_steps");
+        QVERIFY(shoot(&view, "gate_map_14_steps"));
     }
 
     void paletteChangeRecolours() {
@@ -337,7 +328,7 @@ private slots:
         QCOMPARE(p->xAxis->tickLabelColor(), QColor(225, 225, 225));
         QCOMPARE(p->axisRect()->backgroundBrush().color(), QColor(30, 31, 34));
         QCOMPARE(p->legend->textColor(), QColor(225, 225, 225));
-        shoot(&view, "depth_bars_dark");
+        QVERIFY(shoot(&view, "depth_bars_dark"));
 
         LearningCurvesView curves;
         curves.setPalette(darkPalette());
@@ -348,12 +339,12 @@ private slots:
             curves.setHistory(m, run_.histories[m]);
         }
         showAt(&curves);
-        shoot(&curves, "learning_curves_dark");
+        QVERIFY(shoot(&curves, "learning_curves_dark"));
         AttentionGridView grid;
         grid.setPalette(darkPalette());
         grid.setTraces(run_.traces(), run_.names);
         showAt(&grid);
-        shoot(&grid, "attention_grid_dark");
+        QVERIFY(shoot(&grid, "attention_grid_dark"));
     }
 
     void exportsHaveTheAskedSize() {

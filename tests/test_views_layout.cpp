@@ -23,18 +23,9 @@ class TestViewsLayout : public QObject {
     Run run_;
     QString shots_;
 
-    void shoot(QWidget* view, const QString& name) {
-        if (shots_.isEmpty())
-            return;
-        QCoreApplication::processEvents();
-        QVERIFY(view->grab().save(shots_ + "/" + name + ".png"));
-    }
-
 private slots:
     void initTestCase() {
-        shots_ = qEnvironmentVariable("NDR_VIEW_SHOTS");
-        if (!shots_.isEmpty())
-            QDir().mkpath(shots_);
+        shots_ = shotsDir();
         run_ = train(40, 10);
     }
 
@@ -83,7 +74,7 @@ private slots:
         auto* scroll = view.findChild<QScrollArea*>();
         QVERIFY(scroll && p->width() <= scroll->viewport()->width());
         QVERIFY(!scroll->horizontalScrollBar()->isVisible());
-        shoot(&view, QString("attention_grid_%1x%2_%3").arg(size.width()).arg(size.height()).arg(steps));
+        QVERIFY(shoot(&view, QString("attention_grid_%1x%2_%3").arg(size.width()).arg(size.height()).arg(steps)));
     }
 
     // The paper's split (train 1-5, valid 6-8, test 9-10) in a narrow and a wide plot: each band's
@@ -141,7 +132,7 @@ private slots:
         const auto ticks = qSharedPointerCast<QCPAxisTickerText>(p->xAxis->ticker());
         QCOMPARE(ticks->ticks().size(), 10);
         QVERIFY(p->legend->outerRect().right() < p->width());
-        shoot(&window, QString("depth_bars_paper_split_%1").arg(width));
+        QVERIFY(shoot(&window, QString("depth_bars_paper_split_%1").arg(width)));
     }
 
     // At the widths the dashboard gives a plot (a third of a 1280 or 1600 px window, or an export),
@@ -210,7 +201,7 @@ private slots:
             p->replot();
             check(p->width(), "after an export");
             if (width == 280)
-                shoot(view, QString("legend_%1_%2").arg(view->metaObject()->className()).arg(width));
+                QVERIFY(shoot(view, QString("legend_%1_%2").arg(view->metaObject()->className()).arg(width)));
             view->setParent(nullptr);
         }
     }

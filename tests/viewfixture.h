@@ -4,6 +4,7 @@
 
 #include "trainer.h"
 
+#include <QDir>
 #include <QPalette>
 #include <QtTest>
 #include <memory>
@@ -119,6 +120,22 @@ inline Trace longTrace(int steps, int heads, bool gates) {
                 t.gates[size_t(s) * t.positions + i] = i == s % t.positions ? 0.95f : 0.05f + 0.01f * i;
     }
     return t;
+}
+
+// Screenshots of the views for a person to look at: saved only when NDR_VIEW_SHOTS names a folder.
+inline QString shotsDir() {
+    const QString dir = qEnvironmentVariable("NDR_VIEW_SHOTS");
+    if (!dir.isEmpty())
+        QDir().mkpath(dir);
+    return dir;
+}
+
+inline bool shoot(QWidget* view, const QString& name) {
+    const QString dir = qEnvironmentVariable("NDR_VIEW_SHOTS");
+    if (dir.isEmpty())
+        return true;
+    QCoreApplication::processEvents();
+    return view->grab().save(dir + "/" + name + ".png");
 }
 
 } // namespace viewtest
