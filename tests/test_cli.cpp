@@ -1,20 +1,21 @@
 // Tests of the `ndr` command-line tool, run as a separate process: train writes a run that loads,
 // predict returns a trace of the right shape, eval and bench print tables, and bad input fails cleanly.
 #include "files.h"
+#include "gifwriter.h"
 #include "records.h"
+#include "run.h"
 #include "serialize.h"
 #include "task.h"
+#include "testutil.h"
 
-#include <QProcess>
-#include <QImage>
+#include <nlohmann/json.hpp>
 #include <QDateTime>
 #include <QFileInfo>
-#include "gifwriter.h"
-#include "run.h"
-#include <random>
+#include <QImage>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
-#include <nlohmann/json.hpp>
+#include <random>
 
 using namespace ndr;
 using nlohmann::json;
@@ -218,7 +219,7 @@ private slots:
                     {"train", "--config", path("long.json"), "--out", out, "--quiet"});
             QVERIFY(p.waitForStarted());
             // After the first autosave, at a random moment: mid-step, mid-evaluation or mid-save.
-            QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(out + "/run.json"), 30000);
+            QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(out + "/run.json"), ndrtest::waitMs(30000));
             QTest::qWait(std::uniform_int_distribution<int>(0, 800)(rng));
             p.kill();
             QVERIFY(p.waitForFinished(5000));

@@ -9,6 +9,7 @@
 #include "stepsneeded.h"
 #include "trainingsession.h"
 #include "views/heatmapplot.h"
+#include "testutil.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -99,14 +100,14 @@ class TestInspector : public QObject {
     // Types `text` and waits for both models' traces of it.
     void traceOf(const QString& text) {
         type(text);
-        QTRY_VERIFY_WITH_TIMEOUT(inspector_->tracesComplete(), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(inspector_->tracesComplete(), ndrtest::waitMs(10000));
     }
 
 private slots:
     void initTestCase() {
         QString error;
         QVERIFY2(session_.start(tinyRun(300), &error), qPrintable(error));
-        QTRY_COMPARE_WITH_TIMEOUT(session_.state(), TrainingSession::State::Ready, 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(session_.state(), TrainingSession::State::Ready, ndrtest::waitMs(30000));
         inspector_ = new Inspector(session_);
         inspector_->resize(1300, 850);
         inspector_->show();
@@ -330,7 +331,7 @@ private slots:
         slider->setValue(0);
         child<QComboBox>("inspector.speed")->setCurrentIndex(4);
         QTest::mouseClick(child<QPushButton>("inspector.play"), Qt::LeftButton);
-        QTRY_COMPARE_WITH_TIMEOUT(slider->value(), t->steps, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(slider->value(), t->steps, ndrtest::waitMs(5000));
         QTRY_COMPARE(child<QPushButton>("inspector.play")->text(), QString("Play"));
     }
 
@@ -354,7 +355,7 @@ private slots:
         steps->setValue(3 * trained);
         QTRY_VERIFY_WITH_TIMEOUT(inspector_->tracesComplete() && inspector_->trace(0) &&
                                      inspector_->trace(0)->steps == 3 * trained,
-                                 10000);
+                                 ndrtest::waitMs(10000));
         QCOMPARE(child<QSlider>("inspector.step")->maximum(), 3 * trained);
         // The vanilla model either runs them too (shared layers) or says why it cannot.
         const ndr::Trace* vanilla = inspector_->trace(1);
@@ -372,14 +373,14 @@ private slots:
         halt->setChecked(false);
         steps->setValue(0);
         QTRY_VERIFY_WITH_TIMEOUT(inspector_->tracesComplete() && inspector_->trace(0)->steps == trained,
-                                 10000);
+                                 ndrtest::waitMs(10000));
     }
 
     void stepsNeededCountsEveryDepth() {
         child<QSpinBox>("inspector.stepsNeeded.count")->setValue(3);
         QSignalSpy finished(inspector_->stepsNeeded(), &StepsNeededPanel::finished);
         QTest::mouseClick(child<QPushButton>("inspector.stepsNeeded.measure"), Qt::LeftButton);
-        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 15000);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, ndrtest::waitMs(15000));
         auto* table = child<QTableWidget>("inspector.stepsNeeded");
         const std::vector<int> depths = task().allDepths();
         QCOMPARE(table->rowCount(), int(depths.size()));
@@ -435,13 +436,13 @@ private slots:
                                             : 3000);
         config.models = {ndr::ndrModel(32, 4, 64, 8), ndr::vanillaModel(32, 4, 64, 8)};
         QVERIFY(session_.start(config, &error));
-        QTRY_COMPARE_WITH_TIMEOUT(session_.state(), TrainingSession::State::Ready, 120000);
+        QTRY_COMPARE_WITH_TIMEOUT(session_.state(), TrainingSession::State::Ready, ndrtest::waitMs(120000));
         traceOf(QString::fromStdString(task().format(task().evalSet(5)[3])));
         child<QCheckBox>("inspector.halt")->setChecked(true);
         child<QSpinBox>("inspector.stepsNeeded.count")->setValue(5);
         QSignalSpy finished(inspector_->stepsNeeded(), &StepsNeededPanel::finished);
         QTest::mouseClick(child<QPushButton>("inspector.stepsNeeded.measure"), Qt::LeftButton);
-        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, ndrtest::waitMs(30000));
         child<QSlider>("inspector.step")->setValue(2);
         QTest::qWait(100);
         HeatmapPlot* plot = inspector_->modelView(0)->attentionPlot();
@@ -475,13 +476,13 @@ private slots:
         // While it trains, traces still come back between chunks.
         traceOf(QString::fromStdString(task().format(task().evalSet(2)[0])));
         session_.stop();
-        QTRY_COMPARE_WITH_TIMEOUT(session_.state(), TrainingSession::State::Ready, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(session_.state(), TrainingSession::State::Ready, ndrtest::waitMs(10000));
         // More steps than trained: NDR runs them, the unshared model's refusal is shown as a note.
         const int trained = session_.models()[1].config.steps;
         child<QSpinBox>("inspector.steps")->setValue(2 * trained);
         QTRY_VERIFY_WITH_TIMEOUT(inspector_->tracesComplete() && inspector_->trace(0) &&
                                      inspector_->trace(0)->steps == 2 * trained,
-                                 10000);
+                                 ndrtest::waitMs(10000));
         QVERIFY(!inspector_->trace(1));
         const QString status = child<QLabel>("inspector.status")->text();
         QVERIFY2(status.contains(session_.models()[1].name) && status.contains("more steps"),

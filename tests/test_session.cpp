@@ -2,6 +2,7 @@
 // holds them, resume and stop work; saving while training and reopening gives the same histories;
 // traces come back from the workers; a bad run file is refused and the open run stays as it was.
 #include "trainingsession.h"
+#include "testutil.h"
 
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -40,7 +41,7 @@ private slots:
         QString error;
         QVERIFY2(s.start(smallRun(400), &error), qPrintable(error));
         QCOMPARE(s.state(), TrainingSession::State::Training);
-        QTRY_VERIFY_WITH_TIMEOUT(minStep(s) >= 60, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(minStep(s) >= 60, ndrtest::waitMs(20000));
         QVERIFY(progressed.count() > 0);
         for (const auto& m : s.models()) QVERIFY(!m.history.empty()); // the evaluation at step 50
 
@@ -48,14 +49,14 @@ private slots:
         QCOMPARE(s.state(), TrainingSession::State::Paused);
         QTRY_VERIFY_WITH_TIMEOUT(std::all_of(s.models().begin(), s.models().end(),
                                              [](const ModelProgress& m) { return m.status == "paused"; }),
-                                 5000);
+                                 ndrtest::waitMs(5000));
         const int held = minStep(s);
         QTest::qWait(200);
         QCOMPARE(minStep(s), held);
 
         s.resume();
         QCOMPARE(s.state(), TrainingSession::State::Training);
-        QTRY_COMPARE_WITH_TIMEOUT(s.state(), TrainingSession::State::Ready, 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(s.state(), TrainingSession::State::Ready, ndrtest::waitMs(30000));
         for (const auto& m : s.models()) {
             QCOMPARE(m.step, 400);
             QCOMPARE(m.status, QString("finished"));
@@ -69,16 +70,16 @@ private slots:
         TrainingSession s;
         QString error;
         QVERIFY(s.start(smallRun(100000), &error));
-        QTRY_VERIFY_WITH_TIMEOUT(minStep(s) >= 5, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(minStep(s) >= 5, ndrtest::waitMs(20000));
         s.stop();
-        QTRY_COMPARE_WITH_TIMEOUT(s.state(), TrainingSession::State::Ready, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(s.state(), TrainingSession::State::Ready, ndrtest::waitMs(5000));
         for (const auto& m : s.models()) QCOMPARE(m.status, QString("stopped"));
         // Stopping while paused also ends it.
         s.continueTraining(100000);
         QCOMPARE(s.state(), TrainingSession::State::Training);
         s.pause();
         s.stop();
-        QTRY_COMPARE_WITH_TIMEOUT(s.state(), TrainingSession::State::Ready, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(s.state(), TrainingSession::State::Ready, ndrtest::waitMs(5000));
     }
 
     void saveWhileTrainingThenReopen() {
@@ -88,12 +89,12 @@ private slots:
         QSignalSpy saved(&s, &TrainingSession::saved);
         QString error;
         QVERIFY(s.start(smallRun(300), &error));
-        QTRY_VERIFY_WITH_TIMEOUT(minStep(s) >= 120, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(minStep(s) >= 120, ndrtest::waitMs(20000));
         s.save(file); // models keep training meanwhile
-        QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, 10000);
-        QTRY_COMPARE_WITH_TIMEOUT(s.state(), TrainingSession::State::Ready, 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, ndrtest::waitMs(10000));
+        QTRY_COMPARE_WITH_TIMEOUT(s.state(), TrainingSession::State::Ready, ndrtest::waitMs(30000));
         s.save(file);
-        QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 2, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 2, ndrtest::waitMs(10000));
 
         TrainingSession t;
         QVERIFY2(t.open(file, &error), qPrintable(error));
@@ -111,7 +112,7 @@ private slots:
         }
         // An opened run trains on.
         t.continueTraining(350);
-        QTRY_COMPARE_WITH_TIMEOUT(t.state(), TrainingSession::State::Ready, 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(t.state(), TrainingSession::State::Ready, ndrtest::waitMs(30000));
         for (const auto& m : t.models()) QCOMPARE(m.step, 350);
     }
 
@@ -120,7 +121,7 @@ private slots:
         TrainingSession s;
         QString error;
         QVERIFY(s.start(smallRun(60), &error));
-        QTRY_COMPARE_WITH_TIMEOUT(s.state(), TrainingSession::State::Ready, 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(s.state(), TrainingSession::State::Ready, ndrtest::waitMs(30000));
         const quint64 id = s.runId();
         QFile bad(dir.filePath("bad.json"));
         QVERIFY(bad.open(QIODevice::WriteOnly));
@@ -140,7 +141,7 @@ private slots:
         QString error;
         QVERIFY(s.start(smallRun(1000), &error));
         const quint64 id = s.requestTrace(s.probe(), 6);
-        QTRY_COMPARE_WITH_TIMEOUT(traced.count(), 2, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(traced.count(), 2, ndrtest::waitMs(10000));
         for (const auto& args : traced) {
             const auto r = args.at(0).value<TraceResultPtr>();
             QCOMPARE(r->id, id);

@@ -14,6 +14,7 @@
 #include "views/gatemapview.h"
 #include "views/learningcurvesview.h"
 #include "views/lengthgeneralisationview.h"
+#include "testutil.h"
 
 #include <QComboBox>
 #include <QLabel>
@@ -115,7 +116,7 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(minStep(w.session()) >= 100 &&
                                      !w.session().models()[0].history.empty() &&
                                      !w.session().models()[1].history.empty(),
-                                 30000);
+                                 ndrtest::waitMs(30000));
         w.redrawNow();
         QVERIFY(plotData(&w.dashboard().learningCurves()) != before);
         QVERIFY(!plotData(&w.dashboard().depthBars()).empty());
@@ -129,20 +130,20 @@ private slots:
         QCOMPARE(pause->text().remove('&'), QString("Resume"));
         QTRY_VERIFY_WITH_TIMEOUT(std::all_of(w.session().models().begin(), w.session().models().end(),
                                              [](const ModelProgress& m) { return m.status != "training"; }),
-                                 5000);
+                                 ndrtest::waitMs(5000));
         const int held = minStep(w.session());
         QTest::qWait(150);
         QCOMPARE(minStep(w.session()), held);
         QTest::mouseClick(pause, Qt::LeftButton);
         QCOMPARE(w.session().state(), TrainingSession::State::Training);
-        QTRY_COMPARE_WITH_TIMEOUT(w.session().state(), TrainingSession::State::Ready, 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(w.session().state(), TrainingSession::State::Ready, ndrtest::waitMs(60000));
         QVERIFY(start->isEnabled());
 
         const QString file = dir_.filePath("run-a/run.json");
         QDir().mkpath(dir_.filePath("run-a"));
         QSignalSpy saved(&w.session(), &TrainingSession::saved);
         w.saveRun(file);
-        QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, ndrtest::waitMs(10000));
         w.redrawNow();
 
         MainWindow reopened(false);
@@ -166,7 +167,7 @@ private slots:
         const ndr::CtlTask& task = *reopened.session().task();
         expression->setFocus();
         QTest::keyClicks(expression, QString::fromStdString(task.format(reopened.session().probe())));
-        QTRY_VERIFY_WITH_TIMEOUT(reopened.inspector().tracesComplete(), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(reopened.inspector().tracesComplete(), ndrtest::waitMs(10000));
         QCOMPARE(reopened.inspector().trace(0)->answer, task.answer(reopened.session().probe()));
 
         // File > Export into an empty folder: every view, the dashboard, a frame per evaluation, the GIF,
@@ -183,7 +184,7 @@ private slots:
         setSpin(reopened.panel(), "train.steps", 500);
         QTest::mouseClick(child<QPushButton>(reopened.panel(), "start"), Qt::LeftButton);
         QCOMPARE(reopened.session().runFile(), file);
-        QTRY_COMPARE_WITH_TIMEOUT(reopened.session().state(), TrainingSession::State::Ready, 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(reopened.session().state(), TrainingSession::State::Ready, ndrtest::waitMs(60000));
         for (const auto& m : reopened.session().models()) {
             QCOMPARE(m.step, 500);
             QCOMPARE(int(m.history.size()), 5);
@@ -212,7 +213,7 @@ private slots:
         w.show();
         QVERIFY(w.openRun(file));
         QTest::mouseClick(child<QPushButton>(w.panel(), "start"), Qt::LeftButton);
-        QTRY_COMPARE_WITH_TIMEOUT(w.session().state(), TrainingSession::State::Ready, 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(w.session().state(), TrainingSession::State::Ready, ndrtest::waitMs(60000));
         const auto& ndrModel = w.session().models()[0];
         const auto& vanilla = w.session().models()[1];
         QVERIFY2(ndrModel.status.startsWith("diverged"), qPrintable(ndrModel.status));
@@ -267,7 +268,7 @@ private slots:
         QVERIFY(enter.isAccepted());
         QDropEvent drop(QPointF(50, 50), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
         QApplication::sendEvent(&w, &drop);
-        QTRY_COMPARE_WITH_TIMEOUT(w.session().state(), TrainingSession::State::Ready, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(w.session().state(), TrainingSession::State::Ready, ndrtest::waitMs(5000));
         QCOMPARE(w.session().runFile(), file);
     }
 
@@ -277,7 +278,7 @@ private slots:
         fillSmallRun(*w);
         setSpin(w->panel(), "train.steps", 1000000);
         QTest::mouseClick(child<QPushButton>(w->panel(), "start"), Qt::LeftButton);
-        QTRY_VERIFY_WITH_TIMEOUT(minStep(w->session()) >= 5, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(minStep(w->session()) >= 5, ndrtest::waitMs(20000));
         QElapsedTimer clock;
         clock.start();
         QVERIFY(w->close());

@@ -38,6 +38,14 @@ bool allClose(const std::string& label, const A* got, const B* want, size_t n, d
     return bad == 0;
 }
 
+// A wait of `ms` milliseconds for QTRY_*_WITH_TIMEOUT, times NDR_TEST_TIME_SCALE (the sanitizer
+// presets set it: their builds run several times slower, and a wait is a bound, not a measurement).
+inline int waitMs(int ms) {
+    bool ok = false;
+    const double scale = qEnvironmentVariable("NDR_TEST_TIME_SCALE").toDouble(&ok);
+    return ok && scale > 1 ? int(ms * scale) : ms;
+}
+
 } // namespace ndrtest
 
 #define NDR_EXPECT_CLOSE(label, got, want, n, atol, rtol)                                          \

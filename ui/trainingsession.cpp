@@ -64,7 +64,7 @@ bool TrainingSession::start(const ndr::RunConfig& config, QString* error) {
         models_[i].active = true;
         models_[i].status = "training";
         workers_[i]->clearFlags();
-        handOver(workers_[i]);
+        const auto held = handOver(workers_[i]);
         QMetaObject::invokeMethod(workers_[i], &TrainingWorker::start, Qt::QueuedConnection);
     }
     updateState();
@@ -127,7 +127,7 @@ void TrainingSession::continueTraining(int totalSteps) {
         m.active = true;
         m.status = "training";
         workers_[i]->clearFlags();
-        handOver(workers_[i]);
+        const auto held = handOver(workers_[i]);
         QMetaObject::invokeMethod(workers_[i], &TrainingWorker::start, Qt::QueuedConnection);
     }
     updateState();
@@ -145,7 +145,7 @@ void TrainingSession::resume() {
     paused_ = false;
     for (auto* w : workers_) {
         w->clearPause();
-        handOver(w);
+        const auto held = handOver(w);
         QMetaObject::invokeMethod(w, &TrainingWorker::resume, Qt::QueuedConnection);
     }
     updateState();
@@ -155,7 +155,7 @@ void TrainingSession::stop() {
     if (state_ != State::Training && state_ != State::Paused) return;
     for (auto* w : workers_) {
         w->requestCancel();
-        handOver(w);
+        const auto held = handOver(w);
         QMetaObject::invokeMethod(w, &TrainingWorker::finishIfIdle, Qt::QueuedConnection);
     }
 }
@@ -174,7 +174,7 @@ void TrainingSession::save(const QString& runFile) {
     saving_->runId = runId_;
     saving_->states.resize(workers_.size());
     for (auto* w : workers_) {
-        handOver(w);
+        const auto held = handOver(w);
         QMetaObject::invokeMethod(w, &TrainingWorker::captureState, Qt::QueuedConnection);
     }
 }
@@ -182,7 +182,7 @@ void TrainingSession::save(const QString& runFile) {
 quint64 TrainingSession::requestTrace(const ndr::Example& example, int steps) {
     const quint64 id = ++traceId_;
     for (auto* w : workers_) {
-        handOver(w);
+        const auto held = handOver(w);
         QMetaObject::invokeMethod(w, [w, id, example, steps] { w->trace(id, example, steps); }, Qt::QueuedConnection);
     }
     return id;

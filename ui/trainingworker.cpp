@@ -99,7 +99,7 @@ void TrainingWorker::emitSnapshot(const QString& status, bool done) {
     s->done = done;
     done_ = done;
     snapshotClock_.start();
-    handOver(this);
+    const auto held = handOver(this);
     emit snapshot(std::move(s));
 }
 
@@ -110,7 +110,7 @@ void TrainingWorker::captureState() {
     s->model = model_;
     s->record = trainer_.record();
     s->checkpoint = trainer_.checkpoint();
-    handOver(this);
+    const auto held = handOver(this);
     emit stateCaptured(std::move(s));
 }
 
@@ -124,7 +124,7 @@ void TrainingWorker::trace(quint64 requestId, const ndr::Example& example, int s
     } catch (const std::exception& e) {
         r->error = QString::fromUtf8(e.what());
     }
-    handOver(this);
+    const auto held = handOver(this);
     emit traced(std::move(r));
 }
 
