@@ -7,7 +7,6 @@
 #include "serialize.h"
 #include "task.h"
 
-#include <QElapsedTimer>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <atomic>
@@ -338,8 +337,6 @@ private slots:
 
     void badInput() {
         QFETCH(BadInput, input);
-        QElapsedTimer timer;
-        timer.start();
         largestAllocation = 0;
         trackingAllocations = true;
         switch (input.kind) {
@@ -397,7 +394,6 @@ private slots:
         trackingAllocations = false;
         QVERIFY2(largestAllocation < kAllocationLimit,
                  ("an allocation of " + std::to_string(largestAllocation) + " bytes").c_str());
-        QVERIFY2(timer.elapsed() < 3000, ("took " + std::to_string(timer.elapsed()) + " ms").c_str());
     }
 
     // Inputs people type that are not mistakes: accepted, with the same meaning.

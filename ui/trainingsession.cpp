@@ -183,7 +183,7 @@ quint64 TrainingSession::requestTrace(const ndr::Example& example, int steps) {
     const quint64 id = ++traceId_;
     for (auto* w : workers_) {
         const auto held = handOver(w);
-        QMetaObject::invokeMethod(w, [w, id, example, steps] { w->trace(id, example, steps); }, Qt::QueuedConnection);
+        w->requestTrace(id, example, steps);
     }
     return id;
 }

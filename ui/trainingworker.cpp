@@ -114,6 +114,25 @@ void TrainingWorker::captureState() {
     emit stateCaptured(std::move(s));
 }
 
+void TrainingWorker::requestTrace(quint64 requestId, const ndr::Example& example, int steps) {
+    {
+        const std::lock_guard<std::mutex> lock(requestsMutex_);
+        requests_.push_back({requestId, example, steps});
+    }
+    QMetaObject::invokeMethod(this, &TrainingWorker::answerTraceRequest, Qt::QueuedConnection);
+}
+
+void TrainingWorker::answerTraceRequest() {
+    std::optional<TraceRequest> r;
+    {
+        const std::lock_guard<std::mutex> lock(requestsMutex_);
+        if (requests_.empty()) return;
+        r = std::move(requests_.front());
+        requests_.pop_front();
+    }
+    trace(r->id, r->example, r->steps);
+}
+
 void TrainingWorker::trace(quint64 requestId, const ndr::Example& example, int steps) {
     takeOver(this);
     auto r = std::make_shared<TraceResult>();

@@ -9,6 +9,8 @@
 #include <QElapsedTimer>
 #include <QObject>
 #include <atomic>
+#include <deque>
+#include <mutex>
 
 namespace ndrui {
 
@@ -34,6 +36,9 @@ public slots:
     void finishIfIdle(); // after requestCancel: a paused worker reports that it stopped
     void captureState(); // emits stateCaptured with the model's record and checkpoint
     void trace(quint64 requestId, const ndr::Example& example, int steps); // emits traced
+    // From any thread: queues a trace request that the worker's thread answers with traced(). The
+    // request crosses threads under a mutex rather than inside Qt's queued call.
+    void requestTrace(quint64 requestId, const ndr::Example& example, int steps);
 
 signals:
     void snapshot(ndrui::SnapshotPtr snapshot);
@@ -42,6 +47,7 @@ signals:
 
 private slots:
     void trainChunk();
+    void answerTraceRequest();
 
 private:
     void onProgress(const ndr::TrainProgress& p);
@@ -57,6 +63,13 @@ private:
     size_t lossLogSent_ = 0;    // loss-log points already sent
     std::optional<ndr::EvalRecord> pendingEval_;
     double stepsPerSecond_ = 0, eta_ = 0;
+    struct TraceRequest {
+        quint64 id;
+        ndr::Example example;
+        int steps;
+    };
+    std::mutex requestsMutex_;
+    std::deque<TraceRequest> requests_;
 };
 
 } // namespace ndrui
