@@ -2,7 +2,7 @@
 // dashboard view fill, pause, resume, stop, save, reopen the run and get the same curves back; bad
 // values do not start; a bad run file is refused with a message and changes nothing; a dropped run
 // file opens; an opened run trains further; a NaN loss stops only that model; closing mid-training stops
-// the workers.
+// the workers, and closing during a save waits for it.
 #include "dashboard.h"
 #include "experimentpanel.h"
 #include "gifwriter.h"
@@ -270,6 +270,29 @@ private slots:
         QApplication::sendEvent(&w, &drop);
         QTRY_COMPARE_WITH_TIMEOUT(w.session().state(), TrainingSession::State::Ready, ndrtest::waitMs(5000));
         QCOMPARE(w.session().runFile(), file);
+    }
+
+    void closingDuringASaveWaitsForIt() {
+        auto* w = new MainWindow(false);
+        w->show();
+        fillSmallRun(*w);
+        setSpin(w->panel(), "train.steps", 1000000);
+        QTest::mouseClick(child<QPushButton>(w->panel(), "start"), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(!w->session().models()[0].history.empty() &&
+                                     !w->session().models()[1].history.empty(),
+                                 ndrtest::waitMs(30000));
+        const QString file = dir_.filePath("run-b/run.json");
+        QDir().mkpath(dir_.filePath("run-b"));
+        QSignalSpy saved(&w->session(), &TrainingSession::saved);
+        w->saveRun(file);
+        QVERIFY(w->session().isSaving());
+        QVERIFY(!w->close()); // the close waits for the save, then happens by itself
+        QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, ndrtest::waitMs(10000));
+        QTRY_VERIFY_WITH_TIMEOUT(!w->isVisible(), ndrtest::waitMs(5000));
+        delete w;
+        MainWindow reopened(false);
+        QVERIFY(reopened.openRun(file));
+        QVERIFY(reopened.session().models()[0].step >= 100);
     }
 
     void closingMidTrainingStopsTheWorkers() {
