@@ -143,21 +143,27 @@ inline void biasBackward(const DYT& dy, DBT&& db) {
     }
 }
 
-// Fills m[0, n) with 0 (probability p) or 1/(1-p). Each 64-bit draw is four 16-bit lanes, lowest
-// first, compared with a threshold (the same draws as KeepDraws).
-template <typename S>
-void dropoutFill(S* m, Index n, double p, Rng& rng) {
+// Calls use(i, multiplier) for i in [0, n): 0 with probability p, else 1/(1-p). Each 64-bit draw is
+// four 16-bit lanes, lowest first, compared with a threshold (the same draws as KeepDraws).
+template <typename S, typename Use>
+void forEachDropoutMultiplier(Index n, double p, Rng& rng, Use&& use) {
     const uint16_t threshold = uint16_t(std::min(p, 65535.0 / 65536.0) * 65536.0);
     const S keep = S(1.0 / (1.0 - p));
     Index i = 0;
     for (; i + 4 <= n; i += 4) {
         const uint64_t bits = rng();
-        for (int l = 0; l < 4; ++l) m[i + l] = uint16_t(bits >> (16 * l)) >= threshold ? keep : S(0);
+        for (int l = 0; l < 4; ++l) use(i + l, uint16_t(bits >> (16 * l)) >= threshold ? keep : S(0));
     }
     if (i < n) {
         const uint64_t bits = rng();
-        for (int l = 0; i < n; ++i, ++l) m[i] = uint16_t(bits >> (16 * l)) >= threshold ? keep : S(0);
+        for (int l = 0; i < n; ++i, ++l) use(i, uint16_t(bits >> (16 * l)) >= threshold ? keep : S(0));
     }
+}
+
+// Fills m[0, n) with the dropout multipliers.
+template <typename S>
+void dropoutFill(S* m, Index n, double p, Rng& rng) {
+    forEachDropoutMultiplier<S>(n, p, rng, [m](Index i, S k) { m[i] = k; });
 }
 
 // Fills `mask` with 0 (probability p) or 1/(1-p); all ones when p == 0 or not training.
@@ -168,21 +174,11 @@ void dropoutMask(Mat<S>& mask, Index rows, Index cols, double p, bool training, 
     else dropoutFill(mask.data(), rows * cols, p, rng);
 }
 
-// x *= dropout multipliers (0 with probability p, else 1/(1-p)) without storing them: the caller can
-// tell them afterwards from x itself where x was positive (ReLU outputs). Same draws as dropoutFill.
+// x *= dropout multipliers without storing them: the caller can tell them afterwards from x itself
+// where x was positive (ReLU outputs). Same draws as dropoutFill.
 template <typename S>
 void dropoutInPlace(S* x, Index n, double p, Rng& rng) {
-    const uint16_t threshold = uint16_t(std::min(p, 65535.0 / 65536.0) * 65536.0);
-    const S keep = S(1.0 / (1.0 - p));
-    Index i = 0;
-    for (; i + 4 <= n; i += 4) {
-        const uint64_t bits = rng();
-        for (int l = 0; l < 4; ++l) x[i + l] *= uint16_t(bits >> (16 * l)) >= threshold ? keep : S(0);
-    }
-    if (i < n) {
-        const uint64_t bits = rng();
-        for (int l = 0; i < n; ++i, ++l) x[i] *= uint16_t(bits >> (16 * l)) >= threshold ? keep : S(0);
-    }
+    forEachDropoutMultiplier<S>(n, p, rng, [x](Index i, S k) { x[i] *= k; });
 }
 
 // Row-wise layer norm with learned gain and bias (eps 1e-5, biased variance, as torch.nn.LayerNorm).
