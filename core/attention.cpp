@@ -132,7 +132,7 @@ template <typename S>
 void GeometricAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape,
                                     bool training, double keyDropout, Rng& rng, Cache& c, Mat<S>& out) const {
     const int B = shape.batch, T = shape.positions, C = channels, H = heads, D = C / H;
-    const Index N = Index(B) * T, P = 3 * C + 2 * H;
+    const Index N = shape.rows(), P = 3 * C + 2 * H;
     // proj (N, 3C + 2H) = x [Wq; Wkv; Wqp]^T + [c | 0 | 0 | bqp]
     projBias.assign(size_t(P), S(0));
     std::copy(store.valuePtr(p.qBias), store.valuePtr(p.qBias) + C, projBias.begin());
@@ -162,8 +162,8 @@ void GeometricAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const
         w.scores.resize(TT);
         S* scores = w.scores.data();
         const int len = shape.lengths[b];
-        const S* rows = c.proj.data() + Index(b) * T * P;
-        c.mixed.middleRows(Index(b) * T + len, T - len).setZero();
+        const S* rows = c.proj.data() + shape.start(b) * P;
+        c.mixed.middleRows(shape.start(b) + len, shape.span(b) - len).setZero();
         for (int h = 0; h < H; ++h) {
             const size_t base = (size_t(b) * H + h) * TT;
             const Block<const S> q{rows + h * D, len, D, P}, k{rows + C + h * D, len, D, P},
@@ -188,7 +188,7 @@ void GeometricAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const
                 }
             }
             productAB<S>(Block<const S>{a, len, len, T}, v, S(1),
-                         Block<S>{c.mixed.data() + Index(b) * T * C + h * D, len, D, C}, false);
+                         Block<S>{c.mixed.data() + shape.start(b) * C + h * D, len, D, C}, false);
         }
     }
     linearForward<S>(c.mixed, store.value(p.wo), out);
@@ -199,7 +199,7 @@ void GeometricAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, cons
                                      const Cache& c, const Mat<S>& dOut, Mat<S>& dx, Mat<S>& dProj,
                                      bool accumulateDx) const {
     const int B = shape.batch, T = shape.positions, C = channels, H = heads, D = C / H;
-    const Index N = Index(B) * T, P = 3 * C + 2 * H;
+    const Index N = shape.rows(), P = 3 * C + 2 * H;
     // out = mixed Wo^T
     linearBackward<S>(dOut, c.mixed, store.value(p.wo), store.grad(p.wo), &dMixed);
 
@@ -217,14 +217,14 @@ void GeometricAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, cons
         w.dA.resize(TT);
         w.dS.resize(TT);
         const int len = shape.lengths[b];
-        const S* rows = c.proj.data() + Index(b) * T * P;
-        S* dRows = dProj.data() + Index(b) * T * P;
-        dProj.middleRows(Index(b) * T + len, T - len).setZero();
+        const S* rows = c.proj.data() + shape.start(b) * P;
+        S* dRows = dProj.data() + shape.start(b) * P;
+        dProj.middleRows(shape.start(b) + len, shape.span(b) - len).setZero();
         for (int h = 0; h < H; ++h) {
             const size_t base = (size_t(b) * H + h) * TT;
             const Block<const S> q{rows + h * D, len, D, P}, k{rows + C + h * D, len, D, P},
                 v{rows + 2 * C + h * D, len, D, P};
-            const Block<const S> dm{dMixed.data() + Index(b) * T * C + h * D, len, D, C};
+            const Block<const S> dm{dMixed.data() + shape.start(b) * C + h * D, len, D, C};
             const Block<S> dq{dRows + h * D, len, D, P}, dk{dRows + C + h * D, len, D, P},
                 dv{dRows + 2 * C + h * D, len, D, P};
             const S* A = c.att.data() + base;
@@ -277,7 +277,7 @@ void GeometricAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, cons
             // k was multiplied by the dropout mask after projection (done here, while dk is in cache)
             if (c.keyMask.size() > 0)
                 for (int i = 0; i < len; ++i) {
-                    const S* m = c.keyMask.data() + (Index(b) * T + i) * C + h * D;
+                    const S* m = c.keyMask.data() + (shape.start(b) + i) * C + h * D;
                     S* dki = dk.row(i);
                     for (int t = 0; t < D; ++t) dki[t] *= m[t];
                 }
@@ -308,7 +308,7 @@ template <typename S>
 void SoftmaxAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape, bool training,
                                   double attDropout, Rng& rng, Cache& c, Mat<S>& out) const {
     const int B = shape.batch, T = shape.positions, C = channels, H = heads, D = C / H;
-    const Index N = Index(B) * T, P = 3 * C;
+    const Index N = shape.rows(), P = 3 * C;
     const S scale = S(1.0 / std::sqrt(double(D)));
     linearForward<S>(x, store.valueRows(p.wq, p.wkv), c.proj);
     const size_t TT = size_t(T) * T;
@@ -328,8 +328,8 @@ void SoftmaxAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const B
     for (int b = 0; b < B; ++b) {
         Scratch& w = scratch[omp_get_thread_num()];
         const int len = shape.lengths[b];
-        const S* rows = c.proj.data() + Index(b) * T * P;
-        c.mixed.middleRows(Index(b) * T + len, T - len).setZero();
+        const S* rows = c.proj.data() + shape.start(b) * P;
+        c.mixed.middleRows(shape.start(b) + len, shape.span(b) - len).setZero();
         for (int h = 0; h < H; ++h) {
             const size_t base = (size_t(b) * H + h) * TT;
             const Block<const S> q{rows + h * D, len, D, P}, k{rows + C + h * D, len, D, P},
@@ -352,7 +352,7 @@ void SoftmaxAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const B
                 applied = w.dropped.data();
             }
             productAB<S>(Block<const S>{applied, len, len, T}, v, S(1),
-                         Block<S>{c.mixed.data() + Index(b) * T * C + h * D, len, D, C}, false);
+                         Block<S>{c.mixed.data() + shape.start(b) * C + h * D, len, D, C}, false);
         }
     }
     linearForward<S>(c.mixed, store.value(p.wo), out);
@@ -363,7 +363,7 @@ void SoftmaxAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, const 
                                    const Cache& c, const Mat<S>& dOut, Mat<S>& dx, Mat<S>& dProj,
                                    bool accumulateDx) const {
     const int B = shape.batch, T = shape.positions, C = channels, H = heads, D = C / H;
-    const Index N = Index(B) * T, P = 3 * C;
+    const Index N = shape.rows(), P = 3 * C;
     const S scale = S(1.0 / std::sqrt(double(D)));
     linearBackward<S>(dOut, c.mixed, store.value(p.wo), store.grad(p.wo), &dMixed);
     const size_t TT = size_t(T) * T;
@@ -378,14 +378,14 @@ void SoftmaxAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, const 
         w.dA.resize(TT);
         if (drop) w.dropped.resize(TT);
         const int len = shape.lengths[b];
-        const S* rows = c.proj.data() + Index(b) * T * P;
-        S* dRows = dProj.data() + Index(b) * T * P;
-        dProj.middleRows(Index(b) * T + len, T - len).setZero();
+        const S* rows = c.proj.data() + shape.start(b) * P;
+        S* dRows = dProj.data() + shape.start(b) * P;
+        dProj.middleRows(shape.start(b) + len, shape.span(b) - len).setZero();
         for (int h = 0; h < H; ++h) {
             const size_t base = (size_t(b) * H + h) * TT;
             const Block<const S> q{rows + h * D, len, D, P}, k{rows + C + h * D, len, D, P},
                 v{rows + 2 * C + h * D, len, D, P};
-            const Block<const S> dm{dMixed.data() + Index(b) * T * C + h * D, len, D, C};
+            const Block<const S> dm{dMixed.data() + shape.start(b) * C + h * D, len, D, C};
             const S* A = c.att.data() + base;
             const S* m = drop ? c.drop.data() + base : nullptr;
             const S* applied = A;

@@ -1,5 +1,5 @@
 // Multi-head self-attention in the two flavours of SPEC §2: softmax (vanilla Transformer) and
-// directional geometric attention (NDR), each a forward/backward pair over a padded batch.
+// directional geometric attention (NDR), each a forward/backward pair over a padded or packed batch (BatchShape).
 #pragma once
 
 #include "layers.h"
@@ -10,9 +10,19 @@
 
 namespace ndr {
 
+// Where the rows of a batch's (N, C) activations live. Padded: example b owns rows b*T .. b*T+T-1 and
+// rows from b*T + lengths[b] are padding (N = B*T). Packed (starts given): example b owns rows
+// starts[b] .. starts[b+1]-1, exactly its real positions, so row-wise work skips the padding
+// (N = starts[B]). The attention maps stay (B, H, T, T) in both.
 struct BatchShape {
-    int batch = 0, positions = 0;      // B, T
-    const int* lengths = nullptr;      // (B) real lengths; positions >= length are padding
+    int batch = 0, positions = 0;      // B, T (the longest length)
+    const int* lengths = nullptr;      // (B) real lengths
+    const int* starts = nullptr;       // (B + 1) first row of each example; null: padded layout
+
+    Index start(int b) const { return starts ? Index(starts[b]) : Index(b) * positions; }
+    // Rows that example b owns: its real positions, plus padding in the padded layout.
+    Index span(int b) const { return starts ? Index(lengths[b]) : Index(positions); }
+    Index rows() const { return starts ? Index(starts[batch]) : Index(batch) * positions; }
 };
 
 // --- The geometric attention kernel for one (example, head): scores (T, T) row-major -> A (T, T).

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <omp.h>
 
 namespace ndr {
@@ -85,6 +86,7 @@ std::vector<BenchCase> defaultBenchCases() {
     TaskConfig paper;
     paper.evalExamplesPerDepth = 16;
     cases.push_back({"stub NDR", stub, ndrModel(48, 4, 96, 8), 64, 1});
+    cases.push_back({"stub NDR padded rows", stub, ndrModel(48, 4, 96, 8), 64, 1, true});
     cases.push_back({"stub vanilla", stub, vanillaModel(48, 4, 96, 8), 64, 1});
     cases.push_back({"d128 NDR", paper, ndrModel(128, 4, 256, 14), 128, 1});
     cases.push_back({"d128 vanilla", paper, vanillaModel(128, 4, 256, 14), 128, 1});
@@ -99,6 +101,7 @@ BenchResult runBench(const BenchCase& c, int runs, double secondsPerRun) {
     const CtlTask task(c.task);
     Encoder<float> model(c.model, task.vocabSize(), c.task.symbols);
     model.init(1);
+    model.setPackedRows(!c.paddedRows);
     AdamW adam;
     std::mt19937_64 batchRng(1);
     Rng dropRng(1);
@@ -113,9 +116,13 @@ BenchResult runBench(const BenchCase& c, int runs, double secondsPerRun) {
     std::vector<Batch> batches;
     for (int i = 0; i < 16; ++i) batches.push_back(task.trainBatch(c.batchSize, batchRng));
     r.positions = batches[0].positions;
-    double flops = 0;
-    for (const auto& b : batches) flops += model.trainingFlops(b, c.model.steps);
+    double flops = 0, rows = 0;
+    for (const auto& b : batches) {
+        flops += model.trainingFlops(b, c.model.steps);
+        for (int len : b.lengths) rows += c.paddedRows ? b.positions : len;
+    }
     r.flopsPerStep = flops / double(batches.size());
+    r.rows = rows / double(batches.size());
     step(batches[0]);
     for (int run = 0; run < runs; ++run) {
         int steps = 0;
@@ -130,7 +137,7 @@ BenchResult runBench(const BenchCase& c, int runs, double secondsPerRun) {
     }
     r.medianStepsPerSecond = median(r.stepsPerSecond);
     r.gflops = r.flopsPerStep * r.medianStepsPerSecond / 1e9;
-    const auto shapes = stepProducts(c.model, Index(c.batchSize) * r.positions, c.task.symbols, c.batchSize);
+    const auto shapes = stepProducts(c.model, Index(std::lround(r.rows)), c.task.symbols, c.batchSize);
     std::vector<double> gemm;
     for (int run = 0; run < std::max(1, runs); ++run) gemm.push_back(gemmRate(shapes, std::min(1.0, secondsPerRun)));
     r.gemmGflops = median(gemm);

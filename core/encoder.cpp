@@ -205,7 +205,7 @@ void EncoderLayer<S>::backward(ParamStore<S>& store, const Mat<S>& x, const Batc
 template <typename S>
 double EncoderLayer<S>::forwardFlops(const BatchShape& shape) const {
     const double C = cfg.dModel, F = cfg.dFF, H = cfg.heads, D = C / H;
-    const double N = double(shape.batch) * shape.positions;
+    const double N = double(shape.rows());
     double f = 0;
     f += 2 * N * C * (cfg.attention == AttentionKind::Geometric ? 3 * C + 2 * H : 3 * C); // projections
     double pairs = 0;
@@ -251,14 +251,18 @@ void Encoder<S>::init(uint64_t seed) {
 template <typename S>
 void Encoder<S>::embed(const Batch& batch, bool training, Rng& rng) {
     const int T = batch.positions, C = cfg_.dModel;
-    const Index N = Index(batch.batch) * T;
+    const Index N = shape_.rows();
     auto emb = store_.value(embedding_);
     Mat<S>& h0 = h_[0];
     h0.resize(N, C);
-    for (Index r = 0; r < N; ++r) h0.row(r) = emb.row(batch.tokens[r]);
+    for (int b = 0; b < batch.batch; ++b)
+        for (Index t = 0; t < shape_.span(b); ++t) {
+            auto row = h0.row(shape_.start(b) + t);
+            row = emb.row(batch.tokens[Index(b) * T + t]);
+            if (cfg_.positional == PositionalKind::Sinusoidal)
+                for (int c = 0; c < C; ++c) row(c) += S(sinusoid(int(t), c, C));
+        }
     if (cfg_.positional == PositionalKind::Sinusoidal) {
-        for (Index r = 0; r < N; ++r)
-            for (int c = 0; c < C; ++c) h0(r, c) += S(sinusoid(int(r % T), c, C));
         dropoutMask(embMask_, N, C, cfg_.dropout, training, rng);
         h0.array() *= embMask_.array();
     }
@@ -266,9 +270,9 @@ void Encoder<S>::embed(const Batch& batch, bool training, Rng& rng) {
 
 template <typename S>
 void Encoder<S>::readout(const Mat<S>& h, const Batch& batch) {
-    const int B = batch.batch, T = batch.positions;
+    const int B = batch.batch;
     last_.resize(B, cfg_.dModel);
-    for (int b = 0; b < B; ++b) last_.row(b) = h.row(Index(b) * T + batch.lengths[b] - 1);
+    for (int b = 0; b < B; ++b) last_.row(b) = h.row(shape_.start(b) + batch.lengths[b] - 1);
     linearForward<S>(last_, store_.value(readoutW_), logits_);
     addBias(logits_, store_.value(readoutB_));
     probs_.resize(B, symbols_);
@@ -285,7 +289,7 @@ S Encoder<S>::forward(const Batch& batch, int steps, bool training, Rng& rng, bo
     if (!cfg_.sharedWeights && steps > cfg_.steps)
         throw std::invalid_argument("a model with separate layers cannot run more steps than it has layers");
     batch_ = batch;
-    shape_ = BatchShape{batch_.batch, batch_.positions, batch_.lengths.data()};
+    setShape();
     steps_ = steps;
     kept_ = keepCaches;
     const int slots = keepCaches ? steps : 1;
@@ -313,8 +317,8 @@ void Encoder<S>::backward() {
     dLogits /= S(B);
     biasBackward(dLogits, store_.grad(readoutB_));
     linearBackward<S>(dLogits, last_, store_.value(readoutW_), store_.grad(readoutW_), &dLast);
-    dh.setZero(Index(B) * T, cfg_.dModel);
-    for (int b = 0; b < B; ++b) dh.row(Index(b) * T + batch_.lengths[b] - 1) = dLast.row(b);
+    dh.setZero(shape_.rows(), cfg_.dModel);
+    for (int b = 0; b < B; ++b) dh.row(shape_.start(b) + batch_.lengths[b] - 1) = dLast.row(b);
     for (int t = steps_ - 1; t >= 0; --t) {
         layer(t).backward(store_, h_[t], shape_, caches_[t], dh, dPrev);
         std::swap(dh, dPrev);
@@ -322,7 +326,9 @@ void Encoder<S>::backward() {
     // h0 = Dropout(E[token] + PE)
     if (cfg_.positional == PositionalKind::Sinusoidal) dh.array() *= embMask_.array();
     auto dEmb = store_.grad(embedding_);
-    for (Index r = 0; r < dh.rows(); ++r) dEmb.row(batch_.tokens[r]) += dh.row(r);
+    for (int b = 0; b < B; ++b)
+        for (Index t = 0; t < shape_.span(b); ++t)
+            dEmb.row(batch_.tokens[Index(b) * T + t]) += dh.row(shape_.start(b) + t);
 }
 
 template <typename S>
@@ -337,7 +343,7 @@ Trace Encoder<S>::trace(const std::vector<int>& tokens, int steps, bool fullGate
     batch.targets = {0};
     batch.depths = {0};
     batch_ = batch;
-    shape_ = BatchShape{1, batch_.positions, batch_.lengths.data()};
+    setShape();
     kept_ = false;
     if (caches_.empty()) caches_.resize(1);
     if (h_.size() < 2) h_.resize(2);
@@ -383,8 +389,21 @@ Trace Encoder<S>::trace(const std::vector<int>& tokens, int steps, bool fullGate
 }
 
 template <typename S>
+void Encoder<S>::setShape() {
+    shape_ = BatchShape{batch_.batch, batch_.positions, batch_.lengths.data()};
+    if (!packedRows_) return;
+    starts_.resize(size_t(batch_.batch) + 1);
+    starts_[0] = 0;
+    for (int b = 0; b < batch_.batch; ++b) starts_[b + 1] = starts_[b] + batch_.lengths[b];
+    shape_.starts = starts_.data();
+}
+
+template <typename S>
 double Encoder<S>::trainingFlops(const Batch& batch, int steps) const {
-    const BatchShape shape{batch.batch, batch.positions, batch.lengths.data()};
+    std::vector<int> starts(size_t(batch.batch) + 1, 0);
+    for (int b = 0; b < batch.batch; ++b) starts[b + 1] = starts[b] + batch.lengths[b];
+    BatchShape shape{batch.batch, batch.positions, batch.lengths.data()};
+    if (packedRows_) shape.starts = starts.data();
     double f = 0;
     for (int t = 0; t < steps; ++t) f += layer(t).forwardFlops(shape);
     f += 2.0 * batch.batch * cfg_.dModel * symbols_; // readout

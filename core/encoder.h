@@ -94,11 +94,19 @@ public:
     // Matrix-product FLOPs of one training step (forward and backward) on this batch.
     double trainingFlops(const Batch& batch, int steps) const;
 
+    // Row layout of the activations (see BatchShape). Packed (the default) stores only the real
+    // positions, so no row-wise work is spent on padding; padded is the plain layout, kept as the
+    // reference the packed one is tested against. Both give the same results; dropout draws one
+    // multiplier per stored row, so with dropout the two layouts draw different masks.
+    void setPackedRows(bool packed) { packedRows_ = packed; }
+    bool packedRows() const { return packedRows_; }
+
 private:
     EncoderLayer<S>& layer(int step) { return layers_[cfg_.sharedWeights ? 0 : step]; }
     const EncoderLayer<S>& layer(int step) const { return layers_[cfg_.sharedWeights ? 0 : step]; }
     void embed(const Batch& batch, bool training, Rng& rng);
     void readout(const Mat<S>& h, const Batch& batch);
+    void setShape(); // shape_ (and starts_) from batch_ and the row layout
 
     ModelConfig cfg_;
     int vocab_, symbols_;
@@ -109,6 +117,8 @@ private:
     // State of the last forward.
     Batch batch_;
     BatchShape shape_;
+    bool packedRows_ = true;
+    std::vector<int> starts_;                        // (B + 1) first row of each example when packed
     int steps_ = 0;
     bool kept_ = false;
     std::vector<Mat<S>> h_;                          // (steps + 1) x (N, C) states

@@ -90,6 +90,28 @@ ModelConfig smallModel(AttentionKind att, UpdateKind upd, PositionalKind pos, bo
     return m;
 }
 
+ModelConfig modelVariant(int variant) {
+    switch (variant) {
+    case 0: return smallModel(AttentionKind::Geometric, UpdateKind::CopyGate, PositionalKind::None, true, GeomNorm::Off);
+    case 1: return smallModel(AttentionKind::Softmax, UpdateKind::Residual, PositionalKind::Sinusoidal, true, GeomNorm::Off);
+    case 2: return smallModel(AttentionKind::Geometric, UpdateKind::CopyGate, PositionalKind::None, true, GeomNorm::L1);
+    case 3: return smallModel(AttentionKind::Geometric, UpdateKind::CopyGate, PositionalKind::None, false, GeomNorm::Off);
+    default: return smallModel(AttentionKind::Softmax, UpdateKind::Residual, PositionalKind::Sinusoidal, false, GeomNorm::Off);
+    }
+}
+
+// Three examples of lengths 5, 4 and 3 (vocabulary 7, 3 symbols), padded to 5.
+Batch smallBatch() {
+    Batch batch;
+    batch.batch = 3;
+    batch.positions = 5;
+    batch.tokens = {4, 0, 3, 3, 5, /**/ 4, 1, 2, 5, 6, /**/ 4, 2, 5, 6, 6};
+    batch.lengths = {5, 4, 3};
+    batch.targets = {2, 0, 1};
+    batch.depths = {2, 1, 0};
+    return batch;
+}
+
 // Two examples of lengths 6 and 4 in a batch padded to 6.
 const int kLengths[2] = {6, 4};
 const BatchShape kShape{2, 6, kLengths};
@@ -219,34 +241,26 @@ private slots:
 
     void wholeModel_data() {
         QTest::addColumn<int>("variant");
-        QTest::newRow("NDR: geometric + copy gate, no positions, shared") << 0;
-        QTest::newRow("vanilla: softmax + residual, sinusoidal, shared") << 1;
-        QTest::newRow("NDR with L1-normalised geometric attention") << 2;
-        QTest::newRow("NDR with separate layers") << 3;
-        QTest::newRow("vanilla with separate layers") << 4;
+        QTest::addColumn<bool>("packed");
+        QTest::newRow("NDR: geometric + copy gate, no positions, shared") << 0 << true;
+        QTest::newRow("vanilla: softmax + residual, sinusoidal, shared") << 1 << true;
+        QTest::newRow("NDR with L1-normalised geometric attention") << 2 << true;
+        QTest::newRow("NDR with separate layers") << 3 << true;
+        QTest::newRow("vanilla with separate layers") << 4 << true;
+        QTest::newRow("NDR, padded row layout") << 0 << false;
+        QTest::newRow("vanilla, padded row layout") << 1 << false;
     }
     void wholeModel() {
         QFETCH(int, variant);
-        ModelConfig cfg;
-        switch (variant) {
-        case 0: cfg = smallModel(AttentionKind::Geometric, UpdateKind::CopyGate, PositionalKind::None, true, GeomNorm::Off); break;
-        case 1: cfg = smallModel(AttentionKind::Softmax, UpdateKind::Residual, PositionalKind::Sinusoidal, true, GeomNorm::Off); break;
-        case 2: cfg = smallModel(AttentionKind::Geometric, UpdateKind::CopyGate, PositionalKind::None, true, GeomNorm::L1); break;
-        case 3: cfg = smallModel(AttentionKind::Geometric, UpdateKind::CopyGate, PositionalKind::None, false, GeomNorm::Off); break;
-        default: cfg = smallModel(AttentionKind::Softmax, UpdateKind::Residual, PositionalKind::Sinusoidal, false, GeomNorm::Off); break;
-        }
+        QFETCH(bool, packed);
+        const ModelConfig cfg = modelVariant(variant);
         const int vocab = 7, symbols = 3;
         Encoder<double> model(cfg, vocab, symbols);
+        model.setPackedRows(packed);
         model.init(11);
         std::mt19937_64 rng(4);
         for (auto& v : model.params().values()) v += 0.05 * std::normal_distribution<double>(0, 1)(rng);
-        Batch batch;
-        batch.batch = 3;
-        batch.positions = 5;
-        batch.tokens = {4, 0, 3, 3, 5, /**/ 4, 1, 2, 5, 6, /**/ 4, 2, 5, 6, 6};
-        batch.lengths = {5, 4, 3};
-        batch.targets = {2, 0, 1};
-        batch.depths = {2, 1, 0};
+        const Batch batch = smallBatch();
         auto loss = [&] {
             Rng drop(8);
             return model.forward(batch, cfg.steps, true, drop, true);
@@ -256,6 +270,52 @@ private slots:
         model.backward();
         const AlignedVector<double> analytic = model.params().grads();
         checkParams("whole model", model.params().values(), analytic, model.params().layout(), loss, 25, rng);
+    }
+
+    // The packed row layout (only real positions stored) against the plain padded one: without dropout
+    // (whose draws follow the stored rows) the two give the same loss, logits and gradients.
+    void packedEqualsPadded_data() {
+        QTest::addColumn<int>("variant");
+        QTest::newRow("NDR") << 0;
+        QTest::newRow("vanilla (sinusoidal positions)") << 1;
+        QTest::newRow("NDR with L1-normalised geometric attention") << 2;
+        QTest::newRow("NDR with separate layers") << 3;
+    }
+    void packedEqualsPadded() {
+        QFETCH(int, variant);
+        ModelConfig cfg = modelVariant(variant);
+        cfg.dropout = cfg.attentionDropout = cfg.gateDropout = 0;
+        const Batch batch = smallBatch();
+        struct Result {
+            double loss;
+            Md logits;
+            AlignedVector<double> grads;
+        };
+        auto run = [&](bool packed) {
+            Encoder<double> model(cfg, 7, 3);
+            model.setPackedRows(packed);
+            model.init(11);
+            Rng drop(8);
+            model.params().zeroGrad();
+            Result r;
+            r.loss = model.forward(batch, cfg.steps, true, drop, true);
+            model.backward();
+            r.logits = model.logits();
+            r.grads = model.params().grads();
+            return r;
+        };
+        const Result packed = run(true), padded = run(false);
+        QVERIFY2(std::abs(packed.loss - padded.loss) < 1e-12,
+                 qPrintable(QString("loss %1 vs %2").arg(packed.loss, 0, 'g', 17).arg(padded.loss, 0, 'g', 17)));
+        QVERIFY((packed.logits - padded.logits).cwiseAbs().maxCoeff() < 1e-12);
+        QCOMPARE(packed.grads.size(), padded.grads.size());
+        double worst = 0, largest = 0;
+        for (size_t i = 0; i < packed.grads.size(); ++i) {
+            worst = std::max(worst, std::abs(packed.grads[i] - padded.grads[i]));
+            largest = std::max(largest, std::abs(padded.grads[i]));
+        }
+        QVERIFY2(largest > 1e-3, "the gradients are not all zero");
+        QVERIFY2(worst < 1e-12, qPrintable(QString("largest gradient difference %1").arg(worst)));
     }
 };
 

@@ -34,6 +34,8 @@ json resultJson(const ndr::BenchResult& r) {
             {"batch", c.batchSize},
             {"threads", c.threads},
             {"positions", r.positions},
+            {"rows", r.rows},
+            {"paddedRows", c.paddedRows},
             {"stepsPerSecond", r.stepsPerSecond},
             {"medianStepsPerSecond", r.medianStepsPerSecond},
             {"flopsPerStep", r.flopsPerStep},
@@ -68,18 +70,18 @@ int runBench(const BenchOptions& o) {
     for (const auto& c : chosen)
         nameWidth = std::max(nameWidth, c.name.size());
     const int w = int(nameWidth);
-    std::printf("%-*s  %4s %3s %5s %5s %5s %3s  %3s  %9s  %15s  %8s  %8s  %8s\n", w, "case", "d", "H", "dff",
-                "steps", "batch", "thr", "T", "steps/s", "(min..max)", "GFLOP/s", "sgemm", "fraction");
-    std::printf("%s\n", std::string(nameWidth + 97, '-').c_str());
+    std::printf("%-*s  %4s %3s %5s %5s %5s %3s  %5s  %9s  %15s  %8s  %8s  %8s\n", w, "case", "d", "H", "dff",
+                "steps", "batch", "thr", "rows", "steps/s", "(min..max)", "GFLOP/s", "sgemm", "fraction");
+    std::printf("%s\n", std::string(nameWidth + 99, '-').c_str());
     std::fflush(stdout);
     json results = json::array();
     for (const auto& c : chosen) {
         const ndr::BenchResult r = ndr::runBench(c, o.runs, o.seconds);
         const auto [lo, hi] = std::minmax_element(r.stepsPerSecond.begin(), r.stepsPerSecond.end());
         const std::string spread = r.stepsPerSecond.empty() ? "-" : fixed(*lo, 1) + ".." + fixed(*hi, 1);
-        std::printf("%-*s  %4d %3d %5d %5d %5d %3d  %3d  %9.1f  %15s  %8.2f  %8.2f  %8.2f\n", w,
+        std::printf("%-*s  %4d %3d %5d %5d %5d %3d  %5.0f  %9.1f  %15s  %8.2f  %8.2f  %8.2f\n", w,
                     c.name.c_str(), c.model.dModel, c.model.heads, c.model.dFF, c.model.steps, c.batchSize,
-                    c.threads, r.positions, r.medianStepsPerSecond, ("(" + spread + ")").c_str(), r.gflops,
+                    c.threads, r.rows, r.medianStepsPerSecond, ("(" + spread + ")").c_str(), r.gflops,
                     r.gemmGflops, r.fractionOfGemm);
         std::fflush(stdout);
         results.push_back(resultJson(r));
