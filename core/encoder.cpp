@@ -253,14 +253,20 @@ void Encoder<S>::embed(const Batch& batch, bool training, Rng& rng) {
     const int T = batch.positions, C = cfg_.dModel;
     const Index N = shape_.rows();
     auto emb = store_.value(embedding_);
+    const bool sinusoidal = cfg_.positional == PositionalKind::Sinusoidal;
+    // The encoding of each position is computed once and kept: it is the same at every step.
+    if (sinusoidal && sinusoids_.rows() < T) {
+        sinusoids_.resize(T, C);
+        for (int t = 0; t < T; ++t)
+            for (int c = 0; c < C; ++c) sinusoids_(t, c) = S(sinusoid(t, c, C));
+    }
     Mat<S>& h0 = h_[0];
     h0.resize(N, C);
     for (int b = 0; b < batch.batch; ++b)
         for (Index t = 0; t < shape_.span(b); ++t) {
             auto row = h0.row(shape_.start(b) + t);
             row = emb.row(batch.tokens[Index(b) * T + t]);
-            if (cfg_.positional == PositionalKind::Sinusoidal)
-                for (int c = 0; c < C; ++c) row(c) += S(sinusoid(int(t), c, C));
+            if (sinusoidal) row += sinusoids_.row(t);
         }
     if (cfg_.positional == PositionalKind::Sinusoidal) {
         dropoutMask(embMask_, N, C, cfg_.dropout, training, rng);

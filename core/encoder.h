@@ -124,6 +124,7 @@ private:
     std::vector<Mat<S>> h_;                          // (steps + 1) x (N, C) states
     std::vector<typename EncoderLayer<S>::Cache> caches_;
     Mat<S> embMask_;                                 // (N, C) dropout on embedding + positions
+    Mat<S> sinusoids_;                               // (T, C) sinusoidal encoding of the positions seen so far
     Mat<S> last_;                                    // (B, C) the [E] rows after the last step
     Mat<S> logits_, probs_;                          // (B, S)
     Mat<S> dLogits_, dLast_, dh_, dPrev_;            // backward temporaries, kept between steps
