@@ -1,8 +1,8 @@
 // `ndr bench`: training steps/s and GFLOP/s per configuration, against Eigen's sgemm on the same shapes.
-#include "bench.h"
+#include "core/train/bench.h"
 #include "commands.h"
 #include "common.h"
-#include "files.h"
+#include "core/io/files.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -3,7 +3,7 @@
 #include "commands.h"
 #include "common.h"
 
-#include "exporter.h"
+#include "ui/export/exporter.h"
 
 #include <QApplication>
 #include <QDir>

@@ -1,5 +1,5 @@
 // `ndr predict`: one expression through a saved run's models; the answers and the per-step trace of
-// SPEC §5 as JSON on stdout.
+// docs/design.md §5 as JSON on stdout.
 #include "commands.h"
 #include "common.h"
 
@@ -61,7 +61,7 @@ void writeJson(std::ostream& os, const json& j, int indent) {
     }
 }
 
-// The trace as nested arrays, indexed as SPEC §5 writes them.
+// The trace as nested arrays, indexed as docs/design.md §5 writes them.
 json traceJson(const ndr::Trace& tr, const ndr::CtlTask& task) {
     const int T = tr.positions, H = tr.heads, S = tr.symbols;
     json attention = json::array();

@@ -1,7 +1,7 @@
 // `ndr sweep`: one training run per seed and a table of mean ± std over seeds, like the paper's.
 #include "commands.h"
 #include "common.h"
-#include "serialize.h"
+#include "core/io/serialize.h"
 #include "table.h"
 #include "training.h"
 

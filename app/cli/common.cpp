@@ -1,7 +1,7 @@
 // Configuration and run loading for the commands, with every failure turned into one clear CliError.
 #include "common.h"
 
-#include "serialize.h"
+#include "core/io/serialize.h"
 
 #include <algorithm>
 #include <cctype>

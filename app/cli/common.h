@@ -2,12 +2,12 @@
 // configuration from a preset or a file, loading a saved run with its weights, and small formatting.
 #pragma once
 
-#include "config.h"
-#include "files.h"
-#include "records.h"
-#include "run.h"
-#include "task.h"
-#include "trainer.h"
+#include "core/config/config.h"
+#include "core/io/files.h"
+#include "core/records/records.h"
+#include "core/train/run.h"
+#include "core/task/task.h"
+#include "core/train/trainer.h"
 
 #include <filesystem>
 #include <memory>

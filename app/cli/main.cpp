@@ -6,6 +6,21 @@
 #include <iostream>
 #include <new>
 
+namespace {
+
+// "train, eval, predict, sweep, bench and export": the commands this build has.
+std::string commandList(const std::vector<ndrcli::Command>& commands) {
+    std::string list;
+    for (size_t i = 0; i < commands.size(); ++i) {
+        if (i > 0)
+            list += i + 1 == commands.size() ? " and " : ", ";
+        list += commands[i].app->get_name();
+    }
+    return list;
+}
+
+} // namespace
+
 int main(int argc, char** argv) {
     using namespace ndrcli;
     CLI::App app{"NDR Studio: train and inspect Neural Data Routers and Transformers on compositional table "
@@ -14,7 +29,10 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     app.footer("Run `ndr COMMAND --help` for a command's options.\n");
     std::vector<Command> commands = {addTrainCommand(app), addEvalCommand(app), addPredictCommand(app),
-                                     addSweepCommand(app), addBenchCommand(app), addExportCommand(app)};
+                                     addSweepCommand(app), addBenchCommand(app)};
+#ifdef NDR_WITH_EXPORT
+    commands.push_back(addExportCommand(app));
+#endif
     if (argc <= 1) {
         std::cerr << app.help();
         return kExitUsage;
@@ -28,8 +46,7 @@ int main(int argc, char** argv) {
         const auto subs = app.get_subcommands();
         if (subs.empty() && argv[1][0] != '-') {
             std::cerr << "ndr: unknown command '" << argv[1]
-                      << "'; the commands are train, eval, predict, sweep, "
-                      << "bench and export (see `ndr --help`)" << std::endl;
+                      << "'; the commands are " << commandList(commands) << " (see `ndr --help`)" << std::endl;
             return kExitUsage;
         }
         const std::string name = subs.empty() ? "ndr" : "ndr " + subs.front()->get_name();

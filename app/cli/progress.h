@@ -2,7 +2,7 @@
 // the main thread redraws a few times per second outside the lock, so drawing never slows training.
 #pragma once
 
-#include "trainer.h"
+#include "core/train/trainer.h"
 
 #include <condition_variable>
 #include <mutex>

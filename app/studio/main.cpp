@@ -1,11 +1,11 @@
 // ndr-studio, the desktop app: the main window, plus a few options for scripted use (open a run,
 // start a preset, take a screenshot, measure how long the event loop ever stalls while training).
-#include "mainwindow.h"
-#include "dashboard.h"
-#include "experimentpanel.h"
-#include "expressioninput.h"
-#include "inspector.h"
-#include "stallmeter.h"
+#include "ui/shell/main_window.h"
+#include "ui/dashboard/dashboard.h"
+#include "ui/panel/experiment_panel.h"
+#include "ui/inspector/expression_input.h"
+#include "ui/inspector/inspector.h"
+#include "ui/common/stall_meter.h"
 
 #include "headless.h"
 

@@ -2,7 +2,7 @@
 // checkpoint it accepts must fit its own layout and save to bytes that load back to the same bytes.
 // Each input is tried as it is and again with its checksum repaired, so mutations reach the checks
 // after the checksum too.
-#include "files.h"
+#include "core/io/files.h"
 #include "fuzz_check.h"
 
 #include <cstring>

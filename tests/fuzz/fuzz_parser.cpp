@@ -2,7 +2,7 @@
 // every naming style. An error must point inside the text and stay short; an accepted expression must
 // respect the depth limit and format back to text that parses to the same example.
 #include "fuzz_check.h"
-#include "task.h"
+#include "core/task/task.h"
 
 #include <string>
 #include <vector>

@@ -1,0 +1,249 @@
+// Files on disk: atomic saves, bounded reads and the JSON run record, and the low-level helpers of
+// core/file_io.h. A loader bounds every size it reads before allocating from it, so a damaged or hostile
+// file is refused quickly. The binary checkpoint is in core/checkpoint.cpp.
+#include "core/io/files.h"
+
+#include "core/io/file_io.h"
+#include "core/io/json_fields.h"
+
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace ndr {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace fileio {
+
+std::string quote(const fs::path& p) {
+    return "'" + p.string() + "'";
+}
+
+// "512 MB", "3.2 GB": sizes as a user reads them (binary units, like file managers).
+std::string humanSize(uint64_t bytes) {
+    const char* units[] = {"bytes", "KB", "MB", "GB", "TB"};
+    double value = double(bytes);
+    int unit = 0;
+    while (value >= 1024 && unit < 4) {
+        value /= 1024;
+        ++unit;
+    }
+    char buf[32];
+    if (unit == 0 || std::abs(value - std::round(value)) < 0.05)
+        std::snprintf(buf, sizeof buf, "%.0f %s", value, units[unit]);
+    else
+        std::snprintf(buf, sizeof buf, "%.1f %s", value, units[unit]);
+    return buf;
+}
+
+bool writeAll(int fd, const char* data, size_t n) {
+    while (n > 0) {
+        const ssize_t w = ::write(fd, data, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return false;
+        }
+        data += w;
+        n -= size_t(w);
+    }
+    return true;
+}
+
+ssize_t readUpTo(int fd, char* data, size_t n) {
+    size_t got = 0;
+    while (got < n) {
+        const ssize_t r = ::read(fd, data + got, n - got);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        if (r == 0)
+            break;
+        got += size_t(r);
+    }
+    return ssize_t(got);
+}
+
+int openForReading(const fs::path& path, struct stat& st) {
+    Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (fd.get() < 0)
+        throw FileError(std::strerror(errno));
+    if (::fstat(fd.get(), &st) != 0)
+        throw FileError(std::strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        throw FileError("it is a folder, not a file");
+    return fd.release();
+}
+
+} // namespace fileio
+
+using fileio::asFileError;
+using fileio::Fd;
+using fileio::humanSize;
+using fileio::openForReading;
+using fileio::quote;
+using fileio::readUpTo;
+using fileio::writeAll;
+
+namespace {
+
+constexpr uint64_t kMaxRunFileBytes = uint64_t(512) << 20;
+// Parsed, a JSON value takes 16 bytes or more: 64 M values are about 1 GB of memory.
+constexpr size_t kMaxRunValues = size_t(64) << 20;
+
+// Makes temporary names unique between threads of one process; the pid separates processes.
+std::atomic<uint64_t> tempCounter{0};
+
+// The whole file, or FileError with a reason that does not repeat the path (callers add it).
+// `kind` names the files in the size message ("run files larger than 512 MB are refused").
+std::string readBounded(const fs::path& path, uint64_t maxBytes, const std::string& kind) {
+    struct stat st {};
+    Fd fd(openForReading(path, st));
+    const auto tooBig = [&](uint64_t size) {
+        return FileError("it is " + humanSize(size) + "; " + kind + " larger than " + humanSize(maxBytes) +
+                         " are refused");
+    };
+    if (S_ISREG(st.st_mode) && uint64_t(st.st_size) > maxBytes)
+        throw tooBig(uint64_t(st.st_size));
+    // Pipes and growing files have no trustworthy size: read in chunks up to the bound.
+    std::string bytes;
+    if (S_ISREG(st.st_mode))
+        bytes.reserve(size_t(st.st_size));
+    char chunk[1 << 16];
+    for (;;) {
+        const ssize_t r = readUpTo(fd.get(), chunk, sizeof chunk);
+        if (r < 0)
+            throw FileError(std::strerror(errno));
+        if (r == 0)
+            break;
+        if (bytes.size() + size_t(r) > maxBytes)
+            throw tooBig(bytes.size() + size_t(r));
+        bytes.append(chunk, size_t(r));
+    }
+    return bytes;
+}
+
+// Indented objects, but arrays of numbers or strings on one line: a trace holds thousands of values
+// that would otherwise take a line each.
+void appendPretty(std::string& out, const json& j, int depth) {
+    const auto plain = [](const json& v) { return v.dump(-1, ' ', false, json::error_handler_t::replace); };
+    const bool nested =
+        j.is_object() ||
+        (j.is_array() && std::any_of(j.begin(), j.end(), [](const json& v) { return v.is_structured(); }));
+    if (!nested || j.empty()) {
+        out += plain(j);
+        return;
+    }
+    out += j.is_object() ? "{\n" : "[\n";
+    size_t i = 0;
+    for (auto it = j.begin(); it != j.end(); ++it, ++i) {
+        out.append(size_t(depth + 1), ' ');
+        if (j.is_object())
+            out += plain(json(it.key())) + ": ";
+        appendPretty(out, it.value(), depth + 1);
+        out += i + 1 < j.size() ? ",\n" : "\n";
+    }
+    out.append(size_t(depth), ' ');
+    out += j.is_object() ? "}" : "]";
+}
+
+// The run record in `text`; any error, with the field's path, as std::exception.
+RunRecord parseRunRecord(std::string_view text) {
+    if (text.size() > kMaxRunFileBytes)
+        throw FileError("it is " + humanSize(text.size()) + "; run files larger than " +
+                        humanSize(kMaxRunFileBytes) + " are refused");
+    jsonio::checkJsonSize(text, kMaxRunValues);
+    json j;
+    try {
+        j = json::parse(text);
+    } catch (const json::parse_error& e) {
+        throw FileError("invalid JSON at byte " + std::to_string(e.byte) + ": " + jsonio::jsonMessage(e) +
+                        (e.byte >= text.size() ? " (the file may be cut short)" : ""));
+    } catch (const json::exception& e) { // a number too large for a double ("1e400")
+        throw FileError("invalid JSON: " + jsonio::jsonMessage(e));
+    }
+    return j.get<RunRecord>();
+}
+
+} // namespace
+
+void writeFileAtomic(const fs::path& path, const std::string& bytes) {
+    const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+    const fs::path temp =
+        path.string() + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(tempCounter.fetch_add(1));
+    const auto failure = [&](const std::string& step, int err) {
+        return FileError("cannot write " + quote(path) + ": " + step + " failed: " + std::strerror(err));
+    };
+
+    Fd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
+    if (fd.get() < 0)
+        throw failure("creating the temporary file " + quote(temp), errno);
+    const auto cleanUp = [&](const std::string& step) {
+        const int err = errno;
+        if (fd.get() >= 0)
+            fd.close();
+        ::unlink(temp.c_str());
+        return failure(step, err);
+    };
+    // A replaced file keeps its permissions (a private run stays private).
+    struct stat existing {};
+    if (::stat(path.c_str(), &existing) == 0 && S_ISREG(existing.st_mode) &&
+        ::fchmod(fd.get(), existing.st_mode & 07777) != 0)
+        throw cleanUp("copying the permissions of the old file");
+    if (!writeAll(fd.get(), bytes.data(), bytes.size()))
+        throw cleanUp("writing");
+    if (::fsync(fd.get()) != 0)
+        throw cleanUp("flushing to disk");
+    if (fd.close() != 0)
+        throw cleanUp("closing");
+    if (::rename(temp.c_str(), path.c_str()) != 0)
+        throw cleanUp("replacing the file");
+
+    // The rename is durable only once the directory entry is on disk too.
+    Fd dirFd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (dirFd.get() < 0)
+        throw failure("opening the folder to flush it", errno);
+    if (::fsync(dirFd.get()) != 0 && errno != EINVAL) // EINVAL: the filesystem cannot sync folders
+        throw failure("flushing the folder to disk", errno);
+}
+
+std::string readFileBounded(const fs::path& path, uint64_t maxBytes) {
+    try {
+        return readBounded(path, maxBytes, "files");
+    } catch (const FileError& e) {
+        throw FileError("cannot read " + quote(path) + ": " + e.what());
+    }
+}
+
+std::string runRecordToText(const RunRecord& run) {
+    std::string text;
+    appendPretty(text, json(run), 0);
+    text += "\n";
+    return text;
+}
+
+void saveRunRecord(const fs::path& path, const RunRecord& run) {
+    writeFileAtomic(path, runRecordToText(run));
+}
+
+RunRecord loadRunRecord(const fs::path& path) {
+    return asFileError("cannot open run file " + quote(path) + ": ",
+                       [&] { return parseRunRecord(readBounded(path, kMaxRunFileBytes, "run files")); });
+}
+
+RunRecord runRecordFromText(std::string_view text) {
+    return asFileError("", [&] { return parseRunRecord(text); });
+}
+
+} // namespace ndr

@@ -1,0 +1,61 @@
+// Reading and writing runs: the JSON run record, the binary checkpoint of a model, and atomic saves.
+// Every loader refuses a bad file with FileError naming the file, what is wrong and what to do.
+#pragma once
+
+#include "core/records/records.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ndr {
+
+class FileError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Writes `bytes` to `path` atomically: a temporary file beside it, flushed and fsync'ed, then renamed
+// over the target. On failure the target is untouched and FileError is thrown.
+void writeFileAtomic(const std::filesystem::path& path, const std::string& bytes);
+// Reads a whole file, refusing files larger than maxBytes (FileError).
+std::string readFileBounded(const std::filesystem::path& path, uint64_t maxBytes);
+
+// The text saveRunRecord writes.
+std::string runRecordToText(const RunRecord& run);
+void saveRunRecord(const std::filesystem::path& path, const RunRecord& run);
+RunRecord loadRunRecord(const std::filesystem::path& path);
+// The run record held in `text` (a run file's contents), checked as loadRunRecord checks a file.
+// FileError says what is wrong without naming a file; for tests, fuzzing and callers that already
+// hold the bytes.
+RunRecord runRecordFromText(std::string_view text);
+
+struct CheckpointData {
+    static constexpr const char* kFormat = "ndr-studio-checkpoint";
+    static constexpr int kVersion = 1;
+    ModelConfig model;
+    int vocabSize = 0, symbols = 0;
+    int64_t step = 0;
+    std::vector<TensorInfo> layout;  // tensors in the order they sit in each buffer below
+    std::vector<float> params;       // current weights
+    std::vector<float> bestParams;   // weights at the best validation (may be empty)
+    std::vector<float> adamM, adamV; // optimiser moments (may be empty)
+    std::string rngState;            // training generator state, text (may be empty)
+};
+
+// The bytes saveCheckpoint writes; FileError (without a file name) when the buffers do not fit the layout.
+std::string checkpointToBytes(const CheckpointData& data);
+void saveCheckpoint(const std::filesystem::path& path, const CheckpointData& data);
+// Loads and checks integrity (magic, version, sizes bounded before allocation, checksum).
+CheckpointData loadCheckpoint(const std::filesystem::path& path);
+// The checkpoint held in `bytes` (a checkpoint file's contents), checked as loadCheckpoint checks a
+// file; FileError without a file name.
+CheckpointData checkpointFromBytes(std::string_view bytes);
+// Throws FileError unless `data` fits a model with this configuration and tensor layout.
+void checkCheckpointMatches(const CheckpointData& data, const ModelConfig& model,
+                            const std::vector<TensorInfo>& layout, const std::filesystem::path& path);
+
+} // namespace ndr

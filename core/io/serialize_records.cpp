@@ -1,0 +1,263 @@
+// JSON forms of the records training produces (evaluations, traces, run records), read strictly with
+// every size bounded before anything is allocated from it.
+#include "core/io/json_fields.h"
+
+namespace ndr {
+
+using namespace jsonio;
+
+namespace {
+
+void readExample(const json& j, Example& e, const std::string& path) {
+    const Fields f(j, path, true);
+    e.symbol = toIntIn(*f.get("symbol"), f.path("symbol"), 0, INT_MAX);
+    e.functions = toArray<int>(*f.get("functions"), f.path("functions"),
+                               [](const json& v, const std::string& p) { return toIntIn(v, p, 0, INT_MAX); });
+}
+
+// Checks that an array has the size its dimensions imply; `what` spells the product for the message.
+void checkSize(const json& array, const std::string& path, size_t expected, const std::string& what) {
+    expectArray(array, path);
+    if (array.size() != expected)
+        fail(path, "expected " + std::to_string(expected) + " values (" + what + "), got " +
+                       std::to_string(array.size()));
+}
+
+void readTrace(const json& j, Trace& t, const std::string& path) {
+    const Fields f(j, path, true);
+    t.steps = toIntIn(*f.get("steps"), f.path("steps"), 0, kMaxTraceSteps);
+    t.heads = toIntIn(*f.get("heads"), f.path("heads"), 0, kMaxTraceHeads);
+    t.positions = toIntIn(*f.get("positions"), f.path("positions"), 0, kMaxTracePositions);
+    t.symbols = toIntIn(*f.get("symbols"), f.path("symbols"), 0, kMaxTraceSymbols);
+    const size_t steps = size_t(t.steps), heads = size_t(t.heads), T = size_t(t.positions),
+                 S = size_t(t.symbols);
+    // An empty trace (no probe example) has no per-step readouts either.
+    const size_t readouts = T > 0 ? steps + 1 : 0;
+
+    const auto symbolOrMinus1 = [&](const json& v, const std::string& p) {
+        return toIntIn(v, p, -1, t.symbols - 1);
+    };
+    const auto anyFloat = [](const json& v, const std::string& p) { return toFloat(v, p, true); };
+
+    const json& tokens = *f.get("tokens");
+    checkSize(tokens, f.path("tokens"), T, "positions");
+    t.tokens = toArray<int>(tokens, f.path("tokens"),
+                            [](const json& v, const std::string& p) { return toIntIn(v, p, 0, INT_MAX); });
+    const json& names = *f.get("tokenNames");
+    checkSize(names, f.path("tokenNames"), T, "positions");
+    t.tokenNames = toArray<std::string>(names, f.path("tokenNames"), toString);
+
+    const json& attention = *f.get("attention");
+    checkSize(attention, f.path("attention"), steps * heads * T * T, "steps*heads*positions*positions");
+    t.attention = toArray<float>(attention, f.path("attention"), anyFloat);
+
+    const json& gates = *f.get("gates");
+    expectArray(gates, f.path("gates"));
+    if (!gates.empty())
+        checkSize(gates, f.path("gates"), steps * T, "steps*positions, or none");
+    t.gates = toArray<float>(gates, f.path("gates"), anyFloat);
+
+    const json& channels = *f.get("gateChannels");
+    expectArray(channels, f.path("gateChannels"));
+    if (!channels.empty() && (steps * T == 0 || channels.size() % (steps * T) != 0))
+        fail(f.path("gateChannels"), "expected a multiple of steps*positions = " + std::to_string(steps * T) +
+                                         " values, or none, got " + std::to_string(channels.size()));
+    t.gateChannels = toArray<float>(channels, f.path("gateChannels"), anyFloat);
+
+    const json& probs = *f.get("stepProbs");
+    checkSize(probs, f.path("stepProbs"), readouts * S, "(steps+1)*symbols");
+    t.stepProbs = toArray<float>(probs, f.path("stepProbs"), anyFloat);
+    const json& answers = *f.get("stepAnswers");
+    checkSize(answers, f.path("stepAnswers"), readouts, "steps+1");
+    t.stepAnswers = toArray<int>(answers, f.path("stepAnswers"), symbolOrMinus1);
+
+    const json& inter = *f.get("intermediates");
+    checkSize(inter, f.path("intermediates"), T, "positions");
+    t.intermediates = toArray<int>(inter, f.path("intermediates"), symbolOrMinus1);
+    t.answer = symbolOrMinus1(*f.get("answer"), f.path("answer"));
+}
+
+void readEval(const json& j, EvalRecord& r, const std::string& path) {
+    const Fields f(j, path, true);
+    r.step = toIntIn(*f.get("step"), f.path("step"), 0, INT_MAX);
+    f.read("elapsedSeconds", r.elapsedSeconds, true);
+    f.read("stepsPerSecond", r.stepsPerSecond, true);
+    f.read("trainLoss", r.trainLoss, true);
+    const auto nullable = [](const json& v, const std::string& p) { return toDouble(v, p, true); };
+    r.depths = toArray<int>(*f.get("depths"), f.path("depths"),
+                            [](const json& v, const std::string& p) { return toIntIn(v, p, 1, INT_MAX); });
+    r.accuracy = toArray<double>(*f.get("accuracy"), f.path("accuracy"), nullable);
+    r.loss = toArray<double>(*f.get("loss"), f.path("loss"), nullable);
+    if (r.accuracy.size() != r.depths.size())
+        fail(f.path("accuracy"), "has " + std::to_string(r.accuracy.size()) + " values for " +
+                                     std::to_string(r.depths.size()) + " depths");
+    if (r.loss.size() != r.depths.size())
+        fail(f.path("loss"), "has " + std::to_string(r.loss.size()) + " values for " +
+                                 std::to_string(r.depths.size()) + " depths");
+    f.read("trainAccuracy", r.trainAccuracy, true);
+    f.read("validAccuracy", r.validAccuracy, true);
+    f.read("testAccuracy", r.testAccuracy, true);
+    readTrace(*f.get("probe"), r.probe, f.path("probe"));
+}
+
+void readModelRecord(const json& j, ModelRecord& r, const std::string& path) {
+    const Fields f(j, path, true);
+    readModel(*f.get("config"), r.config, f.path("config"), true);
+    const json& history = *f.get("history");
+    expectArray(history, f.path("history"));
+    r.history.assign(history.size(), EvalRecord{});
+    for (size_t i = 0; i < history.size(); ++i)
+        readEval(history[i], r.history[i], item(f.path("history"), i));
+    r.bestEval = toInt(*f.get("bestEval"), f.path("bestEval"));
+    if (r.bestEval < -1 || r.bestEval >= int(r.history.size()))
+        fail(f.path("bestEval"), "must be -1 (none yet) or an index into the " +
+                                     std::to_string(r.history.size()) + " evaluations, got " +
+                                     std::to_string(r.bestEval));
+    r.stepsDone = toIntIn(*f.get("stepsDone"), f.path("stepsDone"), 0, INT_MAX);
+    // Optional: records written before the loss log existed have none.
+    if (const json* log = find(j, "lossLog")) {
+        const Fields lf(*log, f.path("lossLog"), true);
+        r.lossLog.steps = toArray<int>(*lf.get("steps"), lf.path("steps"),
+                                       [](const json& v, const std::string& p) { return toIntIn(v, p, 0, INT_MAX); });
+        r.lossLog.loss = toArray<double>(*lf.get("loss"), lf.path("loss"),
+                                         [](const json& v, const std::string& p) { return toDouble(v, p, true); });
+        if (r.lossLog.loss.size() != r.lossLog.steps.size())
+            fail(lf.path("loss"), "has " + std::to_string(r.lossLog.loss.size()) + " values for " +
+                                      std::to_string(r.lossLog.steps.size()) + " steps");
+    }
+    f.read("status", r.status);
+    f.read("checkpointFile", r.checkpointFile);
+    // The checkpoint sits beside the run file; a path out of that folder is a damaged or hostile file.
+    const std::string& file = r.checkpointFile;
+    if (!file.empty() && (file.front() == '/' || file.find("..") != std::string::npos))
+        fail(f.path("checkpointFile"),
+             "'" + file + "' must be a file name relative to the run file's folder");
+}
+
+} // namespace
+
+// --- Records ---
+
+void to_json(json& j, const Example& e) {
+    j = json{{"symbol", e.symbol}, {"functions", e.functions}};
+}
+void from_json(const json& j, Example& e) {
+    readExample(j, e, "");
+}
+
+void to_json(json& j, const Trace& t) {
+    j = json{{"tokens", t.tokens},
+             {"tokenNames", t.tokenNames},
+             {"steps", t.steps},
+             {"heads", t.heads},
+             {"positions", t.positions},
+             {"symbols", t.symbols},
+             {"attention", floatArrayJson(t.attention)},
+             {"gates", floatArrayJson(t.gates)},
+             {"gateChannels", floatArrayJson(t.gateChannels)},
+             {"stepProbs", floatArrayJson(t.stepProbs)},
+             {"stepAnswers", t.stepAnswers},
+             {"intermediates", t.intermediates},
+             {"answer", t.answer}};
+}
+void from_json(const json& j, Trace& t) {
+    readTrace(j, t, "");
+}
+
+void to_json(json& j, const EvalRecord& r) {
+    j = json{{"step", r.step},
+             {"elapsedSeconds", doubleJson(r.elapsedSeconds)},
+             {"stepsPerSecond", doubleJson(r.stepsPerSecond)},
+             {"trainLoss", doubleJson(r.trainLoss)},
+             {"depths", r.depths},
+             {"accuracy", doubleArrayJson(r.accuracy)},
+             {"loss", doubleArrayJson(r.loss)},
+             {"trainAccuracy", doubleJson(r.trainAccuracy)},
+             {"validAccuracy", doubleJson(r.validAccuracy)},
+             {"testAccuracy", doubleJson(r.testAccuracy)},
+             {"probe", r.probe}};
+}
+void from_json(const json& j, EvalRecord& r) {
+    readEval(j, r, "");
+}
+
+void to_json(json& j, const ModelRecord& r) {
+    j = json{{"config", r.config},       {"history", r.history}, {"bestEval", r.bestEval},
+             {"stepsDone", r.stepsDone}, {"status", r.status},   {"checkpointFile", r.checkpointFile},
+             {"lossLog", json{{"steps", r.lossLog.steps}, {"loss", doubleArrayJson(r.lossLog.loss)}}}};
+}
+void from_json(const json& j, ModelRecord& r) {
+    readModelRecord(j, r, "");
+}
+
+void to_json(json& j, const RunRecord& r) {
+    j = json{{"format", RunRecord::kFormat},
+             {"version", RunRecord::kVersion},
+             {"config", r.config},
+             {"tables", r.tables},
+             {"probe", r.probe},
+             {"models", r.models}};
+}
+
+void from_json(const json& j, RunRecord& r) {
+    if (!j.is_object())
+        fail("", "not an NDR Studio run file (expected a JSON object, got " + describe(j) + ")");
+    const json* format = find(j, "format");
+    if (!format)
+        fail("", "not an NDR Studio run file (it has no 'format' field)");
+    if (!format->is_string() || format->get<std::string>() != RunRecord::kFormat)
+        fail("", "not an NDR Studio run file (format " +
+                     (format->is_string() ? "'" + format->get<std::string>() + "'" : describe(*format)) +
+                     ")");
+    const int64_t version = toInt64(require(j, "version", ""), "version");
+    if (version > RunRecord::kVersion)
+        fail("", "run file version " + std::to_string(version) +
+                     " is newer than this NDR Studio understands (" + std::to_string(RunRecord::kVersion) +
+                     "): update NDR Studio");
+    if (version < 1)
+        fail("version", "must be at least 1, got " + std::to_string(version) + "; the file is damaged");
+
+    readRunConfig(require(j, "config", ""), r.config, "config");
+    const std::vector<std::string> problems = validate(r.config);
+    if (!problems.empty()) {
+        std::string message = "the configuration is invalid:";
+        for (const std::string& p : problems)
+            message += "\n  config." + p;
+        fail("", message);
+    }
+    const TaskConfig& task = r.config.task;
+
+    // Table shapes and the probe's range are checked here so that no later index can go out of bounds;
+    // whether each table is a bijection is CtlTask::setTables' business.
+    const json& tables = require(j, "tables", "");
+    expectArray(tables, "tables");
+    if (int(tables.size()) != task.functions)
+        fail("tables", "expected " + std::to_string(task.functions) + " function tables, got " +
+                           std::to_string(tables.size()));
+    r.tables.assign(tables.size(), {});
+    for (size_t f = 0; f < tables.size(); ++f) {
+        const std::string p = item("tables", f);
+        checkSize(tables[f], p, size_t(task.symbols), "symbols");
+        r.tables[f] = toArray<int>(tables[f], p, [&](const json& v, const std::string& vp) {
+            return toIntIn(v, vp, 0, task.symbols - 1);
+        });
+    }
+
+    readExample(require(j, "probe", ""), r.probe, "probe");
+    if (r.probe.symbol >= task.symbols)
+        fail("probe.symbol", "must be below task.symbols (" + std::to_string(task.symbols) + "), got " +
+                                 std::to_string(r.probe.symbol));
+    for (size_t i = 0; i < r.probe.functions.size(); ++i)
+        if (r.probe.functions[i] >= task.functions)
+            fail(item("probe.functions", i), "must be below task.functions (" +
+                                                 std::to_string(task.functions) + "), got " +
+                                                 std::to_string(r.probe.functions[i]));
+
+    const json& models = require(j, "models", "");
+    expectArray(models, "models");
+    r.models.assign(models.size(), ModelRecord{});
+    for (size_t i = 0; i < models.size(); ++i)
+        readModelRecord(models[i], r.models[i], item("models", i));
+}
+
+} // namespace ndr

@@ -1,0 +1,431 @@
+// Softmax and directional geometric attention: forward, backward, and the naive geometric oracle.
+#include "core/nn/attention.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <omp.h>
+
+namespace ndr {
+
+// ---------------------------------------------------------------------------------------------
+// Geometric kernel
+
+// Both kernels apply the transcendental functions to the whole (T, T) block at once: rows are shorter
+// than a SIMD packet at CTL lengths, so per-row array expressions would run scalar.
+template <typename S>
+void geometricForward(const S* s, int T, int len, S* att, S* logPOut, GeometricWork<S>& w) {
+    using Arr = Eigen::Array<S, Eigen::Dynamic, 1>;
+    const size_t TT = size_t(T) * T;
+    w.a.resize(TT);
+    w.prefix.resize(T + 1);
+    const Eigen::Map<const Arr> scores(s, TT);
+    Eigen::Map<Arr> logP(logPOut, TT), logQ(w.a.data(), TT);
+    logP = logSigmoidArray(scores); // log P_ij
+    logQ = logP - scores;           // log(1 - P_ij) = log sigmoid(s) - s
+    S* prefix = w.prefix.data();    // prefix[m] = sum_{k<m} log(1 - P_ik)
+    Eigen::Map<Arr> out(att, TT);
+    out.setConstant(-std::numeric_limits<S>::infinity());
+    for (int i = 0; i < len; ++i) {
+        const S* lq = logQ.data() + size_t(i) * T;
+        prefix[0] = 0;
+        // The column itself and padded keys are masked: transparent in the scan.
+        for (int k = 0; k < T; ++k) prefix[k + 1] = prefix[k] + ((k < len && k != i) ? lq[k] : S(0));
+        S* a = att + size_t(i) * T;
+        const S* lp = logPOut + size_t(i) * T;
+        for (int j = 0; j < len; ++j) {
+            if (j == i) continue;
+            // Keys closer than j: (2i-j, j) when j is right of i; (j, 2i-j] when j is left of i.
+            const int lo = j > i ? std::max(0, 2 * i - j + 1) : j + 1;
+            const int hi = j > i ? j - 1 : std::min(T - 1, 2 * i - j);
+            a[j] = lp[j] + prefix[hi + 1] - prefix[lo];
+        }
+    }
+    out = out.exp(); // exp(-inf) = 0 on masked entries
+}
+
+template <typename S>
+void geometricForward(const S* s, int T, int len, S* att) {
+    GeometricWork<S> w;
+    AlignedVector<S> logP(size_t(T) * T);
+    geometricForward(s, T, len, att, logP.data(), w);
+}
+
+template <typename S>
+void geometricBackwardFromLogP(const S* logP, const S* att, const S* dAtt, int T, int len, S* ds,
+                               GeometricWork<S>& w) {
+    using Arr = Eigen::Array<S, Eigen::Dynamic, 1>;
+    const size_t TT = size_t(T) * T;
+    w.a.resize(TT);
+    w.b.resize(TT);
+    w.prefix.resize(T + 1);
+    Eigen::Map<Arr> sigPos(w.a.data(), TT), g(w.b.data(), TT);
+    sigPos = Eigen::Map<const Arr>(logP, TT).exp(); // sigmoid(s)
+    // g = d loss / d log A_ij, where log A_ij = log P_ij + sum_{k in window} log(1 - P_ik)
+    g = Eigen::Map<const Arr>(dAtt, TT) * Eigen::Map<const Arr>(att, TT);
+    S* diff = w.prefix.data(); // difference array of d loss / d log(1 - P_ik) over k
+    std::fill(ds, ds + TT, S(0));
+    for (int i = 0; i < len; ++i) {
+        const S* gi = g.data() + size_t(i) * T;
+        const S* sp = sigPos.data() + size_t(i) * T;
+        S* dsi = ds + size_t(i) * T;
+        std::fill(diff, diff + T + 1, S(0));
+        for (int j = 0; j < len; ++j) {
+            if (j == i) continue;
+            const int lo = j > i ? std::max(0, 2 * i - j + 1) : j + 1;
+            const int hi = j > i ? j - 1 : std::min(T - 1, 2 * i - j);
+            if (lo <= hi) {
+                diff[lo] += gi[j];
+                diff[hi + 1] -= gi[j];
+            }
+        }
+        // d log sigmoid(s) / ds = sigmoid(-s);  d log sigmoid(-s) / ds = -sigmoid(s)
+        S run = 0;
+        for (int k = 0; k < len; ++k) {
+            run += diff[k];
+            dsi[k] = k == i ? S(0) : gi[k] * (S(1) - sp[k]) - run * sp[k];
+        }
+    }
+}
+
+template <typename S>
+void geometricBackward(const S* s, const S* att, const S* dAtt, int T, int len, S* ds) {
+    using Arr = Eigen::Array<S, Eigen::Dynamic, 1>;
+    const size_t TT = size_t(T) * T;
+    GeometricWork<S> w;
+    Arr logP = logSigmoidArray(Eigen::Map<const Arr>(s, TT));
+    geometricBackwardFromLogP(logP.data(), att, dAtt, T, len, ds, w);
+}
+
+template <typename S>
+void geometricNaive(const S* s, int T, int len, S* att) {
+    for (int i = 0; i < T; ++i)
+        for (int j = 0; j < T; ++j) {
+            S a = 0;
+            if (i < len && j < len && j != i) {
+                a = sigmoid(s[size_t(i) * T + j]);
+                for (int k = 0; k < len; ++k)
+                    if (k != i && geometricCloser(i, j, k)) a *= S(1) - sigmoid(s[size_t(i) * T + k]);
+            }
+            att[size_t(i) * T + j] = a;
+        }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Geometric attention layer
+
+template <typename S>
+void GeometricAttention<S>::declare(ParamStore<S>& store, const std::string& prefix, int c, int h, bool l1) {
+    channels = c;
+    heads = h;
+    normalizeL1 = l1;
+    p.wq = store.add(prefix + "att.wq", c, c);
+    p.wkv = store.add(prefix + "att.wkv", 2 * c, c);
+    p.wqp = store.add(prefix + "att.wqp", 2 * h, c);
+    p.qBias = store.add(prefix + "att.content_bias", 1, c);
+    p.posBias = store.add(prefix + "att.direction_bias", 1, 2 * h);
+    p.scalars = store.add(prefix + "att.alpha_rho_gamma", 1, 3);
+    p.wo = store.add(prefix + "att.wo", c, c);
+}
+
+template <typename S>
+void GeometricAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape,
+                                    bool training, double keyDropout, Rng& rng, Cache& c, Mat<S>& out) const {
+    const int B = shape.batch, T = shape.positions, C = channels, H = heads, D = C / H;
+    const Index N = shape.rows(), P = 3 * C + 2 * H;
+    // proj (N, 3C + 2H) = x [Wq; Wkv; Wqp]^T + [c | 0 | 0 | bqp]
+    projBias.assign(size_t(P), S(0));
+    std::copy(store.valuePtr(p.qBias), store.valuePtr(p.qBias) + C, projBias.begin());
+    std::copy(store.valuePtr(p.posBias), store.valuePtr(p.posBias) + 2 * H, projBias.begin() + 3 * C);
+    linearForwardBias<S>(x, store.valueRows(p.wq, p.wqp), projBias.data(), c.proj);
+    if (training && keyDropout > 0) {
+        dropoutMask(c.keyMask, N, C, keyDropout, training, rng);
+        c.proj.middleCols(C, C).array() *= c.keyMask.array();
+    } else {
+        c.keyMask.resize(0, 0);
+    }
+
+    const auto sc = store.value(p.scalars);
+    const S alpha = sc(0, 0), rho = sc(0, 1), gamma = sc(0, 2);
+    const size_t TT = size_t(T) * T;
+    // Every entry of att is written by the kernel; dot and logP are read only where they were written.
+    c.dot.resize(size_t(B) * H * TT);
+    c.logP.resize(size_t(B) * H * TT);
+    c.att.resize(size_t(B) * H * TT);
+    if (normalizeL1) c.rowSum.assign(size_t(B) * H * T, S(0));
+    c.mixed.resize(N, C);
+    scratch.resize(std::max<size_t>(scratch.size(), size_t(omp_get_max_threads())));
+
+#pragma omp parallel for if (B >= 64 && omp_get_max_threads() > 1) schedule(static)
+    for (int b = 0; b < B; ++b) {
+        Scratch& w = scratch[omp_get_thread_num()];
+        w.scores.resize(TT);
+        S* scores = w.scores.data();
+        const int len = shape.lengths[b];
+        const S* rows = c.proj.data() + shape.start(b) * P;
+        c.mixed.middleRows(shape.start(b) + len, shape.span(b) - len).setZero();
+        for (int h = 0; h < H; ++h) {
+            const size_t base = (size_t(b) * H + h) * TT;
+            const Block<const S> q{rows + h * D, len, D, P}, k{rows + C + h * D, len, D, P},
+                v{rows + 2 * C + h * D, len, D, P};
+            S* dot = c.dot.data() + base;
+            productABt<S>(q, k, S(1), Block<S>{dot, len, len, T});
+            for (int i = 0; i < len; ++i) {
+                const S back = rows[Index(i) * P + 3 * C + 2 * h];    // prefer left (j < i)
+                const S fwd = rows[Index(i) * P + 3 * C + 2 * h + 1]; // prefer right (j > i)
+                for (int j = 0; j < len; ++j)
+                    scores[size_t(i) * T + j] = alpha * dot[size_t(i) * T + j] + rho * (j > i ? fwd : back) + gamma;
+            }
+            S* a = c.att.data() + base;
+            geometricForward(scores, T, len, a, c.logP.data() + base, w.kernel);
+            if (normalizeL1) {
+                for (int i = 0; i < len; ++i) {
+                    S sum = 0;
+                    for (int j = 0; j < len; ++j) sum += a[size_t(i) * T + j];
+                    c.rowSum[(size_t(b) * H + h) * T + i] = sum;
+                    const S inv = S(1) / (sum + S(1e-6));
+                    for (int j = 0; j < len; ++j) a[size_t(i) * T + j] *= inv;
+                }
+            }
+            productAB<S>(Block<const S>{a, len, len, T}, v, S(1),
+                         Block<S>{c.mixed.data() + shape.start(b) * C + h * D, len, D, C}, false);
+        }
+    }
+    linearForward<S>(c.mixed, store.value(p.wo), out);
+}
+
+template <typename S>
+void GeometricAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape,
+                                     const Cache& c, const Mat<S>& dOut, Mat<S>& dx, Mat<S>& dProj,
+                                     bool accumulateDx) const {
+    const int B = shape.batch, T = shape.positions, C = channels, H = heads, D = C / H;
+    const Index N = shape.rows(), P = 3 * C + 2 * H;
+    // out = mixed Wo^T
+    linearBackward<S>(dOut, c.mixed, store.value(p.wo), store.grad(p.wo), &dMixed);
+
+    const auto sc = store.value(p.scalars);
+    const S alpha = sc(0, 0), rho = sc(0, 1);
+    const size_t TT = size_t(T) * T;
+    // Every entry of dProj is assigned below (padded rows set to zero), so no clearing pass.
+    dProj.resize(N, P);
+    S dAlpha = 0, dRho = 0, dGamma = 0;
+    scratch.resize(std::max<size_t>(scratch.size(), size_t(omp_get_max_threads())));
+
+#pragma omp parallel for if (B >= 64 && omp_get_max_threads() > 1) schedule(static) reduction(+ : dAlpha, dRho, dGamma)
+    for (int b = 0; b < B; ++b) {
+        Scratch& w = scratch[omp_get_thread_num()];
+        w.dA.resize(TT);
+        w.dS.resize(TT);
+        const int len = shape.lengths[b];
+        const S* rows = c.proj.data() + shape.start(b) * P;
+        S* dRows = dProj.data() + shape.start(b) * P;
+        dProj.middleRows(shape.start(b) + len, shape.span(b) - len).setZero();
+        for (int h = 0; h < H; ++h) {
+            const size_t base = (size_t(b) * H + h) * TT;
+            const Block<const S> q{rows + h * D, len, D, P}, k{rows + C + h * D, len, D, P},
+                v{rows + 2 * C + h * D, len, D, P};
+            const Block<const S> dm{dMixed.data() + shape.start(b) * C + h * D, len, D, C};
+            const Block<S> dq{dRows + h * D, len, D, P}, dk{dRows + C + h * D, len, D, P},
+                dv{dRows + 2 * C + h * D, len, D, P};
+            const S* A = c.att.data() + base;
+            const S* dot = c.dot.data() + base;
+            S* dA = w.dA.data();
+            // mixed = A v
+            productABt<S>(dm, v, S(1), Block<S>{dA, len, len, T});
+            productAtB<S>(Block<const S>{A, len, len, T}, dm, S(1), dv, false);
+            const S* aForKernel = A;
+            if (normalizeL1) {
+                // A = R / (sum_j R_ij + eps): dR_ij = (dA_ij - sum_k dA_ik A_ik) / (sum + eps)
+                w.rawA.assign(TT, S(0));
+                for (int i = 0; i < len; ++i) {
+                    const S denom = c.rowSum[(size_t(b) * H + h) * T + i] + S(1e-6);
+                    S inner = 0;
+                    for (int j = 0; j < len; ++j) inner += dA[size_t(i) * T + j] * A[size_t(i) * T + j];
+                    for (int j = 0; j < len; ++j) {
+                        dA[size_t(i) * T + j] = (dA[size_t(i) * T + j] - inner) / denom;
+                        w.rawA[size_t(i) * T + j] = A[size_t(i) * T + j] * denom;
+                    }
+                }
+                aForKernel = w.rawA.data();
+            }
+            S* dS = w.dS.data();
+            geometricBackwardFromLogP(c.logP.data() + base, aForKernel, dA, T, len, dS, w.kernel);
+            // s_ij = alpha q_i.k_j + rho (f_i if j > i, b_i if j < i) + gamma
+            for (int i = 0; i < len; ++i) {
+                const S back = rows[Index(i) * P + 3 * C + 2 * h];
+                const S fwd = rows[Index(i) * P + 3 * C + 2 * h + 1];
+                S dBack = 0, dFwd = 0;
+                for (int j = 0; j < len; ++j) {
+                    if (j == i) continue;
+                    const S g = dS[size_t(i) * T + j];
+                    dAlpha += g * dot[size_t(i) * T + j];
+                    dGamma += g;
+                    if (j > i) {
+                        dRho += g * fwd;
+                        dFwd += g;
+                    } else {
+                        dRho += g * back;
+                        dBack += g;
+                    }
+                }
+                dRows[Index(i) * P + 3 * C + 2 * h] = rho * dBack;
+                dRows[Index(i) * P + 3 * C + 2 * h + 1] = rho * dFwd;
+            }
+            const Block<const S> dsl{dS, len, len, T};
+            productAB<S>(dsl, k, alpha, dq, false);
+            productAtB<S>(dsl, q, alpha, dk, false);
+            // k was multiplied by the dropout mask after projection (done here, while dk is in cache)
+            if (c.keyMask.size() > 0)
+                for (int i = 0; i < len; ++i) {
+                    const S* m = c.keyMask.data() + (shape.start(b) + i) * C + h * D;
+                    S* dki = dk.row(i);
+                    for (int t = 0; t < D; ++t) dki[t] *= m[t];
+                }
+        }
+    }
+    auto dsc = store.grad(p.scalars);
+    dsc(0, 0) += dAlpha;
+    dsc(0, 1) += dRho;
+    dsc(0, 2) += dGamma;
+    biasBackward(dProj.leftCols(C), store.grad(p.qBias));
+    biasBackward(dProj.rightCols(2 * H), store.grad(p.posBias));
+    linearBackward<S>(dProj, x, store.valueRows(p.wq, p.wqp), store.gradRows(p.wq, p.wqp), &dx, accumulateDx);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Softmax attention layer
+
+template <typename S>
+void SoftmaxAttention<S>::declare(ParamStore<S>& store, const std::string& prefix, int c, int h) {
+    channels = c;
+    heads = h;
+    p.wq = store.add(prefix + "att.wq", c, c);
+    p.wkv = store.add(prefix + "att.wkv", 2 * c, c);
+    p.wo = store.add(prefix + "att.wo", c, c);
+}
+
+template <typename S>
+void SoftmaxAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape, bool training,
+                                  double attDropout, Rng& rng, Cache& c, Mat<S>& out) const {
+    const int B = shape.batch, T = shape.positions, C = channels, H = heads, D = C / H;
+    const Index N = shape.rows(), P = 3 * C;
+    const S scale = S(1.0 / std::sqrt(double(D)));
+    linearForward<S>(x, store.valueRows(p.wq, p.wkv), c.proj);
+    const size_t TT = size_t(T) * T;
+    c.att.assign(size_t(B) * H * TT, S(0));
+    const bool drop = training && attDropout > 0;
+    // Drawn serially, before the parallel loop, so the stream does not depend on thread count.
+    if (drop) {
+        c.drop.resize(size_t(B) * H * TT);
+        dropoutFill(c.drop.data(), Index(c.drop.size()), attDropout, rng);
+    } else {
+        c.drop.clear();
+    }
+    c.mixed.resize(N, C);
+    scratch.resize(std::max<size_t>(scratch.size(), size_t(omp_get_max_threads())));
+
+#pragma omp parallel for if (B >= 64 && omp_get_max_threads() > 1) schedule(static)
+    for (int b = 0; b < B; ++b) {
+        Scratch& w = scratch[omp_get_thread_num()];
+        const int len = shape.lengths[b];
+        const S* rows = c.proj.data() + shape.start(b) * P;
+        c.mixed.middleRows(shape.start(b) + len, shape.span(b) - len).setZero();
+        for (int h = 0; h < H; ++h) {
+            const size_t base = (size_t(b) * H + h) * TT;
+            const Block<const S> q{rows + h * D, len, D, P}, k{rows + C + h * D, len, D, P},
+                v{rows + 2 * C + h * D, len, D, P};
+            S* A = c.att.data() + base;
+            productABt<S>(q, k, scale, Block<S>{A, len, len, T});
+            for (int i = 0; i < len; ++i) {
+                S* row = A + size_t(i) * T;
+                S mx = row[0];
+                for (int j = 1; j < len; ++j) mx = std::max(mx, row[j]);
+                S sum = 0;
+                for (int j = 0; j < len; ++j) sum += (row[j] = std::exp(row[j] - mx));
+                for (int j = 0; j < len; ++j) row[j] /= sum;
+            }
+            const S* applied = A;
+            if (drop) {
+                w.dropped.resize(TT);
+                const S* m = c.drop.data() + base;
+                for (size_t e = 0; e < TT; ++e) w.dropped[e] = A[e] * m[e];
+                applied = w.dropped.data();
+            }
+            productAB<S>(Block<const S>{applied, len, len, T}, v, S(1),
+                         Block<S>{c.mixed.data() + shape.start(b) * C + h * D, len, D, C}, false);
+        }
+    }
+    linearForward<S>(c.mixed, store.value(p.wo), out);
+}
+
+template <typename S>
+void SoftmaxAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape,
+                                   const Cache& c, const Mat<S>& dOut, Mat<S>& dx, Mat<S>& dProj,
+                                   bool accumulateDx) const {
+    const int B = shape.batch, T = shape.positions, C = channels, H = heads, D = C / H;
+    const Index N = shape.rows(), P = 3 * C;
+    const S scale = S(1.0 / std::sqrt(double(D)));
+    linearBackward<S>(dOut, c.mixed, store.value(p.wo), store.grad(p.wo), &dMixed);
+    const size_t TT = size_t(T) * T;
+    // Every entry of dProj is assigned below (padded rows set to zero), so no clearing pass.
+    dProj.resize(N, P);
+    const bool drop = !c.drop.empty();
+    scratch.resize(std::max<size_t>(scratch.size(), size_t(omp_get_max_threads())));
+
+#pragma omp parallel for if (B >= 64 && omp_get_max_threads() > 1) schedule(static)
+    for (int b = 0; b < B; ++b) {
+        Scratch& w = scratch[omp_get_thread_num()];
+        w.dA.resize(TT);
+        if (drop) w.dropped.resize(TT);
+        const int len = shape.lengths[b];
+        const S* rows = c.proj.data() + shape.start(b) * P;
+        S* dRows = dProj.data() + shape.start(b) * P;
+        dProj.middleRows(shape.start(b) + len, shape.span(b) - len).setZero();
+        for (int h = 0; h < H; ++h) {
+            const size_t base = (size_t(b) * H + h) * TT;
+            const Block<const S> q{rows + h * D, len, D, P}, k{rows + C + h * D, len, D, P},
+                v{rows + 2 * C + h * D, len, D, P};
+            const Block<const S> dm{dMixed.data() + shape.start(b) * C + h * D, len, D, C};
+            const S* A = c.att.data() + base;
+            const S* m = drop ? c.drop.data() + base : nullptr;
+            const S* applied = A;
+            if (drop) {
+                for (size_t e = 0; e < TT; ++e) w.dropped[e] = A[e] * m[e];
+                applied = w.dropped.data();
+            }
+            S* dA = w.dA.data();
+            // mixed = (A * mask) v
+            productABt<S>(dm, v, S(1), Block<S>{dA, len, len, T});
+            productAtB<S>(Block<const S>{applied, len, len, T}, dm, S(1),
+                          Block<S>{dRows + 2 * C + h * D, len, D, P}, false);
+            // softmax: ds_ij = A_ij (dA_ij - sum_k dA_ik A_ik), with dA already multiplied by the mask
+            for (int i = 0; i < len; ++i) {
+                S* dai = dA + size_t(i) * T;
+                const S* ai = A + size_t(i) * T;
+                if (drop)
+                    for (int j = 0; j < len; ++j) dai[j] *= m[size_t(i) * T + j];
+                S inner = 0;
+                for (int j = 0; j < len; ++j) inner += dai[j] * ai[j];
+                for (int j = 0; j < len; ++j) dai[j] = ai[j] * (dai[j] - inner);
+            }
+            const Block<const S> ds{dA, len, len, T};
+            productAB<S>(ds, k, scale, Block<S>{dRows + h * D, len, D, P}, false);
+            productAtB<S>(ds, q, scale, Block<S>{dRows + C + h * D, len, D, P}, false);
+        }
+    }
+    linearBackward<S>(dProj, x, store.valueRows(p.wq, p.wkv), store.gradRows(p.wq, p.wkv), &dx, accumulateDx);
+}
+
+#define NDR_INSTANTIATE(S)                                                                          \
+    template void geometricForward<S>(const S*, int, int, S*);                                      \
+    template void geometricBackward<S>(const S*, const S*, const S*, int, int, S*);                 \
+    template void geometricForward<S>(const S*, int, int, S*, S*, GeometricWork<S>&);               \
+    template void geometricBackwardFromLogP<S>(const S*, const S*, const S*, int, int, S*,          \
+                                               GeometricWork<S>&);                                  \
+    template void geometricNaive<S>(const S*, int, int, S*);                                        \
+    template struct GeometricAttention<S>;                                                          \
+    template struct SoftmaxAttention<S>;
+NDR_INSTANTIATE(float)
+NDR_INSTANTIATE(double)
+
+} // namespace ndr

@@ -1,0 +1,424 @@
+// Encoder layers and the unrolled encoder: forward, backward, trace and FLOP count.
+#include "core/nn/encoder.h"
+
+#include <cmath>
+#include <random>
+#include <stdexcept>
+
+namespace ndr {
+
+double sinusoid(int t, int c, int channels) {
+    const double freq = std::exp(-std::log(10000.0) * double(c - c % 2) / double(channels));
+    return c % 2 == 0 ? std::sin(t * freq) : std::cos(t * freq);
+}
+
+// ---------------------------------------------------------------------------------------------
+// EncoderLayer
+
+template <typename S>
+void EncoderLayer<S>::declare(ParamStore<S>& store, const std::string& prefix, const ModelConfig& config) {
+    cfg = config;
+    const int C = cfg.dModel, F = cfg.dFF, H = cfg.heads;
+    if (cfg.attention == AttentionKind::Geometric) geo.declare(store, prefix, C, H, cfg.geomNorm == GeomNorm::L1);
+    else soft.declare(store, prefix, C, H);
+    ln1g = store.add(prefix + "ln1.gain", 1, C);
+    ln1b = store.add(prefix + "ln1.bias", 1, C);
+    // W1 and Wg1 both read z: declared consecutively so one product computes both.
+    w1 = store.add(prefix + "ffn.w1", F, C);
+    if (gated()) wg1 = store.add(prefix + "gate.w1", C, C);
+    b1 = store.add(prefix + "ffn.b1", 1, F);
+    if (gated()) bg1 = store.add(prefix + "gate.b1", 1, C);
+    w2 = store.add(prefix + "ffn.w2", C, F);
+    b2 = store.add(prefix + "ffn.b2", 1, C);
+    ln2g = store.add(prefix + "ln2.gain", 1, C);
+    ln2b = store.add(prefix + "ln2.bias", 1, C);
+    if (gated()) {
+        wg2 = store.add(prefix + "gate.w2", C, C);
+        bg2 = store.add(prefix + "gate.b2", 1, C);
+    }
+}
+
+template <typename S>
+template <typename InitRng>
+void EncoderLayer<S>::init(ParamStore<S>& store, InitRng& rng) const {
+    if (cfg.attention == AttentionKind::Geometric) geo.init(store, rng);
+    else soft.init(store, rng);
+    const double reluGain = std::sqrt(2.0);
+    store.value(ln1g).setOnes();
+    store.value(ln1b).setZero();
+    xavierUniform<S>(store.value(w1), reluGain, rng);
+    store.value(b1).setZero();
+    xavierUniform<S>(store.value(w2), 1.0, rng);
+    store.value(b2).setZero();
+    store.value(ln2g).setOnes();
+    store.value(ln2b).setZero();
+    if (gated()) {
+        xavierUniform<S>(store.value(wg1), reluGain, rng);
+        store.value(bg1).setZero();
+        xavierUniform<S>(store.value(wg2), 1.0, rng);
+        store.value(bg2).setConstant(S(cfg.gateBiasInit));
+    }
+}
+
+template <typename S>
+void EncoderLayer<S>::forward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape, bool training,
+                              Rng& rng, Cache& c, Mat<S>& out) const {
+    const int C = cfg.dModel, F = cfg.dFF;
+    const Index N = x.rows();
+    const bool drop = training && cfg.dropout > 0;
+    // a = Attention(x)
+    if (cfg.attention == AttentionKind::Geometric)
+        geo.forward(store, x, shape, training, cfg.attentionDropout, rng, c.geo, c.att);
+    else
+        soft.forward(store, x, shape, training, cfg.attentionDropout, rng, c.soft, c.att);
+    // z = LN1(x + Dropout(a))
+    Mat<S>& y = ws.y;
+    if (drop) {
+        dropoutMask(c.attMask, N, C, cfg.dropout, training, rng);
+        y.noalias() = x + c.att.cwiseProduct(c.attMask);
+    } else {
+        c.attMask.resize(0, 0);
+        y.noalias() = x + c.att;
+    }
+    LayerNorm<S>::forward(y, store.value(ln1g), store.value(ln1b), c.z, c.ln1);
+    // hidden = Dropout(ReLU(z [W1; Wg1]^T + [b1 | bg1]))    (N, F) or (N, F + C)
+    const int last = gated() ? wg1 : w1;
+    Mat<S>& hidden = c.hiddenDropped;
+    // b1 and bg1 are consecutive, so they form one bias row of width F (+ C).
+    linearForwardBias<S>(c.z, store.valueRows(w1, last), store.valuePtr(b1), hidden);
+    hidden = hidden.cwiseMax(S(0));
+    c.hiddenKeep = drop ? S(1.0 / (1.0 - cfg.dropout)) : S(1);
+    if (drop) dropoutInPlace(hidden.data(), hidden.size(), cfg.dropout, rng);
+    // ff = W2 Dropout(hidden) + b2
+    Mat<S>& ff = ws.ff;
+    linearForwardBias<S>(hidden.leftCols(F), store.value(w2), store.valuePtr(b2), ff);
+    if (!gated()) {
+        // out = LN2(z + Dropout(ff))
+        if (drop) {
+            dropoutMask(c.ffMask, N, C, cfg.dropout, training, rng);
+            y.noalias() = c.z + ff.cwiseProduct(c.ffMask);
+        } else {
+            c.ffMask.resize(0, 0);
+            y.noalias() = c.z + ff;
+        }
+        LayerNorm<S>::forward(y, store.value(ln2g), store.value(ln2b), out, c.ln2);
+        return;
+    }
+    // u = LN2(ff);  g = sigmoid(Wg2 Dropout(gate hidden) + bg2);  out = g u + (1 - g) x
+    LayerNorm<S>::forward(ff, store.value(ln2g), store.value(ln2b), c.u, c.ln2);
+    linearForwardBias<S>(hidden.rightCols(C), store.value(wg2), store.valuePtr(bg2), c.gate);
+    c.gate.array() = (S(1) + (-c.gate.array()).exp()).inverse();
+    c.gateKeep.assign(N, S(1));
+    if (training && cfg.gateDropout > 0) {
+        KeepDraws draws(cfg.gateDropout, rng);
+        for (Index i = 0; i < N; ++i) c.gateKeep[i] = draws.next() ? S(1) : S(0);
+    }
+    out.resize(N, C);
+    for (Index i = 0; i < N; ++i) {
+        const S keep = c.gateKeep[i];
+        const S* xi = x.data() + i * C;
+        const S* ui = c.u.data() + i * C;
+        const S* gi = c.gate.data() + i * C;
+        S* oi = out.data() + i * C;
+#pragma omp simd
+        for (Index j = 0; j < C; ++j) oi[j] = xi[j] + keep * (gi[j] * (ui[j] - xi[j]));
+    }
+}
+
+template <typename S>
+void EncoderLayer<S>::backward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape, Cache& c,
+                               const Mat<S>& dOut, Mat<S>& dx) const {
+    const int C = cfg.dModel, F = cfg.dFF;
+    const Index N = x.rows();
+    Mat<S>& dHidden = ws.dHidden; // d loss / d Dropout(hidden)   (N, F) or (N, F + C)
+    dHidden.resize(N, c.hiddenDropped.cols());
+    Mat<S>&dz = ws.dz, &dy = ws.dy, &dff = ws.dff;
+    auto dHiddenFF = dHidden.leftCols(F);
+    if (!gated()) {
+        // out = LN2(z + Dropout(ff))
+        LayerNorm<S>::backward(dOut, store.value(ln2g), store.grad(ln2g), store.grad(ln2b), c.ln2, dy);
+        dz = dy;
+        if (c.ffMask.size() > 0) dff.noalias() = dy.cwiseProduct(c.ffMask);
+        else dff = dy;
+        biasBackward(dff, store.grad(b2));
+        linearBackward<S>(dff, c.hiddenDropped.leftCols(F), store.value(w2), store.grad(w2), &dHiddenFF);
+
+    } else {
+        // out = x + keep * g * (u - x)
+        Mat<S>&du = ws.du, &dGateLogit = ws.dGateLogit;
+        du.resize(N, C);
+        dGateLogit.resize(N, C);
+        dx.resize(N, C);
+        S* dbg2 = store.grad(bg2).data();
+        for (Index i = 0; i < N; ++i) {
+            const S keep = c.gateKeep[i];
+            const S* g = c.gate.data() + i * C;
+            const S* d = dOut.data() + i * C;
+            const S* ui = c.u.data() + i * C;
+            const S* xi = x.data() + i * C;
+            S* dui = du.data() + i * C;
+            S* dxi = dx.data() + i * C;
+            S* dli = dGateLogit.data() + i * C;
+#pragma omp simd
+            for (Index j = 0; j < C; ++j) {
+                dui[j] = keep * (d[j] * g[j]);
+                dxi[j] = d[j] - dui[j];
+                // dg = dOut (u - x);  g = sigmoid(l): dl = dg g (1 - g)
+                dli[j] = keep * (d[j] * (ui[j] - xi[j]) * g[j] * (S(1) - g[j]));
+                dbg2[j] += dli[j];
+            }
+        }
+        auto dHiddenGate = dHidden.rightCols(C);
+        linearBackward<S>(dGateLogit, c.hiddenDropped.rightCols(C), store.value(wg2), store.grad(wg2), &dHiddenGate);
+        // u = LN2(ff)
+        LayerNorm<S>::backward(du, store.value(ln2g), store.grad(ln2g), store.grad(ln2b), c.ln2, dff);
+        biasBackward(dff, store.grad(b2));
+        linearBackward<S>(dff, c.hiddenDropped.leftCols(F), store.value(w2), store.grad(w2), &dHiddenFF);
+    }
+    // hidden = Dropout(ReLU(pre)): the gradient passes (times the multiplier) where the output is positive
+    {
+        const S keep = c.hiddenKeep;
+        const S* hd = c.hiddenDropped.data();
+        S* dh = dHidden.data();
+        const Index n = dHidden.size();
+#pragma omp simd
+        for (Index e = 0; e < n; ++e) dh[e] = hd[e] > S(0) ? dh[e] * keep : S(0);
+    }
+    biasBackward(dHidden, RowVecMap<S>(store.grad(b1).data(), dHidden.cols()));
+    const int last = gated() ? wg1 : w1;
+    linearBackward<S>(dHidden, c.z, store.valueRows(w1, last), store.gradRows(w1, last), &dz, !gated());
+    // z = LN1(x + Dropout(a))
+    LayerNorm<S>::backward(dz, store.value(ln1g), store.grad(ln1g), store.grad(ln1b), c.ln1, dy);
+    // x reaches the residual layer's output only through LN1 and attention
+    if (gated()) dx += dy;
+    else dx = dy;
+    const Mat<S>* da = &dy;
+    if (c.attMask.size() > 0) {
+        ws.da.noalias() = dy.cwiseProduct(c.attMask);
+        da = &ws.da;
+    }
+    // The attention's input gradient is added straight into dx.
+    if (cfg.attention == AttentionKind::Geometric) geo.backward(store, x, shape, c.geo, *da, dx, ws.dProj, true);
+    else soft.backward(store, x, shape, c.soft, *da, dx, ws.dProj, true);
+}
+
+template <typename S>
+double EncoderLayer<S>::forwardFlops(const BatchShape& shape) const {
+    const double C = cfg.dModel, F = cfg.dFF, H = cfg.heads, D = C / H;
+    const double N = double(shape.rows());
+    double f = 0;
+    f += 2 * N * C * (cfg.attention == AttentionKind::Geometric ? 3 * C + 2 * H : 3 * C); // projections
+    double pairs = 0;
+    for (int b = 0; b < shape.batch; ++b) pairs += double(shape.lengths[b]) * shape.lengths[b];
+    f += 2 * 2 * pairs * H * D;                          // q.k and A v
+    f += 2 * N * C * C;                                  // Wo
+    f += 2 * N * C * (F + (gated() ? C : 0));            // [W1; Wg1]
+    f += 2 * N * F * C;                                  // W2
+    if (gated()) f += 2 * N * C * C;                     // Wg2
+    return f;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Encoder
+
+template <typename S>
+Encoder<S>::Encoder(const ModelConfig& config, int vocabSize, int symbols)
+    : cfg_(config), vocab_(vocabSize), symbols_(symbols) {
+    if (cfg_.dModel <= 0 || cfg_.heads <= 0 || cfg_.dModel % cfg_.heads != 0 || cfg_.steps <= 0)
+        throw std::invalid_argument("invalid model configuration");
+    embedding_ = store_.add("embedding", vocab_, cfg_.dModel);
+    const int nLayers = cfg_.sharedWeights ? 1 : cfg_.steps;
+    layers_.resize(nLayers);
+    for (int l = 0; l < nLayers; ++l)
+        layers_[l].declare(store_, cfg_.sharedWeights ? "layer." : "layer" + std::to_string(l) + ".", cfg_);
+    readoutW_ = store_.add("readout.w", symbols_, cfg_.dModel);
+    readoutB_ = store_.add("readout.b", 1, symbols_);
+    store_.finalize();
+}
+
+template <typename S>
+void Encoder<S>::init(uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<double> normal(0.0, 1.0);
+    auto emb = store_.value(embedding_);
+    for (Index i = 0; i < emb.size(); ++i) emb.data()[i] = S(normal(rng));
+    for (const auto& l : layers_) l.init(store_, rng);
+    xavierUniform<S>(store_.value(readoutW_), 1.0, rng);
+    store_.value(readoutB_).setZero();
+    store_.zeroGrad();
+}
+
+template <typename S>
+void Encoder<S>::embed(const Batch& batch, bool training, Rng& rng) {
+    const int T = batch.positions, C = cfg_.dModel;
+    const Index N = shape_.rows();
+    auto emb = store_.value(embedding_);
+    const bool sinusoidal = cfg_.positional == PositionalKind::Sinusoidal;
+    // The encoding of each position is computed once and kept: it is the same at every step.
+    if (sinusoidal && sinusoids_.rows() < T) {
+        sinusoids_.resize(T, C);
+        for (int t = 0; t < T; ++t)
+            for (int c = 0; c < C; ++c) sinusoids_(t, c) = S(sinusoid(t, c, C));
+    }
+    Mat<S>& h0 = h_[0];
+    h0.resize(N, C);
+    for (int b = 0; b < batch.batch; ++b)
+        for (Index t = 0; t < shape_.span(b); ++t) {
+            auto row = h0.row(shape_.start(b) + t);
+            row = emb.row(batch.tokens[Index(b) * T + t]);
+            if (sinusoidal) row += sinusoids_.row(t);
+        }
+    if (cfg_.positional == PositionalKind::Sinusoidal) {
+        dropoutMask(embMask_, N, C, cfg_.dropout, training, rng);
+        h0.array() *= embMask_.array();
+    }
+}
+
+template <typename S>
+void Encoder<S>::readout(const Mat<S>& h, const Batch& batch) {
+    const int B = batch.batch;
+    last_.resize(B, cfg_.dModel);
+    for (int b = 0; b < B; ++b) last_.row(b) = h.row(shape_.start(b) + batch.lengths[b] - 1);
+    linearForward<S>(last_, store_.value(readoutW_), logits_);
+    addBias(logits_, store_.value(readoutB_));
+    probs_.resize(B, symbols_);
+    for (int b = 0; b < B; ++b) {
+        const S mx = logits_.row(b).maxCoeff();
+        probs_.row(b) = (logits_.row(b).array() - mx).exp().matrix();
+        probs_.row(b) /= probs_.row(b).sum();
+    }
+}
+
+template <typename S>
+S Encoder<S>::forward(const Batch& batch, int steps, bool training, Rng& rng, bool keepCaches) {
+    if (steps < 1) throw std::invalid_argument("forward needs at least one step");
+    if (!cfg_.sharedWeights && steps > cfg_.steps)
+        throw std::invalid_argument("a model with separate layers cannot run more steps than it has layers");
+    batch_ = batch;
+    setShape();
+    steps_ = steps;
+    kept_ = keepCaches;
+    const int slots = keepCaches ? steps : 1;
+    if (int(caches_.size()) < slots) caches_.resize(slots);
+    if (int(h_.size()) < (keepCaches ? steps + 1 : 2)) h_.resize(keepCaches ? steps + 1 : 2);
+    embed(batch_, training, rng);
+    for (int t = 0; t < steps; ++t) {
+        const int in = keepCaches ? t : t % 2, out = keepCaches ? t + 1 : (t + 1) % 2;
+        layer(t).forward(store_, h_[in], shape_, training, rng, caches_[keepCaches ? t : 0], h_[out]);
+    }
+    readout(h_[keepCaches ? steps : steps % 2], batch_);
+    double loss = 0;
+    for (int b = 0; b < batch_.batch; ++b) loss -= std::log(std::max(double(probs_(b, batch_.targets[b])), 1e-300));
+    return S(loss / batch_.batch);
+}
+
+template <typename S>
+void Encoder<S>::backward() {
+    if (!kept_) throw std::logic_error("backward() needs a forward() that kept its caches");
+    const int B = batch_.batch, T = batch_.positions;
+    // loss = mean_b -log softmax(logits_b)[target_b]
+    Mat<S>&dLogits = dLogits_, &dLast = dLast_, &dh = dh_, &dPrev = dPrev_;
+    dLogits = probs_;
+    for (int b = 0; b < B; ++b) dLogits(b, batch_.targets[b]) -= S(1);
+    dLogits /= S(B);
+    biasBackward(dLogits, store_.grad(readoutB_));
+    linearBackward<S>(dLogits, last_, store_.value(readoutW_), store_.grad(readoutW_), &dLast);
+    dh.setZero(shape_.rows(), cfg_.dModel);
+    for (int b = 0; b < B; ++b) dh.row(shape_.start(b) + batch_.lengths[b] - 1) = dLast.row(b);
+    for (int t = steps_ - 1; t >= 0; --t) {
+        layer(t).backward(store_, h_[t], shape_, caches_[t], dh, dPrev);
+        std::swap(dh, dPrev);
+    }
+    // h0 = Dropout(E[token] + PE)
+    if (cfg_.positional == PositionalKind::Sinusoidal) dh.array() *= embMask_.array();
+    auto dEmb = store_.grad(embedding_);
+    for (int b = 0; b < B; ++b)
+        for (Index t = 0; t < shape_.span(b); ++t)
+            dEmb.row(batch_.tokens[Index(b) * T + t]) += dh.row(shape_.start(b) + t);
+}
+
+template <typename S>
+Trace Encoder<S>::trace(const std::vector<int>& tokens, int steps, bool fullGates) {
+    if (!cfg_.sharedWeights && steps > cfg_.steps)
+        throw std::invalid_argument("a model with separate layers cannot run more steps than it has layers");
+    Batch batch;
+    batch.batch = 1;
+    batch.positions = int(tokens.size());
+    batch.tokens = tokens;
+    batch.lengths = {int(tokens.size())};
+    batch.targets = {0};
+    batch.depths = {0};
+    batch_ = batch;
+    setShape();
+    kept_ = false;
+    if (caches_.empty()) caches_.resize(1);
+    if (h_.size() < 2) h_.resize(2);
+    Rng unused(0);
+    embed(batch_, false, unused);
+
+    const int T = batch.positions, H = cfg_.heads, C = cfg_.dModel;
+    Trace tr;
+    tr.tokens = tokens;
+    tr.steps = steps;
+    tr.heads = H;
+    tr.positions = T;
+    tr.symbols = symbols_;
+    tr.attention.resize(size_t(steps) * H * T * T);
+    const bool gated = cfg_.update == UpdateKind::CopyGate;
+    if (gated) tr.gates.resize(size_t(steps) * T);
+    if (gated && fullGates) tr.gateChannels.resize(size_t(steps) * T * C);
+    auto record = [&](const Mat<S>& h) {
+        readout(h, batch_);
+        int best = 0;
+        for (int s = 0; s < symbols_; ++s) {
+            tr.stepProbs.push_back(float(probs_(0, s)));
+            if (probs_(0, s) > probs_(0, best)) best = s;
+        }
+        tr.stepAnswers.push_back(best);
+    };
+    record(h_[0]);
+    for (int t = 0; t < steps; ++t) {
+        auto& c = caches_[0];
+        layer(t).forward(store_, h_[t % 2], shape_, false, unused, c, h_[(t + 1) % 2]);
+        const auto& att = layer(t).attention(c);
+        std::copy(att.begin(), att.end(), tr.attention.begin() + size_t(t) * H * T * T);
+        if (gated) {
+            for (int i = 0; i < T; ++i) tr.gates[size_t(t) * T + i] = float(c.gate.row(i).mean());
+            if (fullGates)
+                for (int i = 0; i < T; ++i)
+                    for (int ch = 0; ch < C; ++ch)
+                        tr.gateChannels[(size_t(t) * T + i) * C + ch] = float(c.gate(i, ch));
+        }
+        record(h_[(t + 1) % 2]);
+    }
+    return tr;
+}
+
+template <typename S>
+void Encoder<S>::setShape() {
+    shape_ = BatchShape{batch_.batch, batch_.positions, batch_.lengths.data()};
+    if (!packedRows_) return;
+    starts_.resize(size_t(batch_.batch) + 1);
+    starts_[0] = 0;
+    for (int b = 0; b < batch_.batch; ++b) starts_[b + 1] = starts_[b] + batch_.lengths[b];
+    shape_.starts = starts_.data();
+}
+
+template <typename S>
+double Encoder<S>::trainingFlops(const Batch& batch, int steps) const {
+    std::vector<int> starts(size_t(batch.batch) + 1, 0);
+    for (int b = 0; b < batch.batch; ++b) starts[b + 1] = starts[b] + batch.lengths[b];
+    BatchShape shape{batch.batch, batch.positions, batch.lengths.data()};
+    if (packedRows_) shape.starts = starts.data();
+    double f = 0;
+    for (int t = 0; t < steps; ++t) f += layer(t).forwardFlops(shape);
+    f += 2.0 * batch.batch * cfg_.dModel * symbols_; // readout
+    return 3 * f; // backward: one product for the input gradient and one for the weight gradient
+}
+
+template struct EncoderLayer<float>;
+template struct EncoderLayer<double>;
+template class Encoder<float>;
+template class Encoder<double>;
+
+} // namespace ndr

@@ -1,0 +1,136 @@
+// The configurable encoder of docs/design.md §2: embedding (+ optional sinusoidal positions), one layer (or n
+// separate layers) unrolled for n steps with softmax or geometric attention and a residual or
+// copy-gated update, and a readout on the [E] column. Every part is a hand-written forward/backward pair.
+#pragma once
+
+#include "core/nn/attention.h"
+#include "core/config/config.h"
+#include "core/nn/params.h"
+#include "core/records/records.h"
+#include "core/task/task.h"
+
+#include <memory>
+#include <vector>
+
+namespace ndr {
+
+// One layer: attention followed by the residual post-LN update or the copy-gated update.
+template <typename S>
+struct EncoderLayer {
+    struct Cache {
+        typename GeometricAttention<S>::Cache geo;
+        typename SoftmaxAttention<S>::Cache soft;
+        Mat<S> att;          // (N, C) attention output a
+        Mat<S> attMask;      // (N, C) dropout multipliers on a (empty: no dropout)
+        typename LayerNorm<S>::Cache ln1;
+        Mat<S> z;            // (N, C) LN1(x + drop(a))
+        // (N, F) or (N, F + C): Dropout(ReLU([W1; Wg1] z + [b1 | bg1])). The backward needs no separate
+        // mask or pre-dropout copy: where this is positive the ReLU passed and the multiplier was
+        // hiddenKeep; everywhere else the gradient is zero.
+        Mat<S> hiddenDropped;
+        S hiddenKeep = 1;    // 1/(1-p) in training with dropout, else 1
+        Mat<S> ffMask;       // (N, C) residual only: dropout on the FFN output (empty: no dropout)
+        typename LayerNorm<S>::Cache ln2;
+        Mat<S> u;            // (N, C) copy gate only: LN2(FFN(z))
+        Mat<S> gate;         // (N, C) copy gate: sigmoid(gate logits), before gate dropout
+        AlignedVector<S> gateKeep; // (N) 1, or 0 where gate dropout copies the whole column
+    };
+
+    // Temporaries of one forward or backward call, kept between calls so training allocates nothing.
+    struct Workspace {
+        Mat<S> y, ff, dHidden, du, dGateLogit, dff, dz, dy, da, dProj;
+    };
+
+    ModelConfig cfg;
+    mutable Workspace ws;
+    GeometricAttention<S> geo;
+    SoftmaxAttention<S> soft;
+    int ln1g = -1, ln1b = -1, w1 = -1, wg1 = -1, b1 = -1, bg1 = -1, w2 = -1, b2 = -1, ln2g = -1, ln2b = -1;
+    int wg2 = -1, bg2 = -1;
+
+    bool gated() const { return cfg.update == UpdateKind::CopyGate; }
+    void declare(ParamStore<S>& store, const std::string& prefix, const ModelConfig& config);
+    template <typename InitRng>
+    void init(ParamStore<S>& store, InitRng& rng) const;
+    // out (N, C) from x (N, C)
+    void forward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape, bool training, Rng& rng,
+                 Cache& c, Mat<S>& out) const;
+    // dx (N, C) is assigned.
+    void backward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape, Cache& c,
+                  const Mat<S>& dOut, Mat<S>& dx) const;
+    // Matrix-product FLOPs of one forward pass (backward costs twice this).
+    double forwardFlops(const BatchShape& shape) const;
+    // The attention weights of a cache, (B, H, T, T).
+    const AlignedVector<S>& attention(const Cache& c) const {
+        return cfg.attention == AttentionKind::Geometric ? c.geo.att : c.soft.att;
+    }
+};
+
+template <typename S>
+class Encoder {
+public:
+    Encoder(const ModelConfig& config, int vocabSize, int symbols);
+
+    const ModelConfig& config() const { return cfg_; }
+    ParamStore<S>& params() { return store_; }
+    const ParamStore<S>& params() const { return store_; }
+    int vocabSize() const { return vocab_; }
+    int symbols() const { return symbols_; }
+
+    // Fresh initialisation (docs/design.md §2: Xavier-uniform, gain sqrt(2) into ReLUs, embeddings N(0,1)).
+    void init(uint64_t seed);
+
+    // Runs `steps` steps on the batch and returns the mean cross-entropy against batch.targets.
+    // With keepCaches the caches of every step are kept for backward(); otherwise memory stays at one step.
+    S forward(const Batch& batch, int steps, bool training, Rng& rng, bool keepCaches);
+    // Accumulates parameter gradients of the last forward (which must have kept its caches).
+    void backward();
+    // (B, S) logits of the last forward.
+    const Mat<S>& logits() const { return logits_; }
+
+    // Runs one example for `steps` steps (evaluation mode) and records what the inspector shows.
+    Trace trace(const std::vector<int>& tokens, int steps, bool fullGates = false);
+
+    // Matrix-product FLOPs of one training step (forward and backward) on this batch.
+    double trainingFlops(const Batch& batch, int steps) const;
+
+    // Row layout of the activations (see BatchShape). Packed (the default) stores only the real
+    // positions, so no row-wise work is spent on padding; padded is the plain layout, kept as the
+    // reference the packed one is tested against. Both give the same results; dropout draws one
+    // multiplier per stored row, so with dropout the two layouts draw different masks.
+    void setPackedRows(bool packed) { packedRows_ = packed; }
+    bool packedRows() const { return packedRows_; }
+
+private:
+    EncoderLayer<S>& layer(int step) { return layers_[cfg_.sharedWeights ? 0 : step]; }
+    const EncoderLayer<S>& layer(int step) const { return layers_[cfg_.sharedWeights ? 0 : step]; }
+    void embed(const Batch& batch, bool training, Rng& rng);
+    void readout(const Mat<S>& h, const Batch& batch);
+    void setShape(); // shape_ (and starts_) from batch_ and the row layout
+
+    ModelConfig cfg_;
+    int vocab_, symbols_;
+    ParamStore<S> store_;
+    int embedding_ = -1, readoutW_ = -1, readoutB_ = -1;
+    std::vector<EncoderLayer<S>> layers_;
+
+    // State of the last forward.
+    Batch batch_;
+    BatchShape shape_;
+    bool packedRows_ = true;
+    std::vector<int> starts_;                        // (B + 1) first row of each example when packed
+    int steps_ = 0;
+    bool kept_ = false;
+    std::vector<Mat<S>> h_;                          // (steps + 1) x (N, C) states
+    std::vector<typename EncoderLayer<S>::Cache> caches_;
+    Mat<S> embMask_;                                 // (N, C) dropout on embedding + positions
+    Mat<S> sinusoids_;                               // (T, C) sinusoidal encoding of the positions seen so far
+    Mat<S> last_;                                    // (B, C) the [E] rows after the last step
+    Mat<S> logits_, probs_;                          // (B, S)
+    Mat<S> dLogits_, dLast_, dh_, dPrev_;            // backward temporaries, kept between steps
+};
+
+// Sinusoidal positional encoding value (Vaswani et al.), position t, channel c of C.
+double sinusoid(int t, int c, int channels);
+
+} // namespace ndr

@@ -1,0 +1,83 @@
+// What training produces and files keep: evaluation records, the trace of one example (docs/design.md §5), and
+// the run record that ties a configuration to its history.
+#pragma once
+
+#include "core/config/config.h"
+#include "core/task/task.h"
+
+#include <string>
+#include <vector>
+
+namespace ndr {
+
+// Name and shape of one parameter tensor, in storage order.
+struct TensorInfo {
+    std::string name;
+    int rows = 0, cols = 0;
+    bool operator==(const TensorInfo&) const = default;
+};
+
+// Everything the inspector reads for one example (docs/design.md §5). Step t = 1..steps is one application of
+// the layer; "after step 0" means the embeddings.
+struct Trace {
+    std::vector<int> tokens;            // (T) token ids `[B] ... [E]`
+    std::vector<std::string> tokenNames; // (T)
+    int steps = 0, heads = 0, positions = 0, symbols = 0;
+    std::vector<float> attention;       // (steps, H, T, T): [t][h][target][source]
+    std::vector<float> gates;           // (steps, T) mean gate over channels; empty for residual models
+    std::vector<float> gateChannels;    // (steps, T, C) full gate vectors; filled only on request
+    std::vector<float> stepProbs;       // (steps+1, S) readout on [E] after 0..steps steps
+    std::vector<int> stepAnswers;       // (steps+1) argmax of stepProbs
+    std::vector<int> intermediates;     // (T) ground truth per position (see CtlTask::intermediates)
+    int answer = -1;                    // ground truth
+
+    float att(int t, int h, int target, int source) const {
+        return attention[((size_t(t) * heads + h) * positions + target) * positions + source];
+    }
+    float gate(int t, int pos) const { return gates[size_t(t) * positions + pos]; }
+    const float* probsAfter(int t) const { return stepProbs.data() + size_t(t) * symbols; }
+};
+
+// One evaluation during training.
+struct EvalRecord {
+    int step = 0;                    // training steps done
+    double elapsedSeconds = 0;       // training wall time so far (evaluation excluded)
+    double stepsPerSecond = 0;       // since the previous evaluation
+    double trainLoss = 0;            // mean training loss since the previous evaluation
+    std::vector<int> depths;         // evaluated depths, ascending
+    std::vector<double> accuracy;    // (depths) on the fixed evaluation sets
+    std::vector<double> loss;        // (depths) mean cross-entropy on the same sets
+    double trainAccuracy = 0;        // means over the depths of each split (NaN if the split is empty)
+    double validAccuracy = 0;
+    double testAccuracy = 0;
+    Trace probe;                     // trace of the run's probe example (may be empty)
+};
+
+// The training loss over the run, one point per kLossLogEvery steps (the mean over those steps), so
+// the learning curve of a reopened run is the one seen live.
+struct LossLog {
+    static constexpr int kEvery = 10;
+    std::vector<int> steps;   // the last step of each window
+    std::vector<double> loss; // (steps) mean training loss of the window
+};
+
+struct ModelRecord {
+    ModelConfig config;
+    std::vector<EvalRecord> history;
+    LossLog lossLog;
+    int bestEval = -1;               // index into history with the best validation accuracy (ties: latest)
+    int stepsDone = 0;
+    std::string status = "new";      // "new", "training", "stopped", "finished", "diverged: <why>"
+    std::string checkpointFile;      // file name of the weights, relative to the run file
+};
+
+struct RunRecord {
+    static constexpr const char* kFormat = "ndr-studio-run";
+    static constexpr int kVersion = 1;
+    RunConfig config;
+    std::vector<std::vector<int>> tables; // function tables used (tables[f][x])
+    Example probe;                   // the example traced at every evaluation
+    std::vector<ModelRecord> models;
+};
+
+} // namespace ndr

@@ -1,0 +1,148 @@
+// Benchmarks of whole training steps against the raw sgemm rate of the same product shapes.
+#include "core/train/bench.h"
+
+#include "core/nn/encoder.h"
+#include "core/nn/optimizer.h"
+#include "core/task/task.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <omp.h>
+
+namespace ndr {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n == 0 ? 0 : (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]));
+}
+
+struct Gemm {
+    Index m, n, k; // (m, k) x (k, n)
+};
+
+// The large products of one training step: per linear map Y = X W^T (N, out, in) its forward, the input
+// gradient dX = dY W and the weight gradient dW = dY^T X.
+std::vector<Gemm> stepProducts(const ModelConfig& m, Index rows, int symbols, int batch) {
+    const Index C = m.dModel, F = m.dFF, H = m.heads;
+    const bool geo = m.attention == AttentionKind::Geometric, gated = m.update == UpdateKind::CopyGate;
+    std::vector<std::pair<Index, Index>> maps; // (out, in)
+    maps.push_back({geo ? 3 * C + 2 * H : 3 * C, C});
+    maps.push_back({C, C});
+    maps.push_back({F + (gated ? C : 0), C});
+    maps.push_back({C, F});
+    if (gated) maps.push_back({C, C});
+    std::vector<Gemm> g;
+    for (int s = 0; s < m.steps; ++s)
+        for (auto [out, in] : maps) {
+            g.push_back({rows, out, in});
+            g.push_back({rows, in, out});
+            g.push_back({out, in, rows});
+        }
+    g.push_back({batch, symbols, C});
+    return g;
+}
+
+double gemmRate(const std::vector<Gemm>& shapes, double seconds) {
+    std::vector<Mat<float>> a, b, c;
+    double flops = 0;
+    for (const auto& s : shapes) {
+        a.push_back(Mat<float>::Random(s.m, s.k));
+        b.push_back(Mat<float>::Random(s.k, s.n));
+        c.push_back(Mat<float>::Zero(s.m, s.n));
+        flops += 2.0 * s.m * s.n * s.k;
+    }
+    for (size_t i = 0; i < shapes.size(); ++i) c[i].noalias() = a[i] * b[i]; // warm-up
+    int reps = 0;
+    const auto t0 = Clock::now();
+    double elapsed = 0;
+    while (elapsed < seconds || reps == 0) {
+        for (size_t i = 0; i < shapes.size(); ++i) c[i].noalias() = a[i] * b[i];
+        ++reps;
+        elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
+    }
+    return flops * reps / elapsed / 1e9;
+}
+
+} // namespace
+
+std::vector<BenchCase> defaultBenchCases() {
+    std::vector<BenchCase> cases;
+    TaskConfig stub;
+    stub.symbols = 4;
+    stub.functions = 4;
+    stub.trainMinDepth = 1;
+    stub.trainMaxDepth = 4;
+    stub.validMinDepth = 1;
+    stub.validMaxDepth = 0;
+    stub.testMinDepth = 5;
+    stub.testMaxDepth = 7;
+    stub.evalExamplesPerDepth = 16;
+    TaskConfig paper;
+    paper.evalExamplesPerDepth = 16;
+    cases.push_back({"stub NDR", stub, ndrModel(48, 4, 96, 8), 64, 1});
+    cases.push_back({"stub NDR padded rows", stub, ndrModel(48, 4, 96, 8), 64, 1, true});
+    cases.push_back({"stub vanilla", stub, vanillaModel(48, 4, 96, 8), 64, 1});
+    cases.push_back({"d128 NDR", paper, ndrModel(128, 4, 256, 14), 128, 1});
+    cases.push_back({"d128 vanilla", paper, vanillaModel(128, 4, 256, 14), 128, 1});
+    cases.push_back({"paper NDR (2 threads)", paper, ndrModel(256, 1, 512, 14), 512, 2});
+    return cases;
+}
+
+BenchResult runBench(const BenchCase& c, int runs, double secondsPerRun) {
+    omp_set_num_threads(std::max(1, c.threads));
+    BenchResult r;
+    r.config = c;
+    const CtlTask task(c.task);
+    Encoder<float> model(c.model, task.vocabSize(), c.task.symbols);
+    model.init(1);
+    model.setPackedRows(!c.paddedRows);
+    AdamW adam;
+    std::mt19937_64 batchRng(1);
+    Rng dropRng(1);
+    auto step = [&](const Batch& batch) {
+        model.params().zeroGrad();
+        model.forward(batch, c.model.steps, true, dropRng, true);
+        model.backward();
+        clipGradNorm(model.params().grads().data(), model.params().size(), 5.0);
+        adam.step(model.params().values().data(), model.params().grads().data(), model.params().size());
+    };
+    // Batches are drawn before timing so the rate is that of the model alone.
+    std::vector<Batch> batches;
+    for (int i = 0; i < 16; ++i) batches.push_back(task.trainBatch(c.batchSize, batchRng));
+    r.positions = batches[0].positions;
+    double flops = 0, rows = 0;
+    for (const auto& b : batches) {
+        flops += model.trainingFlops(b, c.model.steps);
+        for (int len : b.lengths) rows += c.paddedRows ? b.positions : len;
+    }
+    r.flopsPerStep = flops / double(batches.size());
+    r.rows = rows / double(batches.size());
+    step(batches[0]);
+    for (int run = 0; run < runs; ++run) {
+        int steps = 0;
+        const auto t0 = Clock::now();
+        double elapsed = 0;
+        while (elapsed < secondsPerRun || steps < 2) {
+            step(batches[steps % batches.size()]);
+            ++steps;
+            elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
+        }
+        r.stepsPerSecond.push_back(steps / elapsed);
+    }
+    r.medianStepsPerSecond = median(r.stepsPerSecond);
+    r.gflops = r.flopsPerStep * r.medianStepsPerSecond / 1e9;
+    const auto shapes = stepProducts(c.model, Index(std::lround(r.rows)), c.task.symbols, c.batchSize);
+    std::vector<double> gemm;
+    for (int run = 0; run < std::max(1, runs); ++run) gemm.push_back(gemmRate(shapes, std::min(1.0, secondsPerRun)));
+    r.gemmGflops = median(gemm);
+    r.fractionOfGemm = r.gemmGflops > 0 ? r.gflops / r.gemmGflops : 0;
+    return r;
+}
+
+} // namespace ndr

@@ -1,0 +1,49 @@
+// Halting steps from gate traces (see halting.h).
+#include "core/train/halting.h"
+
+#include <algorithm>
+#include <climits>
+
+namespace ndr {
+
+int haltingStep(const Trace& trace, float threshold) {
+    if (trace.gates.empty() || trace.positions <= 0 ||
+        trace.gates.size() < size_t(trace.steps) * size_t(trace.positions))
+        return -1;
+    // The last step with any gate at or above the threshold is the last one that still changed a
+    // column; the fixed point starts right after it.
+    for (int t = trace.steps; t >= 1; --t)
+        for (int p = 0; p < trace.positions; ++p)
+            if (!(trace.gate(t - 1, p) < threshold)) // NaN counts as open: it is not a fixed point
+                return t;
+    return 0;
+}
+
+HaltingSummary summariseHalting(const std::vector<const Trace*>& traces, float threshold) {
+    HaltingSummary s;
+    s.minStep = INT_MAX;
+    long sum = 0;
+    int gated = 0;
+    for (const Trace* tr : traces) {
+        if (!tr)
+            continue;
+        ++s.examples;
+        const int h = haltingStep(*tr, threshold);
+        const int readAt = h >= 0 ? h : tr->steps;
+        if (readAt < int(tr->stepAnswers.size()) && tr->stepAnswers[size_t(readAt)] == tr->answer)
+            ++s.correctAtHalt;
+        if (h < 0)
+            continue;
+        ++gated;
+        sum += h;
+        s.minStep = std::min(s.minStep, h);
+        s.maxStep = std::max(s.maxStep, h);
+        s.halted += h < tr->steps;
+    }
+    if (gated == 0)
+        s.minStep = 0;
+    s.meanStep = gated > 0 ? double(sum) / gated : 0;
+    return s;
+}
+
+} // namespace ndr

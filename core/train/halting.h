@@ -1,0 +1,28 @@
+// When a copy-gated model could stop thinking about an example: the fixed-point idea of the ThoughtNet
+// reference applied to NDR's gates, and a summary of it over many examples. Pure functions, no widgets.
+#pragma once
+
+#include "core/records/records.h"
+
+#include <vector>
+
+namespace ndr {
+
+// The first step h (0..steps) after which every position's mean gate stays below `threshold` at every
+// later step h+1..steps: running more than h steps only copies columns (nearly) unchanged. Equals
+// trace.steps when the last step still has an open gate (no fixed point within the run); -1 for a
+// trace without gates (a residual model has no such signal).
+int haltingStep(const Trace& trace, float threshold);
+
+// Halting over several examples of one depth, for one model.
+struct HaltingSummary {
+    int examples = 0;
+    int halted = 0; // examples whose halting step is before the last step
+    int minStep = 0, maxStep = 0;
+    double meanStep = 0;   // over every example (one that did not halt counts its full run)
+    int correctAtHalt = 0; // the readout after the halting step (the last step when ungated) is right
+};
+// Summarises traces of one model; gateless traces count only correctAtHalt (at their last step).
+HaltingSummary summariseHalting(const std::vector<const Trace*>& traces, float threshold);
+
+} // namespace ndr

@@ -1,0 +1,248 @@
+// The training loop of one model (docs/design.md §3).
+#include "core/train/trainer.h"
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <omp.h>
+#include <sstream>
+
+namespace ndr {
+
+namespace {
+
+double mean(const std::vector<double>& xs) {
+    if (xs.empty()) return std::numeric_limits<double>::quiet_NaN();
+    double s = 0;
+    for (double x : xs) s += x;
+    return s / double(xs.size());
+}
+
+constexpr uint64_t kDropoutStream = 0x5DEECE66DULL;
+
+} // namespace
+
+Example defaultProbe(const CtlTask& task) {
+    const auto test = task.depths(Split::Test);
+    return task.evalSet(test.back()).front();
+}
+
+Trainer::Trainer(const RunConfig& config, int modelIndex, const CtlTask& task, const Example& probe)
+    : config_(config), modelIndex_(modelIndex), task_(task), probe_(probe),
+      model_(config.models.at(modelIndex), task.vocabSize(), task.config().symbols),
+      batchRng_(config.train.seed), dropoutRng_(uint32_t(config.train.seed * 2654435761ULL ^ kDropoutStream)) {
+    model_.init(config.train.seed);
+    adam_.learningRate = config.models[modelIndex].effectiveLearningRate(config.train.learningRate);
+    adam_.weightDecay = config.train.weightDecay;
+    record_.config = config.models[modelIndex];
+}
+
+void Trainer::setThreads() const { omp_set_num_threads(std::max(1, config_.train.threads)); }
+
+double Trainer::trainStep() {
+    setThreads();
+    const Batch batch = task_.trainBatch(config_.train.batchSize, batchRng_);
+    auto& store = model_.params();
+    store.zeroGrad();
+    const float loss = model_.forward(batch, model_.config().steps, true, dropoutRng_, true);
+    if (!std::isfinite(loss)) return loss;
+    model_.backward();
+    clipGradNorm(store.grads().data(), store.size(), config_.train.gradClip);
+    adam_.step(store.values().data(), store.grads().data(), store.size());
+    ++record_.stepsDone;
+    return loss;
+}
+
+std::pair<double, double> Trainer::accuracy(const std::vector<Example>& examples, int steps) {
+    std::pair<double, double> out;
+    accuracyInto(examples, steps, nullptr, out);
+    return out;
+}
+
+bool Trainer::accuracyInto(const std::vector<Example>& examples, int steps, const std::atomic<bool>* stop,
+                           std::pair<double, double>& out) {
+    setThreads();
+    if (steps <= 0) steps = model_.config().effectiveEvalSteps();
+    const size_t chunk = 512;
+    size_t correct = 0;
+    double lossSum = 0;
+    Rng unused(0);
+    for (size_t start = 0; start < examples.size(); start += chunk) {
+        if (stop && stop->load(std::memory_order_relaxed)) return false;
+        const size_t end = std::min(examples.size(), start + chunk);
+        const std::vector<Example> part(examples.begin() + start, examples.begin() + end);
+        const Batch batch = task_.makeBatch(part);
+        const double loss = model_.forward(batch, steps, false, unused, false);
+        lossSum += loss * double(part.size());
+        const auto& logits = model_.logits();
+        for (int b = 0; b < batch.batch; ++b) {
+            Index arg;
+            logits.row(b).maxCoeff(&arg);
+            if (int(arg) == batch.targets[b]) ++correct;
+        }
+    }
+    const double n = double(std::max<size_t>(1, examples.size()));
+    out = {double(correct) / n, lossSum / n};
+    return true;
+}
+
+Trace Trainer::traceOf(const Example& e, int steps, bool fullGates) {
+    setThreads();
+    if (steps <= 0) steps = model_.config().effectiveEvalSteps();
+    Trace tr = model_.trace(task_.tokens(e), steps, fullGates);
+    for (int t : tr.tokens) tr.tokenNames.push_back(task_.tokenName(t));
+    tr.intermediates = task_.intermediates(e);
+    tr.answer = task_.answer(e);
+    return tr;
+}
+
+EvalRecord Trainer::evaluate() {
+    return *evaluateUnless(nullptr);
+}
+
+std::optional<EvalRecord> Trainer::evaluateUnless(const std::atomic<bool>* stop) {
+    EvalRecord r;
+    r.step = record_.stepsDone;
+    r.elapsedSeconds = trainSeconds_;
+    const double dt = trainSeconds_ - lastEvalSeconds_;
+    r.stepsPerSecond = dt > 0 ? double(record_.stepsDone - lastEvalStep_) / dt : 0;
+    r.trainLoss = lossCount_ > 0 ? lossSum_ / lossCount_ : std::numeric_limits<double>::quiet_NaN();
+    std::vector<double> train, valid, test;
+    for (int d : task_.allDepths()) {
+        std::pair<double, double> result;
+        if (!accuracyInto(task_.evalSet(d), 0, stop, result)) return std::nullopt;
+        const auto [acc, loss] = result;
+        r.depths.push_back(d);
+        r.accuracy.push_back(acc);
+        r.loss.push_back(loss);
+        switch (task_.splitOf(d)) {
+        case Split::Train: train.push_back(acc); break;
+        case Split::Valid: valid.push_back(acc); break;
+        case Split::Test: test.push_back(acc); break;
+        case Split::None: break;
+        }
+    }
+    r.trainAccuracy = mean(train);
+    r.validAccuracy = mean(valid);
+    r.testAccuracy = mean(test);
+    r.probe = traceOf(probe_);
+    record_.history.push_back(r);
+    // Best validation; ties go to the latest evaluation (validation often saturates at 1.0 while the
+    // model keeps improving), and with no validation split the latest evaluation is taken.
+    const int idx = int(record_.history.size()) - 1;
+    const bool better = valid.empty() || record_.bestEval < 0 ||
+                        r.validAccuracy >= record_.history[record_.bestEval].validAccuracy;
+    if (better) {
+        record_.bestEval = idx;
+        bestParams_.assign(model_.params().values().begin(), model_.params().values().end());
+    }
+    lossSum_ = 0;
+    lossCount_ = 0;
+    lastEvalStep_ = record_.stepsDone;
+    lastEvalSeconds_ = trainSeconds_;
+    return r;
+}
+
+std::string Trainer::run(const ProgressFn& onProgress, const std::atomic<bool>* stop) {
+    using Clock = std::chrono::steady_clock;
+    const int total = config_.train.steps;
+    const auto stopped = [&] { return stop && stop->load(std::memory_order_relaxed); };
+    record_.status = "training";
+    double rate = 0;
+    auto progressNow = [&](double loss) {
+        TrainProgress p;
+        p.step = record_.stepsDone;
+        p.totalSteps = total;
+        p.loss = loss;
+        p.stepsPerSecond = rate;
+        p.etaSeconds = rate > 0 ? (total - p.step) / rate : 0;
+        return p;
+    };
+    double lastLoss = std::numeric_limits<double>::quiet_NaN();
+    while (true) {
+        if (evalPending_) {
+            // An evaluation can take a while on big sets: it gives way to `stop` between chunks and is
+            // done first thing on the next call instead.
+            const auto r = evaluateUnless(stop);
+            if (!r) break;
+            evalPending_ = false;
+            TrainProgress p = progressNow(lastLoss);
+            p.eval = &*r;
+            if (onProgress) onProgress(p);
+            continue;
+        }
+        if (record_.stepsDone >= total) {
+            record_.status = "finished";
+            return record_.status;
+        }
+        if (stopped()) break;
+        const auto t0 = Clock::now();
+        const double loss = trainStep();
+        const double dt = std::chrono::duration<double>(Clock::now() - t0).count();
+        if (!std::isfinite(loss)) {
+            std::ostringstream os;
+            os << "diverged: the training loss became " << loss << " at step " << record_.stepsDone + 1;
+            record_.status = os.str();
+            return record_.status;
+        }
+        trainSeconds_ += dt;
+        lossSum_ += loss;
+        ++lossCount_;
+        logSum_ += loss;
+        if (++logCount_ == LossLog::kEvery || record_.stepsDone == total) {
+            record_.lossLog.steps.push_back(record_.stepsDone);
+            record_.lossLog.loss.push_back(logSum_ / logCount_);
+            logSum_ = 0;
+            logCount_ = 0;
+        }
+        rate = rate == 0 ? 1.0 / dt : 0.95 * rate + 0.05 / dt;
+        lastLoss = loss;
+        evalPending_ = record_.stepsDone % config_.train.evalInterval == 0 || record_.stepsDone == total;
+        if (!evalPending_ && onProgress) onProgress(progressNow(loss));
+    }
+    record_.status = "stopped";
+    return record_.status;
+}
+
+bool Trainer::useBestWeights() {
+    auto& values = model_.params().values();
+    if (bestParams_.size() != values.size()) return false;
+    values.assign(bestParams_.begin(), bestParams_.end());
+    return true;
+}
+
+CheckpointData Trainer::checkpoint() const {
+    CheckpointData d;
+    d.model = model_.config();
+    d.vocabSize = model_.vocabSize();
+    d.symbols = model_.symbols();
+    d.step = record_.stepsDone;
+    d.layout = model_.params().layout();
+    d.params.assign(model_.params().values().begin(), model_.params().values().end());
+    d.bestParams = bestParams_;
+    d.adamM = adam_.m;
+    d.adamV = adam_.v;
+    std::ostringstream os;
+    os << batchRng_ << ' ' << dropoutRng_ << ' ' << adam_.t << ' ' << trainSeconds_;
+    d.rngState = os.str();
+    return d;
+}
+
+void Trainer::restore(const CheckpointData& data, const ModelRecord& record, const std::filesystem::path& path) {
+    checkCheckpointMatches(data, model_.config(), model_.params().layout(), path);
+    model_.params().values().assign(data.params.begin(), data.params.end());
+    bestParams_ = data.bestParams;
+    adam_.m = data.adamM;
+    adam_.v = data.adamV;
+    if (!data.rngState.empty()) {
+        std::istringstream is(data.rngState);
+        is >> batchRng_ >> dropoutRng_ >> adam_.t >> trainSeconds_;
+        if (!is) throw FileError("checkpoint: the training generator state is damaged");
+    }
+    record_ = record;
+    record_.stepsDone = int(data.step);
+    lastEvalStep_ = record_.stepsDone;
+    lastEvalSeconds_ = trainSeconds_;
+}
+
+} // namespace ndr

@@ -1,0 +1,93 @@
+// Trains one model of a run: fresh balanced batches, AdamW, clipping, evaluation per depth every N
+// steps with best-validation selection, and a trace of the probe example at each evaluation.
+// Knows nothing of threads or windows: progress goes out through a callback, stop comes in as a flag.
+#pragma once
+
+#include "core/nn/encoder.h"
+#include "core/io/files.h"
+#include "core/nn/optimizer.h"
+#include "core/records/records.h"
+#include "core/task/task.h"
+
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <random>
+#include <string>
+
+namespace ndr {
+
+struct TrainProgress {
+    int step = 0, totalSteps = 0;
+    double loss = 0;               // this step's training loss
+    double stepsPerSecond = 0;     // recent rate
+    double etaSeconds = 0;
+    const EvalRecord* eval = nullptr; // set when this call reports an evaluation
+};
+using ProgressFn = std::function<void(const TrainProgress&)>;
+
+// The example traced at every evaluation: the first of the deepest test depth's evaluation set.
+Example defaultProbe(const CtlTask& task);
+
+class Trainer {
+public:
+    // `task` must outlive the trainer. Initialises the model from config.train.seed.
+    Trainer(const RunConfig& config, int modelIndex, const CtlTask& task, const Example& probe);
+
+    // Continues from a checkpoint (read from `path`, named in messages) and the model's history;
+    // throws FileError when they do not fit.
+    void restore(const CheckpointData& data, const ModelRecord& record, const std::filesystem::path& path);
+
+    // Trains until config.train.steps are done, `stop` becomes true, or the loss is not finite.
+    // Evaluates every evalInterval steps and after the last step; `stop` also interrupts an
+    // evaluation, which is then done first on the next call. Returns the final status
+    // ("finished", "stopped", or "diverged: ..."), also kept in record().status.
+    std::string run(const ProgressFn& onProgress, const std::atomic<bool>* stop);
+
+    double trainStep();           // one optimisation step; returns the loss
+    EvalRecord evaluate();        // on the fixed evaluation sets, at the current step (appended to history)
+    // Accuracy and mean loss on a set of examples, with `steps` steps (0: the model's evaluation steps).
+    std::pair<double, double> accuracy(const std::vector<Example>& examples, int steps = 0);
+    Trace traceOf(const Example& e, int steps = 0, bool fullGates = false);
+
+    // Changes how many steps run() trains in all (to continue a finished run).
+    void setTotalSteps(int steps) { config_.train.steps = steps; }
+
+    // Replaces the weights with those of the best validation, when there are any; false otherwise.
+    bool useBestWeights();
+
+    const ModelRecord& record() const { return record_; }
+    CheckpointData checkpoint() const;
+    Encoder<float>& model() { return model_; }
+    int step() const { return record_.stepsDone; }
+    int totalSteps() const { return config_.train.steps; }
+    const CtlTask& task() const { return task_; }
+
+private:
+    void setThreads() const;
+    // As accuracy() and evaluate(), giving up (false / nullopt) as soon as `stop` is set.
+    bool accuracyInto(const std::vector<Example>& examples, int steps, const std::atomic<bool>* stop,
+                      std::pair<double, double>& out);
+    std::optional<EvalRecord> evaluateUnless(const std::atomic<bool>* stop);
+
+    RunConfig config_;
+    int modelIndex_;
+    const CtlTask& task_;
+    Example probe_;
+    Encoder<float> model_;
+    AdamW adam_;
+    std::mt19937_64 batchRng_;
+    Rng dropoutRng_;
+    ModelRecord record_;
+    std::vector<float> bestParams_;
+    double trainSeconds_ = 0;
+    double lossSum_ = 0;              // since the last evaluation
+    int lossCount_ = 0;
+    bool evalPending_ = false;        // an evaluation is due before the next step
+    double logSum_ = 0;               // since the last loss-log point
+    int logCount_ = 0;
+    int lastEvalStep_ = 0;
+    double lastEvalSeconds_ = 0;
+};
+
+} // namespace ndr

@@ -1,0 +1,300 @@
+// Tests of the `ndr` command-line tool, run as a separate process: train writes a run that loads,
+// predict returns a trace of the right shape, eval and bench print tables, and bad input fails cleanly.
+#include "core/io/files.h"
+#include "ui/export/gif_writer.h"
+#include "core/records/records.h"
+#include "core/train/run.h"
+#include "core/io/serialize.h"
+#include "core/task/task.h"
+#include "testutil.h"
+
+#include <nlohmann/json.hpp>
+#include <QDateTime>
+#include <QFileInfo>
+#include <QImage>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <random>
+
+using namespace ndr;
+using nlohmann::json;
+
+namespace {
+
+struct Result {
+    int exitCode = -1;
+    QString out, err;
+};
+
+// Runs the tool; a crash or a hang counts as a failure with exit code -1.
+Result runNdr(const QStringList& args, int timeoutMs = 20000) {
+    QProcess p;
+    p.start(QStringLiteral(NDR_BINARY_DIR "/app/ndr"), args);
+    Result r;
+    if (!p.waitForStarted() || !p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished();
+        r.err = "did not finish: " + p.errorString();
+        return r;
+    }
+    r.out = QString::fromUtf8(p.readAllStandardOutput());
+    r.err = QString::fromUtf8(p.readAllStandardError());
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    return r;
+}
+
+QByteArray describe(const Result& r) {
+    return ("exit " + QString::number(r.exitCode) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err).toUtf8();
+}
+
+bool writeText(const QString& path, const std::string& text) {
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly))
+        return false;
+    return f.write(text.data(), qint64(text.size())) == qint64(text.size());
+}
+
+// The stub preset shrunk so that training 40 steps takes a moment.
+json tinyConfig() {
+    const json model = {{"dModel", 16}, {"heads", 2}, {"dFF", 32}, {"steps", 6}, {"evalSteps", 0}};
+    return {{"preset", "stub"},
+            {"task", {{"evalExamplesPerDepth", 64}}},
+            {"train", {{"steps", 40}, {"evalInterval", 20}, {"batchSize", 16}}},
+            {"models", {model, model}}};
+}
+
+} // namespace
+
+class TestCli : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir dir_;
+    QString runFile_; // set once train() has passed
+
+    QString path(const QString& name) const { return dir_.filePath(name); }
+
+private slots:
+    void initTestCase() { QVERIFY(dir_.isValid()); }
+
+    void helpOnEveryCommand() {
+        for (const QString cmd : {"train", "eval", "predict", "sweep", "bench", "export"}) {
+            const Result r = runNdr({cmd, "--help"});
+            QVERIFY2(r.exitCode == 0, describe(r));
+            QVERIFY2(r.out.contains("--"), describe(r));
+        }
+    }
+
+    void trainWritesRunAndCheckpoints() {
+        QVERIFY(writeText(path("tiny.json"), tinyConfig().dump()));
+        const QString out = path("tiny-run");
+        const Result r = runNdr({"train", "--config", path("tiny.json"), "--out", out, "--seed", "3"});
+        QVERIFY2(r.exitCode == 0, describe(r));
+        QVERIFY2(r.out.contains("best valid") || r.out.contains("final"), describe(r));
+        QVERIFY2(r.out.contains(out), describe(r)); // says where the files went
+
+        const RunRecord run = loadRunRecord((out + "/run.json").toStdString());
+        QCOMPARE(run.config.task.seed, uint64_t(3));
+        QCOMPARE(run.config.train.seed, uint64_t(3));
+        QCOMPARE(int(run.models.size()), 2);
+        for (const ModelRecord& m : run.models) {
+            QCOMPARE(int(m.history.size()), 2);
+            QCOMPARE(m.history[0].step, 20);
+            QCOMPARE(m.history[1].step, 40);
+            QCOMPARE(m.status, std::string("finished"));
+            QVERIFY(!m.checkpointFile.empty());
+            QVERIFY2(m.checkpointFile.find('/') == std::string::npos, m.checkpointFile.c_str());
+            const CheckpointData ck = loadCheckpoint((out + "/").toStdString() + m.checkpointFile);
+            QCOMPARE(ck.step, int64_t(40));
+            QCOMPARE(ck.model.dModel, 16);
+            QVERIFY(!ck.params.empty());
+        }
+        QVERIFY(run.models[0].checkpointFile != run.models[1].checkpointFile);
+        runFile_ = out + "/run.json";
+    }
+
+    void predictReturnsTrace() {
+        if (runFile_.isEmpty())
+            QSKIP("needs the run of trainWritesRunAndCheckpoints");
+        const RunRecord run = loadRunRecord(runFile_.toStdString());
+        CtlTask task(run.config.task);
+        task.setTables(run.tables);
+        const Example ex = task.evalSet(3).front();
+        const Result r = runNdr({"predict", runFile_, QString::fromStdString(task.format(ex))});
+        QVERIFY2(r.exitCode == 0, describe(r));
+        const json j = json::parse(r.out.toStdString(), nullptr, false);
+        QVERIFY2(!j.is_discarded(), describe(r));
+        QCOMPARE(j.at("answer").get<std::string>(), task.symbolName(task.answer(ex)));
+        const int T = ex.depth() + 3; // [B] x f1..fd [E]
+        QCOMPARE(int(j.at("tokens").size()), T);
+        QCOMPARE(int(j.at("intermediates").size()), T);
+        QCOMPARE(int(j.at("models").size()), 2);
+        for (size_t m = 0; m < 2; ++m) {
+            const json& model = j.at("models")[m];
+            const ModelConfig& cfg = run.config.models[m];
+            const int steps = cfg.effectiveEvalSteps();
+            QCOMPARE(int(model.at("probabilities").size()), run.config.task.symbols);
+            double sum = 0;
+            for (const auto& [name, p] : model.at("probabilities").items())
+                sum += p.get<double>();
+            QVERIFY2(std::abs(sum - 1.0) < 1e-3, std::to_string(sum).c_str());
+            const json& tr = model.at("trace");
+            QCOMPARE(int(tr.at("attention").size()), steps);
+            QCOMPARE(int(tr.at("attention")[0].size()), cfg.heads);
+            QCOMPARE(int(tr.at("attention")[0][0].size()), T);
+            QCOMPARE(int(tr.at("attention")[0][0][0].size()), T);
+            QCOMPARE(int(tr.at("stepAnswers").size()), steps + 1);
+            QCOMPARE(int(tr.at("stepProbabilities").size()), steps + 1);
+            QCOMPARE(int(tr.at("tokens").size()), T);
+            if (cfg.update == UpdateKind::CopyGate) {
+                QCOMPARE(int(tr.at("gates").size()), steps);
+                QCOMPARE(int(tr.at("gates")[0].size()), T);
+            } else {
+                QVERIFY(tr.at("gates").is_null());
+            }
+        }
+    }
+
+    void predictRejectsBadExpressions() {
+        if (runFile_.isEmpty())
+            QSKIP("needs the run of trainWritesRunAndCheckpoints");
+        const RunRecord run = loadRunRecord(runFile_.toStdString());
+        const CtlTask task(run.config.task);
+        const QString x = QString::fromStdString(task.symbolName(0));
+        Result r = runNdr({"predict", runFile_, x + " zz"});
+        QVERIFY2(r.exitCode == 2, describe(r));
+        QVERIFY2(r.err.contains("zz"), describe(r));
+        QVERIFY2(r.out.isEmpty(), describe(r));
+        // Six steps route at most five functions; more steps at inference lift the limit.
+        const QString deep = x + " a a a a a a a a";
+        r = runNdr({"predict", runFile_, deep, "--model", "ndr"});
+        QVERIFY2(r.exitCode == 2 && r.err.contains("deeper"), describe(r));
+        r = runNdr({"predict", runFile_, deep, "--model", "ndr", "--steps", "12"});
+        QVERIFY2(r.exitCode == 0, describe(r));
+        r = runNdr({"predict", runFile_, x + " a", "--model", "nosuchmodel"});
+        QVERIFY2(r.exitCode != 0 && r.err.contains("nosuchmodel"), describe(r));
+    }
+
+    void exportDrawsTheDashboardHeadless() {
+        QVERIFY(!runFile_.isEmpty());
+        const QString out = path("exported");
+        Result r = runNdr({"export", runFile_, "--out", out, "--width", "800", "--height", "500"});
+        QVERIFY2(r.exitCode == 0, describe(r));
+        for (const QString f : {"learning-curves.png", "depth-accuracy.png", "length-generalisation.png",
+                                "attention-maps.png", "gate-map.png", "dashboard.png", "frames/frame-000.png",
+                                "frames/frame-001.png"}) {
+            QImage img(out + "/" + f);
+            QVERIFY2(!img.isNull(), qPrintable(f));
+        }
+        QCOMPARE(QImage(out + "/dashboard.png").size(), QSize(800, 500));
+        const ndrui::GifInfo gif = ndrui::readGifInfo(out + "/training.gif");
+        QCOMPARE(gif.frames, 2); // one per evaluation
+        QCOMPARE(QSize(gif.width, gif.height), QSize(800, 500));
+        // A second export into the same folder refuses and changes nothing.
+        const QDateTime before = QFileInfo(out + "/dashboard.png").lastModified();
+        r = runNdr({"export", runFile_, "--out", out});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("already exists"), describe(r));
+        QCOMPARE(QFileInfo(out + "/dashboard.png").lastModified(), before);
+        r = runNdr({"export", path("nothing.json")});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("nothing.json"), describe(r));
+    }
+
+    void killedTrainingLeavesALoadableAutosave() {
+        // SIGKILL at 20 seeded random moments: whenever a run file is there, it opens with the
+        // checkpoints it names, and every checkpoint on disk is whole (its checksum holds). Only
+        // temporary files (".tmp-") may be left half-written, and nothing ever reads those.
+        json config = tinyConfig();
+        config["train"]["steps"] = 100000;
+        config["train"]["evalInterval"] = 10;
+        QVERIFY(writeText(path("long.json"), config.dump()));
+        std::mt19937 rng(11);
+        int withAutosave = 0; // kills after which the last autosave opened
+        for (int kill = 0; kill < 20; ++kill) {
+            const QString out = path(QString("killed-%1").arg(kill));
+            QProcess p;
+            p.start(QString(NDR_BINARY_DIR) + "/app/ndr",
+                    {"train", "--config", path("long.json"), "--out", out, "--quiet"});
+            QVERIFY(p.waitForStarted());
+            // After the first autosave, at a random moment: mid-step, mid-evaluation or mid-save.
+            QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(out + "/run.json"), ndrtest::waitMs(30000));
+            QTest::qWait(std::uniform_int_distribution<int>(0, 800)(rng));
+            p.kill();
+            QVERIFY(p.waitForFinished(5000));
+            QCOMPARE(p.exitStatus(), QProcess::CrashExit);
+            const QDir dir(out);
+            for (const QString& f : dir.entryList({"*.ckpt"}, QDir::Files)) {
+                try {
+                    loadCheckpoint(dir.filePath(f).toStdString());
+                } catch (const std::exception& e) {
+                    QFAIL(qPrintable(f + ": " + e.what()));
+                }
+            }
+            ++withAutosave;
+            try {
+                const auto run = Run::open(dir.filePath("run.json").toStdString());
+                for (int m = 0; m < run->modelCount(); ++m)
+                    QCOMPARE(run->trainer(m).step(), run->record().models[m].history.back().step);
+            } catch (const std::exception& e) {
+                QFAIL(qPrintable(QString("kill %1: the autosave does not open: %2").arg(kill).arg(e.what())));
+            }
+        }
+        QCOMPARE(withAutosave, 20);
+    }
+
+    void evalPrintsTable() {
+        if (runFile_.isEmpty())
+            QSKIP("needs the run of trainWritesRunAndCheckpoints");
+        const RunRecord run = loadRunRecord(runFile_.toStdString());
+        const Result r = runNdr({"eval", runFile_, "--weights", "best"});
+        QVERIFY2(r.exitCode == 0, describe(r));
+        QVERIFY2(r.out.contains("d1") && r.out.contains("d7"), describe(r));
+        QVERIFY2(r.out.contains(QString::fromStdString(run.config.models[0].name)), describe(r));
+    }
+
+    void badInputFailsAndWritesNothing_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("configText");
+        QTest::addColumn<QString>("mention");
+        json heads = tinyConfig();
+        heads["models"][0]["heads"] = 3;
+        QTest::newRow("heads not dividing dModel")
+            << QStringList{"--config", path("bad.json")} << QString::fromStdString(heads.dump()) << "heads";
+        QTest::newRow("malformed JSON")
+            << QStringList{"--config", path("bad.json")} << "{\"preset\": \"stub\","
+            << "bad.json";
+        QTest::newRow("unknown preset")
+            << QStringList{"--preset", "nosuchpreset"} << QString() << "nosuchpreset";
+        QTest::newRow("missing config file")
+            << QStringList{"--config", path("absent.json")} << QString() << "absent.json";
+        QTest::newRow("bad option value")
+            << QStringList{"--preset", "stub", "--steps", "-3"} << QString() << "--steps";
+    }
+
+    void badInputFailsAndWritesNothing() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, configText);
+        QFETCH(QString, mention);
+        if (!configText.isEmpty())
+            QVERIFY(writeText(path("bad.json"), configText.toStdString()));
+        const QString out = path("should-not-exist");
+        const Result r = runNdr(QStringList{"train"} + args + QStringList{"--out", out});
+        QVERIFY2(r.exitCode != 0, describe(r));
+        QVERIFY2(r.err.contains(mention), describe(r));
+        QVERIFY2(!QFileInfo::exists(out), describe(r));
+    }
+
+    void benchPrintsALine() {
+        const Result r = runNdr({"bench", "--case", "stub NDR", "--runs", "1", "--seconds", "0.2"});
+        QVERIFY2(r.exitCode == 0, describe(r));
+        QVERIFY2(r.out.contains("stub NDR"), describe(r));
+        QVERIFY2(r.out.contains("GFLOP/s"), describe(r));
+        const Result bad = runNdr({"bench", "--case", "no such case"});
+        QVERIFY2(bad.exitCode != 0 && bad.err.contains("no such case"), describe(bad));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "test_cli.moc"

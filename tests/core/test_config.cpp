@@ -1,0 +1,459 @@
+// Tests of run configurations: the presets, every validation rule with its field path, JSON round trips,
+// preset-based config files, and the messages bad JSON gets.
+#include "core/config/config.h"
+#include "core/io/serialize.h"
+
+#include <QtTest>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+using namespace ndr;
+using nlohmann::json;
+
+namespace {
+
+// The first differing field of two configurations, or "" when equal. Floats compare exactly.
+std::string configDiff(const RunConfig& a, const RunConfig& b) {
+    std::string d;
+    auto check = [&](const std::string& field, const auto& x, const auto& y) {
+        if (d.empty() && !(x == y))
+            d = field + " differs";
+    };
+    check("preset", a.preset, b.preset);
+    check("task.symbols", a.task.symbols, b.task.symbols);
+    check("task.functions", a.task.functions, b.task.functions);
+    check("task.trainMinDepth", a.task.trainMinDepth, b.task.trainMinDepth);
+    check("task.trainMaxDepth", a.task.trainMaxDepth, b.task.trainMaxDepth);
+    check("task.validMinDepth", a.task.validMinDepth, b.task.validMinDepth);
+    check("task.validMaxDepth", a.task.validMaxDepth, b.task.validMaxDepth);
+    check("task.testMinDepth", a.task.testMinDepth, b.task.testMinDepth);
+    check("task.testMaxDepth", a.task.testMaxDepth, b.task.testMaxDepth);
+    check("task.order", a.task.order, b.task.order);
+    check("task.seed", a.task.seed, b.task.seed);
+    check("task.evalExamplesPerDepth", a.task.evalExamplesPerDepth, b.task.evalExamplesPerDepth);
+    check("models.size", a.models.size(), b.models.size());
+    for (size_t i = 0; d.empty() && i < a.models.size(); ++i) {
+        const ModelConfig &x = a.models[i], &y = b.models[i];
+        const std::string at = "models[" + std::to_string(i) + "].";
+        check(at + "name", x.name, y.name);
+        check(at + "attention", x.attention, y.attention);
+        check(at + "update", x.update, y.update);
+        check(at + "positional", x.positional, y.positional);
+        check(at + "geomNorm", x.geomNorm, y.geomNorm);
+        check(at + "sharedWeights", x.sharedWeights, y.sharedWeights);
+        check(at + "dModel", x.dModel, y.dModel);
+        check(at + "heads", x.heads, y.heads);
+        check(at + "dFF", x.dFF, y.dFF);
+        check(at + "steps", x.steps, y.steps);
+        check(at + "evalSteps", x.evalSteps, y.evalSteps);
+        check(at + "dropout", x.dropout, y.dropout);
+        check(at + "attentionDropout", x.attentionDropout, y.attentionDropout);
+        check(at + "gateDropout", x.gateDropout, y.gateDropout);
+        check(at + "gateBiasInit", x.gateBiasInit, y.gateBiasInit);
+    }
+    check("train.batchSize", a.train.batchSize, b.train.batchSize);
+    check("train.learningRate", a.train.learningRate, b.train.learningRate);
+    check("train.weightDecay", a.train.weightDecay, b.train.weightDecay);
+    check("train.gradClip", a.train.gradClip, b.train.gradClip);
+    check("train.steps", a.train.steps, b.train.steps);
+    check("train.evalInterval", a.train.evalInterval, b.train.evalInterval);
+    check("train.seed", a.train.seed, b.train.seed);
+    check("train.threads", a.train.threads, b.train.threads);
+    return d;
+}
+
+std::string joined(const std::vector<std::string>& lines) {
+    std::string s;
+    for (const auto& l : lines)
+        s += "\n  " + l;
+    return s;
+}
+
+// The message of the std::runtime_error `f` throws, or "" if it throws none.
+QString errorOf(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const std::runtime_error& e) {
+        return QString::fromStdString(e.what());
+    }
+    return {};
+}
+
+// One validation rule broken on purpose: applied to the stub preset, it must give problems about
+// `field` only, one of them containing `text`.
+struct Rule {
+    const char* name;
+    std::function<void(RunConfig&)> breakIt;
+    const char* field;
+    const char* text;
+};
+
+std::vector<Rule> rules() {
+    const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+    return {
+        {"symbols too few", [](RunConfig& c) { c.task.symbols = 1; }, "task.symbols",
+         "between 2 and 64, got 1"},
+        {"symbols too many", [](RunConfig& c) { c.task.symbols = 65; }, "task.symbols", "got 65"},
+        {"no functions", [](RunConfig& c) { c.task.functions = 0; }, "task.functions", "between 1 and 26"},
+        {"too many functions", [](RunConfig& c) { c.task.functions = 27; }, "task.functions", "got 27"},
+        {"train depth 0", [](RunConfig& c) { c.task.trainMinDepth = 0; }, "task.trainMinDepth", "at least 1"},
+        {"empty train range", [](RunConfig& c) { c.task.trainMinDepth = 3, c.task.trainMaxDepth = 2; },
+         "task.trainMaxDepth", "at least one depth"},
+        {"empty test range", [](RunConfig& c) { c.task.testMinDepth = 7, c.task.testMaxDepth = 6; },
+         "task.testMaxDepth", "at least one depth"},
+        {"test overlaps train", [](RunConfig& c) { c.task.testMinDepth = 4; }, "task.testMinDepth",
+         "test depths 4..7 overlap train depths 1..4"},
+        {"valid overlaps test", [](RunConfig& c) { c.task.validMinDepth = 7, c.task.validMaxDepth = 9; },
+         "task.testMinDepth", "overlap validation depths 7..9"},
+        {"valid depth 0", [](RunConfig& c) { c.task.validMinDepth = 0, c.task.validMaxDepth = 0; },
+         "task.validMinDepth", "at least 1"},
+        {"too deep", [](RunConfig& c) { c.task.testMaxDepth = 41; }, "task.testMaxDepth", "at most 40"},
+        {"no eval examples", [](RunConfig& c) { c.task.evalExamplesPerDepth = 0; },
+         "task.evalExamplesPerDepth", "between 1 and 100000"},
+        {"too many eval examples", [](RunConfig& c) { c.task.evalExamplesPerDepth = 100001; },
+         "task.evalExamplesPerDepth", "got 100001"},
+        {"no models", [](RunConfig& c) { c.models.clear(); }, "models", "between 1 and 4 models, got 0"},
+        {"five models",
+         [](RunConfig& c) {
+             c.models.resize(5, c.models[0]);
+             for (size_t i = 0; i < c.models.size(); ++i)
+                 c.models[i].name = std::string(1, char('a' + i)); // unique
+         },
+         "models", "got 5"},
+        {"empty name", [](RunConfig& c) { c.models[0].name.clear(); }, "models[0].name", "must not be empty"},
+        {"duplicate name", [](RunConfig& c) { c.models[1].name = c.models[0].name; }, "models[1].name",
+         "unique"},
+        {"dModel 0", [](RunConfig& c) { c.models[0].dModel = 0, c.models[0].heads = 1; }, "models[0].dModel",
+         "between 1 and 4096"},
+        {"dModel too big", [](RunConfig& c) { c.models[1].dModel = 8192; }, "models[1].dModel", "got 8192"},
+        {"heads not dividing", [](RunConfig& c) { c.models[0].heads = 5; }, "models[0].heads",
+         "5 does not divide dModel 48"},
+        {"heads 0", [](RunConfig& c) { c.models[1].heads = 0; }, "models[1].heads", "at least 1"},
+        {"dFF 0", [](RunConfig& c) { c.models[0].dFF = 0; }, "models[0].dFF", "between 1 and 16384"},
+        {"dFF too big", [](RunConfig& c) { c.models[0].dFF = 16385; }, "models[0].dFF", "got 16385"},
+        {"steps 0", [](RunConfig& c) { c.models[0].steps = 0; }, "models[0].steps", "between 1 and 64"},
+        {"steps too many", [](RunConfig& c) { c.models[0].steps = 65; c.models[0].evalSteps = 0; }, "models[0].steps", "got 65"},
+        {"evalSteps below steps", [](RunConfig& c) { c.models[0].evalSteps = 5; }, "models[0].evalSteps",
+         "between steps (8) and 128"},
+        {"evalSteps too many", [](RunConfig& c) { c.models[0].evalSteps = 129; }, "models[0].evalSteps",
+         "got 129"},
+        {"separate layers unrolled",
+         [](RunConfig& c) { c.models[1].sharedWeights = false, c.models[1].evalSteps = 12; },
+         "models[1].evalSteps", "separate layers cannot be unrolled"},
+        {"dropout 1", [](RunConfig& c) { c.models[0].dropout = 1; }, "models[0].dropout", "below 1"},
+        {"attention dropout negative", [](RunConfig& c) { c.models[0].attentionDropout = -0.1f; },
+         "models[0].attentionDropout", "at least 0"},
+        {"gate dropout NaN", [nan](RunConfig& c) { c.models[0].gateDropout = nan; }, "models[0].gateDropout",
+         "finite"},
+        {"gate bias infinite", [inf](RunConfig& c) { c.models[0].gateBiasInit = -inf; },
+         "models[0].gateBiasInit", "finite"},
+        {"L1 with softmax", [](RunConfig& c) { c.models[1].geomNorm = GeomNorm::L1; }, "models[1].geomNorm",
+         "geometric attention"},
+        {"batch 0", [](RunConfig& c) { c.train.batchSize = 0; }, "train.batchSize", "between 1 and 8192"},
+        {"batch too big", [](RunConfig& c) { c.train.batchSize = 8193; }, "train.batchSize", "got 8193"},
+        {"learning rate 0", [](RunConfig& c) { c.train.learningRate = 0; }, "train.learningRate", "above 0"},
+        {"learning rate above 1", [](RunConfig& c) { c.train.learningRate = 1.5; }, "train.learningRate",
+         "at most 1"},
+        {"learning rate NaN", [](RunConfig& c) { c.train.learningRate = std::nan(""); }, "train.learningRate",
+         "finite"},
+        {"weight decay negative", [](RunConfig& c) { c.train.weightDecay = -0.01; }, "train.weightDecay",
+         "between 0 and 1"},
+        {"grad clip negative", [](RunConfig& c) { c.train.gradClip = -1; }, "train.gradClip", "at least 0"},
+        {"grad clip infinite", [](RunConfig& c) { c.train.gradClip = HUGE_VAL; }, "train.gradClip", "finite"},
+        {"train steps 0", [](RunConfig& c) { c.train.steps = 0; }, "train.steps", "between 1 and 10000000"},
+        {"train steps too many", [](RunConfig& c) { c.train.steps = 10000001; }, "train.steps",
+         "got 10000001"},
+        {"eval interval 0", [](RunConfig& c) { c.train.evalInterval = 0; }, "train.evalInterval",
+         "at least 1"},
+        {"threads 0", [](RunConfig& c) { c.train.threads = 0; }, "train.threads", "between 1 and 64"},
+        {"threads too many", [](RunConfig& c) { c.train.threads = 65; }, "train.threads", "got 65"},
+    };
+}
+
+} // namespace
+
+class TestConfig : public QObject {
+    Q_OBJECT
+
+private slots:
+    void presetsAreValid() {
+        const auto names = presetNames();
+        QCOMPARE(int(names.size()), 3);
+        for (const std::string& name : names) {
+            const RunConfig c = presetConfig(name);
+            const auto problems = validate(c);
+            QVERIFY2(problems.empty(), (name + joined(problems)).c_str());
+            QCOMPARE(c.preset, name);
+            QCOMPARE(int(c.models.size()), 2);
+            QCOMPARE(c.models[0].name, std::string("NDR"));
+            QCOMPARE(c.models[1].name, std::string("Transformer"));
+        }
+        const RunConfig stub = presetConfig("stub");
+        QVERIFY(stub.task.validMinDepth > stub.task.validMaxDepth); // no validation split
+        QCOMPARE(stub.task.testMinDepth, 5);
+        QCOMPARE(stub.task.testMaxDepth, 7);
+        QCOMPARE(presetConfig("paper-forward").task.order, Order::Forward);
+        QCOMPARE(presetConfig("paper-backward").task.order, Order::Backward);
+    }
+
+    void modelPresets() {
+        const ModelConfig ndr = ndrModel(48, 4, 96, 8);
+        QCOMPARE(ndr.attention, AttentionKind::Geometric);
+        QCOMPARE(ndr.update, UpdateKind::CopyGate);
+        QCOMPARE(ndr.positional, PositionalKind::None);
+        QCOMPARE(ndr.geomNorm, GeomNorm::Off);
+        QVERIFY(ndr.sharedWeights);
+        QCOMPARE(ndr.gateBiasInit, -3.0f);
+        QCOMPARE(ndr.gateDropout, 0.1f);
+        const ModelConfig vanilla = vanillaModel(64, 2, 128, 6);
+        QCOMPARE(vanilla.attention, AttentionKind::Softmax);
+        QCOMPARE(vanilla.update, UpdateKind::Residual);
+        QCOMPARE(vanilla.positional, PositionalKind::Sinusoidal);
+        QCOMPARE(vanilla.gateDropout, 0.0f);
+        QCOMPARE(vanilla.dModel, 64);
+        QCOMPARE(vanilla.heads, 2);
+        QCOMPARE(vanilla.dFF, 128);
+        QCOMPARE(vanilla.steps, 6);
+    }
+
+    void unknownPreset() {
+        try {
+            presetConfig("nosuch");
+            QFAIL("no exception");
+        } catch (const std::invalid_argument& e) {
+            QCOMPARE(std::string(e.what()),
+                     std::string(
+                         "unknown preset 'nosuch': known presets are stub, paper-forward, paper-backward"));
+        }
+    }
+
+    void validateNamesTheField_data() {
+        QTest::addColumn<int>("rule");
+        const auto all = rules();
+        for (size_t i = 0; i < all.size(); ++i)
+            QTest::newRow(all[i].name) << int(i);
+    }
+
+    void validateNamesTheField() {
+        QFETCH(int, rule);
+        const Rule r = rules()[size_t(rule)];
+        RunConfig c = presetConfig("stub");
+        r.breakIt(c);
+        const auto problems = validate(c);
+        const std::string prefix = std::string(r.field) + ": ";
+        bool found = false;
+        for (const std::string& p : problems) {
+            QVERIFY2(p.rfind(prefix, 0) == 0, ("a problem about another field:" + joined(problems)).c_str());
+            found = found || p.find(r.text) != std::string::npos;
+        }
+        QVERIFY2(found, ("no problem mentions '" + std::string(r.text) + "':" + joined(problems)).c_str());
+    }
+
+    void validateAcceptsEdges() {
+        RunConfig c = presetConfig("stub");
+        c.task.validMinDepth = 8, c.task.validMaxDepth = 7; // empty validation split anywhere
+        c.train.gradClip = 0;                               // 0 disables clipping
+        c.models[0].evalSteps = 128;                        // shared weights unroll further
+        c.models[1].sharedWeights = false;
+        c.models[1].evalSteps = c.models[1].steps; // separate layers: only as many as trained
+        c.models[0].geomNorm = GeomNorm::L1;
+        c.models[0].dropout = 0;
+        c.task.testMaxDepth = 40;
+        c.task.symbols = 64, c.task.functions = 26;
+        auto problems = validate(c);
+        QVERIFY2(problems.empty(), joined(problems).c_str());
+        c.models.resize(4, c.models[0]);
+        c.models[2].name = "third", c.models[3].name = "fourth";
+        problems = validate(c);
+        QVERIFY2(problems.empty(), joined(problems).c_str());
+    }
+
+    void validateReportsEveryProblem() {
+        RunConfig c = presetConfig("stub");
+        c.task.symbols = 1;
+        c.models[0].heads = 5;
+        c.train.learningRate = 0;
+        QCOMPARE(int(validate(c).size()), 3);
+    }
+
+    void jsonRoundTripOfPresets() {
+        for (const std::string& name : presetNames()) {
+            const RunConfig c = presetConfig(name);
+            const std::string text = json(c).dump();
+            const RunConfig back = json::parse(text).get<RunConfig>();
+            QVERIFY2(configDiff(c, back).empty(), (name + ": " + configDiff(c, back)).c_str());
+            const RunConfig viaFile = runConfigFromJson(text);
+            QVERIFY2(configDiff(c, viaFile).empty(), (name + ": " + configDiff(c, viaFile)).c_str());
+        }
+    }
+
+    void jsonRoundTripOfCustomConfig() {
+        RunConfig c = presetConfig("paper-forward");
+        c.preset = "custom";
+        c.task.seed = 0xFFFFFFFFFFFFFFF1ull; // beyond int64
+        c.task.order = Order::Backward;
+        c.models[0].geomNorm = GeomNorm::L1;
+        c.models[0].evalSteps = 30;
+        c.models[0].dropout = 0.3f;
+        c.models[0].attentionDropout = 1e-7f;
+        c.models[0].gateBiasInit = -2.7182817f;
+        c.models[1].sharedWeights = false;
+        c.train.learningRate = 1.5e-4;
+        c.train.weightDecay = 0.0025;
+        c.train.threads = 2;
+        const std::string text = json(c).dump(2);
+        QVERIFY2(text.find("\"copy-gate\"") != std::string::npos, text.c_str());
+        QVERIFY2(text.find("\"dropout\": 0.3,") != std::string::npos, text.c_str()); // floats stay compact
+        const RunConfig back = runConfigFromJson(text);
+        QVERIFY2(configDiff(c, back).empty(), configDiff(c, back).c_str());
+        // Without a "preset" label it is still a full configuration.
+        json j = json::parse(text);
+        j.erase("preset");
+        c.preset = "custom";
+        QVERIFY2(configDiff(c, runConfigFromJson(j.dump())).empty(), "without preset");
+    }
+
+    void presetWithOverrides() {
+        const std::string text = R"({
+            "preset": "paper-backward",
+            "task": {"symbols": 6, "seed": 7},
+            "train": {"learningRate": 5e-4, "steps": 200},
+            "models": [{"preset": "vanilla", "heads": 8},
+                       {"preset": "ndr", "name": "NDR long", "evalSteps": 20}],
+            "comment": "unknown fields are ignored"
+        })";
+        const RunConfig c = runConfigFromJson(text);
+        const RunConfig base = presetConfig("paper-backward");
+        QCOMPARE(c.preset, std::string("paper-backward"));
+        QCOMPARE(c.task.symbols, 6);
+        QCOMPARE(c.task.seed, uint64_t(7));
+        QCOMPARE(c.task.functions, base.task.functions);
+        QCOMPARE(c.task.order, Order::Backward);
+        QCOMPARE(c.train.learningRate, 5e-4);
+        QCOMPARE(c.train.steps, 200);
+        QCOMPARE(c.train.batchSize, base.train.batchSize);
+        QCOMPARE(int(c.models.size()), 2);
+        ModelConfig want = vanillaModel(base.models[1].dModel, base.models[1].heads, base.models[1].dFF,
+                                        base.models[1].steps);
+        want.heads = 8;
+        RunConfig expected = c;
+        expected.models = {want, ndrModel(base.models[0].dModel, base.models[0].heads, base.models[0].dFF,
+                                          base.models[0].steps)};
+        expected.models[1].name = "NDR long";
+        expected.models[1].evalSteps = 20;
+        QVERIFY2(configDiff(expected, c).empty(), configDiff(expected, c).c_str());
+    }
+
+    void presetAloneAndModelsByIndex() {
+        QVERIFY(configDiff(presetConfig("stub"), runConfigFromJson(R"({"preset": "stub"})")).empty());
+        // Entries without a model preset start from the preset's model at the same index.
+        const RunConfig c = runConfigFromJson(
+            R"({"preset": "stub", "models": [{"dModel": 16, "heads": 2}, {"dModel": 16, "heads": 2}]})");
+        QCOMPARE(c.models[0].name, std::string("NDR"));
+        QCOMPARE(c.models[0].update, UpdateKind::CopyGate);
+        QCOMPARE(c.models[1].name, std::string("Transformer"));
+        QCOMPARE(c.models[1].dModel, 16);
+        QCOMPARE(c.models[1].dFF, 96);
+        // One model only: the list is replaced entirely.
+        QCOMPARE(int(runConfigFromJson(R"({"preset": "stub", "models": [{"preset": "ndr"}]})").models.size()),
+                 1);
+    }
+
+    void jsonErrorsNameThePath_data() {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("expected");
+        json full = presetConfig("stub");
+        full["preset"] = "custom";
+        const auto with = [&](const std::function<void(json&)>& edit) {
+            json j = full;
+            edit(j);
+            return QString::fromStdString(j.dump());
+        };
+        QTest::newRow("string for integer") << with([](json& j) { j["models"][1]["heads"] = "four"; })
+                                            << "models[1].heads: expected an integer, got string";
+        QTest::newRow("float for integer") << with([](json& j) { j["models"][0]["heads"] = 2.5; })
+                                           << "models[0].heads: expected an integer, got 2.5";
+        QTest::newRow("integer too big") << with([](json& j) { j["models"][0]["dFF"] = 1e12; })
+                                         << "models[0].dFF: expected an integer between";
+        QTest::newRow("negative seed") << with([](json& j) { j["task"]["seed"] = -3; })
+                                       << "task.seed: expected a non-negative integer, got -3";
+        QTest::newRow("string for number") << with([](json& j) { j["train"]["learningRate"] = "fast"; })
+                                           << "train.learningRate: expected a number, got string";
+        QTest::newRow("null for number") << with([](json& j) { j["train"]["weightDecay"] = nullptr; })
+                                         << "train.weightDecay: expected a number, got null";
+        QTest::newRow("string for bool") << with([](json& j) { j["models"][0]["sharedWeights"] = "yes"; })
+                                         << "models[0].sharedWeights: expected true or false, got string";
+        QTest::newRow("unknown attention")
+            << with([](json& j) { j["models"][0]["attention"] = "linear"; })
+            << "models[0].attention: unknown value 'linear'; expected softmax or "
+               "geometric";
+        QTest::newRow("unknown order")
+            << with([](json& j) { j["task"]["order"] = "sideways"; })
+            << "task.order: unknown value 'sideways'; expected forward or backward";
+        QTest::newRow("unknown update")
+            << with([](json& j) { j["models"][1]["update"] = "gate"; })
+            << "models[1].update: unknown value 'gate'; expected residual or copy-gate";
+        QTest::newRow("number for enum") << with([](json& j) { j["models"][1]["geomNorm"] = 1; })
+                                         << "models[1].geomNorm: expected one of off or l1, got 1";
+        QTest::newRow("missing model field")
+            << with([](json& j) { j["models"][1].erase("dFF"); }) << "models[1].dFF: missing";
+        QTest::newRow("missing task field")
+            << with([](json& j) { j["task"].erase("order"); }) << "task.order: missing";
+        QTest::newRow("missing section") << with([](json& j) { j.erase("train"); }) << "train: missing";
+        QTest::newRow("task not an object")
+            << with([](json& j) { j["task"] = json::array(); }) << "task: expected an object, got array";
+        QTest::newRow("models not an array")
+            << with([](json& j) { j["models"] = json::object(); }) << "models: expected an array, got object";
+        QTest::newRow("override of wrong type")
+            << QString(R"({"preset": "stub", "train": {"steps": "many"}})")
+            << "train.steps: expected an integer";
+        QTest::newRow("model override of wrong type")
+            << QString(R"({"preset": "stub", "models": [{"preset": "ndr", "dropout": true}]})")
+            << "models[0].dropout: expected a number, got boolean";
+        QTest::newRow("unknown preset") << QString(R"({"preset": "nosuch", "task": {}})")
+                                        << "unknown preset 'nosuch': known presets are stub, paper-forward, "
+                                           "paper-backward";
+        QTest::newRow("unknown model preset")
+            << QString(R"({"preset": "stub", "models": [{"preset": "lstm"}]})")
+            << "models[0].preset: unknown model preset 'lstm'";
+        QTest::newRow("syntax error") << QString(R"({"preset": "stub",)") << "invalid JSON at byte";
+        QTest::newRow("not an object") << QString("[1, 2]") << "must be a JSON object";
+        QTest::newRow("invalid after overrides")
+            << QString(R"({"preset": "stub", "models": [{"preset": "ndr", "heads": 5}]})")
+            << "models[0].heads: 5 does not divide dModel 48";
+    }
+
+    void jsonErrorsNameThePath() {
+        QFETCH(QString, text);
+        QFETCH(QString, expected);
+        const QString message = errorOf([&] { runConfigFromJson(text.toStdString()); });
+        QVERIFY2(!message.isEmpty(), "accepted");
+        QVERIFY2(message.contains(expected), qPrintable("message: " + message));
+    }
+
+    void allValidationProblemsListed() {
+        const QString message = errorOf([] {
+            runConfigFromJson(R"({"preset": "stub", "task": {"symbols": 1}, "train": {"threads": 0}})");
+        });
+        const QStringList lines = message.split('\n');
+        QCOMPARE(lines.size(), 2);
+        QVERIFY2(lines[0].startsWith("task.symbols: "), qPrintable(message));
+        QVERIFY2(lines[1].startsWith("train.threads: "), qPrintable(message));
+    }
+
+    void fromJsonOfOneStruct() {
+        json j = ndrModel(48, 4, 96, 8);
+        QCOMPARE(j.get<ModelConfig>().dModel, 48);
+        j["heads"] = "x";
+        const QString message = errorOf([&] { j.get<ModelConfig>(); });
+        QCOMPARE(message, QString("heads: expected an integer, got string"));
+        json t = TrainConfig{};
+        t["steps"] = 1e4; // integral, written the short way
+        QCOMPARE(t.get<TrainConfig>().steps, 10000);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestConfig)
+#include "test_config.moc"

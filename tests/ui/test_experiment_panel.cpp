@@ -1,0 +1,438 @@
+// The experiment panel driven through its widgets: presets fill every field, edits switch to custom,
+// the core's validation shows inline and gates Start, state locks the fields, settings persist.
+#include "core/config/config.h"
+#include "ui/panel/experiment_panel.h"
+#include "ui/panel/real_spin_box.h"
+#include "core/io/serialize.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <functional>
+#include <nlohmann/json.hpp>
+
+using ndrui::ExperimentPanel;
+
+namespace {
+
+QString dump(const ndr::RunConfig& c) {
+    return QString::fromStdString(nlohmann::json(c).dump(1));
+}
+
+template <typename W> W* field(QWidget& panel, const QString& name) {
+    W* w = panel.findChild<W*>(name);
+    if (!w)
+        qFatal("no %s named %s", W::staticMetaObject.className(), qPrintable(name));
+    return w;
+}
+
+// Types into a spin box or line edit as a user would: select everything, delete, type, press Enter.
+void typeInto(QWidget* w, const QString& text) {
+    w->setFocus();
+    QTest::keyClick(w, Qt::Key_A, Qt::ControlModifier);
+    QTest::keyClick(w, Qt::Key_Delete);
+    QTest::keyClicks(w, text);
+    QTest::keyClick(w, Qt::Key_Return);
+}
+
+void choosePreset(QWidget& panel, const QString& name) {
+    auto* combo = field<QComboBox>(panel, "preset");
+    const int index = combo->findText(name);
+    QVERIFY2(index >= 0, qPrintable(name));
+    combo->setCurrentIndex(index);
+}
+
+QString noteOf(QWidget& panel, const QString& path) {
+    auto* note = field<QLabel>(panel, path + ".problem");
+    return note->isHidden() ? QString() : note->text();
+}
+
+bool hasProblemFor(const QStringList& problems, const QString& path) {
+    for (const QString& p : problems)
+        if (p.startsWith(path + ": "))
+            return true;
+    return false;
+}
+
+} // namespace
+
+class TestExperimentPanel : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir configHome_;
+
+private slots:
+    void initTestCase() {
+        // QSettings writes under XDG_CONFIG_HOME: a temporary one keeps the user's settings out of it.
+        QVERIFY(configHome_.isValid());
+        qputenv("XDG_CONFIG_HOME", configHome_.path().toLocal8Bit());
+    }
+
+    void eachPresetFillsEveryField() {
+        ExperimentPanel panel(nullptr, false);
+        // Going round twice makes every preset replace a different one.
+        const QStringList order = {"paper-backward", "stub", "paper-forward", "paper-backward", "stub"};
+        for (const QString& name : order) {
+            choosePreset(panel, name);
+            const ndr::RunConfig want = ndr::presetConfig(name.toStdString());
+            QCOMPARE(dump(panel.config()), dump(want));
+            QVERIFY2(panel.problems().isEmpty(), qPrintable(panel.problems().join('\n')));
+            QVERIFY(field<QPushButton>(panel, "start")->isEnabled());
+        }
+    }
+
+    void editingAFieldSwitchesToCustom() {
+        ExperimentPanel panel(nullptr, false);
+        choosePreset(panel, "paper-forward");
+        QSignalSpy changed(&panel, &ExperimentPanel::configChanged);
+        typeInto(field<QSpinBox>(panel, "models[0].dModel"), "96");
+        QCOMPARE(field<QComboBox>(panel, "preset")->currentText(), QString("custom"));
+        QVERIFY(changed.count() > 0);
+        ndr::RunConfig want = ndr::presetConfig("paper-forward");
+        want.preset = "custom";
+        want.models[0].dModel = 96;
+        QCOMPARE(dump(panel.config()), dump(want)); // every other field kept
+
+        // A combo and a real-valued field as well.
+        choosePreset(panel, "stub");
+        field<QComboBox>(panel, "task.order")->setCurrentIndex(1);
+        QCOMPARE(field<QComboBox>(panel, "preset")->currentText(), QString("custom"));
+        QCOMPARE(panel.config().task.order, ndr::Order::Backward);
+        choosePreset(panel, "stub");
+        typeInto(field<QDoubleSpinBox>(panel, "models[1].dropout"), "0.25");
+        QCOMPARE(field<QComboBox>(panel, "preset")->currentText(), QString("custom"));
+        QCOMPARE(panel.config().models[1].dropout, 0.25f);
+    }
+
+    void badValuesAreShownAndBlockStart_data() {
+        QTest::addColumn<QString>("editor");
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("problemField");
+        QTest::addColumn<QString>("says");
+        // Stub: train 1-4, no validation split, test 5-7, d_model 48.
+        QTest::newRow("train min > max") << "task.trainMinDepth"
+                                         << "6"
+                                         << "task.trainMaxDepth"
+                                         << "must be at least task.trainMinDepth";
+        QTest::newRow("heads do not divide d_model") << "models[0].heads"
+                                                     << "5"
+                                                     << "models[0].heads"
+                                                     << "5 does not divide dModel 48";
+        QTest::newRow("learning rate 0") << "train.learningRate"
+                                         << "0"
+                                         << "train.learningRate"
+                                         << "must be above 0";
+        QTest::newRow("test overlaps train") << "task.testMinDepth"
+                                             << "3"
+                                             << "task.testMinDepth"
+                                             << "overlap train depths 1..4";
+        QTest::newRow("one symbol") << "task.symbols"
+                                    << "1"
+                                    << "task.symbols"
+                                    << "must be between 2 and 64";
+        QTest::newRow("empty name") << "models[1].name"
+                                    << ""
+                                    << "models[1].name"
+                                    << "must not be empty";
+        QTest::newRow("duplicate name") << "models[1].name"
+                                        << "NDR"
+                                        << "models[1].name"
+                                        << "already the name of another model";
+    }
+
+    void badValuesAreShownAndBlockStart() {
+        QFETCH(QString, editor);
+        QFETCH(QString, text);
+        QFETCH(QString, problemField);
+        QFETCH(QString, says);
+        ExperimentPanel panel(nullptr, false);
+        panel.resize(440, 900);
+        panel.show();
+        auto* start = field<QPushButton>(panel, "start");
+        QVERIFY(panel.problems().isEmpty());
+        QVERIFY(noteOf(panel, problemField).isEmpty());
+
+        typeInto(field<QWidget>(panel, editor), text);
+        QVERIFY2(hasProblemFor(panel.problems(), problemField), qPrintable(panel.problems().join('\n')));
+        QVERIFY2(noteOf(panel, problemField).contains(says), qPrintable(noteOf(panel, problemField)));
+        QVERIFY(field<QWidget>(panel, problemField)->toolTip().contains(says));
+        QVERIFY(field<QLabel>(panel, "summary")->text().contains("problem"));
+        QVERIFY(!start->isEnabled());
+        QSignalSpy started(&panel, &ExperimentPanel::startRequested);
+        QTest::mouseClick(start, Qt::LeftButton);
+        QCOMPARE(started.count(), 0);
+
+        // Back to a valid preset: the note goes and Start comes back.
+        choosePreset(panel, "stub");
+        QVERIFY(panel.problems().isEmpty());
+        QVERIFY(noteOf(panel, problemField).isEmpty());
+        QVERIFY(start->isEnabled());
+    }
+
+    void unshareedEvalStepsAndSoftmaxL1AreCoreProblems() {
+        ExperimentPanel panel(nullptr, false);
+        field<QCheckBox>(panel, "models[0].sharedWeights")->setChecked(false);
+        QVERIFY2(noteOf(panel, "models[0].evalSteps").contains("without shared weights"),
+                 qPrintable(panel.problems().join('\n')));
+        choosePreset(panel, "stub");
+        field<QComboBox>(panel, "models[0].geomNorm")->setCurrentIndex(1);  // L1
+        field<QComboBox>(panel, "models[0].attention")->setCurrentIndex(0); // softmax
+        QVERIFY(noteOf(panel, "models[0].geomNorm").contains("needs geometric attention"));
+        // Still editable, so the user can fix it; off under softmax is then disabled.
+        auto* norm = field<QComboBox>(panel, "models[0].geomNorm");
+        QVERIFY(norm->isEnabled());
+        norm->setCurrentIndex(0);
+        QVERIFY(panel.problems().isEmpty());
+        QVERIFY(!norm->isEnabled());
+    }
+
+    void fieldsThatDoNotApplyAreDisabled() {
+        ExperimentPanel panel(nullptr, false);
+        choosePreset(panel, "stub");
+        // Model 0 is NDR (geometric, copy gate), model 1 vanilla (softmax, residual).
+        QVERIFY(field<QWidget>(panel, "models[0].gateDropout")->isEnabled());
+        QVERIFY(field<QWidget>(panel, "models[0].geomNorm")->isEnabled());
+        QVERIFY(!field<QWidget>(panel, "models[1].gateDropout")->isEnabled());
+        QVERIFY(!field<QWidget>(panel, "models[1].gateBiasInit")->isEnabled());
+        QVERIFY(!field<QWidget>(panel, "models[1].geomNorm")->isEnabled());
+        field<QComboBox>(panel, "models[1].update")->setCurrentIndex(1); // copy gate
+        QVERIFY(field<QWidget>(panel, "models[1].gateDropout")->isEnabled());
+        QVERIFY(field<QWidget>(panel, "models[1].gateBiasInit")->isEnabled());
+    }
+
+    void validationSplitCheckbox() {
+        ExperimentPanel panel(nullptr, false);
+        choosePreset(panel, "paper-forward");
+        auto* valid = field<QCheckBox>(panel, "task.validEnabled");
+        QVERIFY(valid->isChecked());
+        valid->setChecked(false);
+        QVERIFY(!field<QWidget>(panel, "task.validMinDepth")->isEnabled());
+        ndr::TaskConfig t = panel.config().task;
+        QVERIFY(t.validMinDepth > t.validMaxDepth);
+        QVERIFY(panel.problems().isEmpty());
+        valid->setChecked(true);
+        t = panel.config().task;
+        QCOMPARE(t.validMinDepth, 6);
+        QCOMPARE(t.validMaxDepth, 8);
+        choosePreset(panel, "stub"); // the stub has no validation split
+        QVERIFY(!valid->isChecked());
+    }
+
+    void validConfigStarts() {
+        ExperimentPanel panel(nullptr, false);
+        choosePreset(panel, "stub");
+        typeInto(field<QSpinBox>(panel, "train.steps"), "1500");
+        typeInto(field<QLineEdit>(panel, "train.seed"), "7");
+        QVERIFY(panel.problems().isEmpty());
+        QSignalSpy started(&panel, &ExperimentPanel::startRequested);
+        QTest::mouseClick(field<QPushButton>(panel, "start"), Qt::LeftButton);
+        QCOMPARE(started.count(), 1);
+        const auto c = started.at(0).at(0).value<ndr::RunConfig>();
+        ndr::RunConfig want = ndr::presetConfig("stub");
+        want.preset = "custom";
+        want.train.steps = 1500;
+        want.train.seed = 7;
+        QCOMPARE(dump(c), dump(want));
+    }
+
+    void stateLocksFieldsAndDrivesButtons() {
+        ExperimentPanel panel(nullptr, false);
+        auto* start = field<QPushButton>(panel, "start");
+        auto* pause = field<QPushButton>(panel, "pauseResume");
+        auto* stop = field<QPushButton>(panel, "stop");
+        QVERIFY(start->isEnabled() && !pause->isEnabled() && !stop->isEnabled());
+        QSignalSpy paused(&panel, &ExperimentPanel::pauseRequested);
+        QSignalSpy resumed(&panel, &ExperimentPanel::resumeRequested);
+        QSignalSpy stopped(&panel, &ExperimentPanel::stopRequested);
+        QSignalSpy started(&panel, &ExperimentPanel::startRequested);
+
+        panel.setState(ExperimentPanel::RunState::Training);
+        for (const char* name : {"preset", "task.symbols", "models[0].dModel", "models[1].attention",
+                                 "train.learningRate", "task.validEnabled"})
+            QVERIFY2(!field<QWidget>(panel, name)->isEnabled(), name);
+        QVERIFY(!start->isEnabled() && pause->isEnabled() && stop->isEnabled());
+        QCOMPARE(pause->text(), QString("Pause"));
+        QTest::mouseClick(start, Qt::LeftButton);
+        QTest::mouseClick(pause, Qt::LeftButton);
+        QCOMPARE(started.count(), 0);
+        QCOMPARE(paused.count(), 1);
+
+        panel.setState(ExperimentPanel::RunState::Paused);
+        QCOMPARE(pause->text(), QString("Resume"));
+        QVERIFY(!field<QWidget>(panel, "task.symbols")->isEnabled());
+        QTest::mouseClick(pause, Qt::LeftButton);
+        QCOMPARE(resumed.count(), 1);
+        QTest::mouseClick(stop, Qt::LeftButton);
+        QCOMPARE(stopped.count(), 1);
+
+        panel.setState(ExperimentPanel::RunState::Idle);
+        QVERIFY(field<QWidget>(panel, "task.symbols")->isEnabled());
+        QVERIFY(start->isEnabled() && !pause->isEnabled() && !stop->isEnabled());
+        // Fields that do not apply stay disabled after the unlock.
+        QVERIFY(!field<QWidget>(panel, "models[1].gateDropout")->isEnabled());
+    }
+
+    void setConfigRoundTripsACustomConfig() {
+        ndr::RunConfig c = ndr::presetConfig("paper-backward");
+        c.preset = "custom";
+        c.task.symbols = 6;
+        c.task.functions = 5;
+        c.task.trainMinDepth = 2, c.task.trainMaxDepth = 4;
+        c.task.validMinDepth = 5, c.task.validMaxDepth = 5;
+        c.task.testMinDepth = 6, c.task.testMaxDepth = 9;
+        c.task.order = ndr::Order::Backward;
+        c.task.seed = 12345678901234567ULL; // beyond a spin box
+        c.task.evalExamplesPerDepth = 250;
+        ndr::ModelConfig a = ndr::vanillaModel(60, 3, 120, 5);
+        a.name = "softmax unshared";
+        a.attention = ndr::AttentionKind::Softmax;
+        a.update = ndr::UpdateKind::Residual;
+        a.positional = ndr::PositionalKind::Sinusoidal;
+        a.sharedWeights = false;
+        a.evalSteps = 5;
+        a.dropout = 0.3f;
+        a.attentionDropout = 0.05f;
+        a.gateDropout = 0.2f; // kept though disabled
+        a.gateBiasInit = -1.5f;
+        a.learningRate = 3e-5;
+        ndr::ModelConfig b = ndr::ndrModel(32, 2, 64, 12);
+        b.geomNorm = ndr::GeomNorm::L1;
+        b.evalSteps = 20;
+        b.gateDropout = 0.15f;
+        b.gateBiasInit = -2.75f;
+        c.models = {b, a};
+        c.train.batchSize = 48;
+        c.train.learningRate = 2.5e-4;
+        c.train.weightDecay = 0.0025;
+        c.train.gradClip = 0; // off
+        c.train.steps = 1234;
+        c.train.evalInterval = 111;
+        c.train.seed = 99;
+        c.train.threads = 2;
+        QCOMPARE(ndr::validate(c), std::vector<std::string>{});
+
+        ExperimentPanel panel(nullptr, false);
+        QSignalSpy changed(&panel, &ExperimentPanel::configChanged);
+        panel.setConfig(c);
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(dump(panel.config()), dump(c));
+        QCOMPARE(field<QComboBox>(panel, "preset")->currentText(), QString("custom"));
+        QVERIFY(panel.problems().isEmpty());
+        QCOMPARE(field<QLabel>(panel, "models[1].header")->text(), QString("softmax unshared"));
+
+        // A preset passed to setConfig shows as that preset.
+        panel.setConfig(ndr::presetConfig("paper-forward"));
+        QCOMPARE(field<QComboBox>(panel, "preset")->currentText(), QString("paper-forward"));
+        // Three models get three columns.
+        c.models.push_back(ndr::ndrModel(16, 2, 32, 4));
+        c.models.back().name = "small";
+        panel.setConfig(c);
+        QCOMPARE(dump(panel.config()), dump(c));
+        QVERIFY(panel.findChild<QProgressBar*>("progress[2]"));
+    }
+
+    void realFieldsShowShortText() {
+        ndrui::RealSpinBox box;
+        box.setRange(0, 1);
+        const std::pair<double, const char*> cases[] = {{5e-4, "0.0005"}, {1e-3, "0.001"}, {1e-5, "1e-5"},
+                                                        {3e-5, "3e-5"},   {0.25, "0.25"},  {1, "1"}};
+        for (const auto& [value, text] : cases) {
+            box.setValue(value);
+            QCOMPARE(box.text(), QString(text));
+            QCOMPARE(box.value(), value);
+        }
+        box.setFloat(0.1f);
+        QCOMPARE(box.text(), QString("0.1"));
+        QCOMPARE(float(box.value()), 0.1f);
+        // Typing scientific notation works too.
+        typeInto(&box, "2.5e-4");
+        QCOMPARE(box.value(), 2.5e-4);
+    }
+
+    void progressText() {
+        ExperimentPanel panel(nullptr, false);
+        choosePreset(panel, "stub");
+        auto* bar = field<QProgressBar>(panel, "progress[0]");
+        QCOMPARE(bar->text(), QString("NDR  0/6000"));
+        panel.setModelProgress(0, 1200, 6000, 105.2, 45.6, QString());
+        QCOMPARE(bar->text(), QString("NDR  1200/6000  105 steps/s  ETA 0:46"));
+        QCOMPARE(bar->value(), 1200);
+        panel.setModelProgress(1, 6000, 6000, 0, 0, "finished");
+        QCOMPARE(field<QProgressBar>(panel, "progress[1]")->text(),
+                 QString("Transformer  6000/6000  finished"));
+        panel.setModelProgress(1, 300, 6000, 0, 0, "diverged: loss is NaN at step 300 (100%)");
+        QCOMPARE(field<QProgressBar>(panel, "progress[1]")->text(),
+                 QString("Transformer  300/6000  diverged: loss is NaN at step 300 (100%)"));
+        panel.setModelProgress(0, 10, 100000, 2.5, 3725, QString());
+        QCOMPARE(bar->text(), QString("NDR  10/100000  2.5 steps/s  ETA 1:02:05"));
+    }
+
+    void settingsPersist() {
+        QSettings("NDR Studio", "ndr-studio").remove("experiment/config");
+        QVERIFY2(QSettings("NDR Studio", "ndr-studio").fileName().startsWith(configHome_.path()),
+                 qPrintable(QSettings("NDR Studio", "ndr-studio").fileName()));
+        {
+            ExperimentPanel first(nullptr, true);
+            QCOMPARE(dump(first.config()), dump(ndr::presetConfig("stub"))); // nothing remembered yet
+            choosePreset(first, "paper-backward");
+            typeInto(field<QSpinBox>(first, "train.batchSize"), "96");
+            typeInto(field<QSpinBox>(first, "models[0].heads"), "5"); // invalid: not remembered
+        }
+        ndr::RunConfig want = ndr::presetConfig("paper-backward");
+        want.preset = "custom";
+        want.train.batchSize = 96;
+        {
+            ExperimentPanel second(nullptr, true);
+            QCOMPARE(dump(second.config()), dump(want));
+        }
+        // Tests and a damaged entry: the default.
+        QCOMPARE(dump(ExperimentPanel(nullptr, false).config()), dump(ndr::presetConfig("stub")));
+        QSettings("NDR Studio", "ndr-studio").setValue("experiment/config", "{not json");
+        QCOMPARE(dump(ExperimentPanel(nullptr, true).config()), dump(ndr::presetConfig("stub")));
+        QSettings("NDR Studio", "ndr-studio").remove("experiment/config");
+    }
+
+    // With NDR_SHOT_DIR set, saves pictures of the panel (valid, and with problems) for a person to look at.
+    void screenshots() {
+        const QString dir = qEnvironmentVariable("NDR_SHOT_DIR");
+        if (dir.isEmpty())
+            QSKIP("set NDR_SHOT_DIR to write screenshots");
+        QDir().mkpath(dir);
+        ExperimentPanel panel(nullptr, false);
+        panel.resize(440, 900);
+        panel.show();
+        choosePreset(panel, "paper-forward");
+        panel.setModelProgress(0, 1200, 8000, 105, 84, QString());
+        panel.setModelProgress(1, 8000, 8000, 0, 0, "finished");
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        QCoreApplication::processEvents(); // let the layouts settle before grabbing
+        QVERIFY(panel.grab().save(dir + "/panel-valid.png"));
+        typeInto(field<QSpinBox>(panel, "task.trainMinDepth"), "7");
+        typeInto(field<QSpinBox>(panel, "models[0].heads"), "5");
+        typeInto(field<QDoubleSpinBox>(panel, "train.learningRate"), "0");
+        QCoreApplication::processEvents();
+        QVERIFY(panel.grab().save(dir + "/panel-problems.png"));
+        panel.resize(440, 1500);
+        QCoreApplication::processEvents();
+        QVERIFY(panel.grab().save(dir + "/panel-problems-tall.png"));
+        panel.resize(380, 700); // the narrowest dock
+        QCoreApplication::processEvents();
+        QVERIFY(panel.grab().save(dir + "/panel-problems-380.png"));
+        panel.resize(440, 1500);
+        panel.setState(ExperimentPanel::RunState::Paused);
+        QCoreApplication::processEvents();
+        QVERIFY(panel.grab().save(dir + "/panel-paused-tall.png"));
+    }
+};
+
+QTEST_MAIN(TestExperimentPanel)
+#include "test_experiment_panel.moc"

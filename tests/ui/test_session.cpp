@@ -1,0 +1,156 @@
+// The window's training session: both models train on worker threads and report snapshots; pause
+// holds them, resume and stop work; saving while training and reopening gives the same histories;
+// traces come back from the workers; a bad run file is refused and the open run stays as it was.
+#include "ui/training/training_session.h"
+#include "testutil.h"
+
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace ndrui;
+
+namespace {
+
+ndr::RunConfig smallRun(int steps) {
+    ndr::RunConfig c = ndr::presetConfig("stub");
+    c.task.evalExamplesPerDepth = 32;
+    c.models = {ndr::ndrModel(16, 2, 32, 4), ndr::vanillaModel(16, 2, 32, 4)};
+    c.train.batchSize = 16;
+    c.train.steps = steps;
+    c.train.evalInterval = 50;
+    c.train.seed = 4;
+    return c;
+}
+
+int minStep(const TrainingSession& s) {
+    int m = INT_MAX;
+    for (const auto& p : s.models()) m = std::min(m, p.step);
+    return m;
+}
+
+} // namespace
+
+class TestSession : public QObject {
+    Q_OBJECT
+
+private slots:
+    void trainsPausesResumesAndFinishes() {
+        TrainingSession s;
+        QSignalSpy progressed(&s, &TrainingSession::progressed);
+        QString error;
+        QVERIFY2(s.start(smallRun(400), &error), qPrintable(error));
+        QCOMPARE(s.state(), TrainingSession::State::Training);
+        QTRY_VERIFY_WITH_TIMEOUT(minStep(s) >= 60, ndrtest::waitMs(20000));
+        QVERIFY(progressed.count() > 0);
+        for (const auto& m : s.models()) QVERIFY(!m.history.empty()); // the evaluation at step 50
+
+        s.pause();
+        QCOMPARE(s.state(), TrainingSession::State::Paused);
+        QTRY_VERIFY_WITH_TIMEOUT(std::all_of(s.models().begin(), s.models().end(),
+                                             [](const ModelProgress& m) { return m.status == "paused"; }),
+                                 ndrtest::waitMs(5000));
+        const int held = minStep(s);
+        QTest::qWait(200);
+        QCOMPARE(minStep(s), held);
+
+        s.resume();
+        QCOMPARE(s.state(), TrainingSession::State::Training);
+        QTRY_COMPARE_WITH_TIMEOUT(s.state(), TrainingSession::State::Ready, ndrtest::waitMs(30000));
+        for (const auto& m : s.models()) {
+            QCOMPARE(m.step, 400);
+            QCOMPARE(m.status, QString("finished"));
+            QCOMPARE(m.history.size(), size_t(8)); // every 50 steps
+            QCOMPARE(m.lossLog.steps.size(), size_t(40));
+            QCOMPARE(m.lossLog.steps.back(), 400);
+        }
+    }
+
+    void stopEndsTraining() {
+        TrainingSession s;
+        QString error;
+        QVERIFY(s.start(smallRun(100000), &error));
+        QTRY_VERIFY_WITH_TIMEOUT(minStep(s) >= 5, ndrtest::waitMs(20000));
+        s.stop();
+        QTRY_COMPARE_WITH_TIMEOUT(s.state(), TrainingSession::State::Ready, ndrtest::waitMs(5000));
+        for (const auto& m : s.models()) QCOMPARE(m.status, QString("stopped"));
+        // Stopping while paused also ends it.
+        s.continueTraining(100000);
+        QCOMPARE(s.state(), TrainingSession::State::Training);
+        s.pause();
+        s.stop();
+        QTRY_COMPARE_WITH_TIMEOUT(s.state(), TrainingSession::State::Ready, ndrtest::waitMs(5000));
+    }
+
+    void saveWhileTrainingThenReopen() {
+        QTemporaryDir dir;
+        const QString file = dir.filePath("run.json");
+        TrainingSession s;
+        QSignalSpy saved(&s, &TrainingSession::saved);
+        QString error;
+        QVERIFY(s.start(smallRun(300), &error));
+        QTRY_VERIFY_WITH_TIMEOUT(minStep(s) >= 120, ndrtest::waitMs(20000));
+        s.save(file); // models keep training meanwhile
+        QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, ndrtest::waitMs(10000));
+        QTRY_COMPARE_WITH_TIMEOUT(s.state(), TrainingSession::State::Ready, ndrtest::waitMs(30000));
+        s.save(file);
+        QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 2, ndrtest::waitMs(10000));
+
+        TrainingSession t;
+        QVERIFY2(t.open(file, &error), qPrintable(error));
+        QCOMPARE(t.state(), TrainingSession::State::Ready);
+        QCOMPARE(t.models().size(), s.models().size());
+        for (size_t i = 0; i < s.models().size(); ++i) {
+            const auto &a = s.models()[i], &b = t.models()[i];
+            QCOMPARE(b.step, 300);
+            QCOMPARE(b.history.size(), a.history.size());
+            for (size_t k = 0; k < a.history.size(); ++k) {
+                QCOMPARE(b.history[k].step, a.history[k].step);
+                QCOMPARE(b.history[k].accuracy, a.history[k].accuracy);
+            }
+            QCOMPARE(b.lossLog.loss, a.lossLog.loss);
+        }
+        // An opened run trains on.
+        t.continueTraining(350);
+        QTRY_COMPARE_WITH_TIMEOUT(t.state(), TrainingSession::State::Ready, ndrtest::waitMs(30000));
+        for (const auto& m : t.models()) QCOMPARE(m.step, 350);
+    }
+
+    void badRunFileChangesNothing() {
+        QTemporaryDir dir;
+        TrainingSession s;
+        QString error;
+        QVERIFY(s.start(smallRun(60), &error));
+        QTRY_COMPARE_WITH_TIMEOUT(s.state(), TrainingSession::State::Ready, ndrtest::waitMs(30000));
+        const quint64 id = s.runId();
+        QFile bad(dir.filePath("bad.json"));
+        QVERIFY(bad.open(QIODevice::WriteOnly));
+        bad.write("{\"format\": \"something-else\"}");
+        bad.close();
+        QVERIFY(!s.open(bad.fileName(), &error));
+        QVERIFY2(error.contains("format"), qPrintable(error));
+        QCOMPARE(s.runId(), id);
+        QCOMPARE(s.models()[0].step, 60);
+        QVERIFY(!s.open(dir.filePath("missing.json"), &error));
+        QCOMPARE(s.runId(), id);
+    }
+
+    void tracesComeBackFromTheWorkers() {
+        TrainingSession s;
+        QSignalSpy traced(&s, &TrainingSession::traced);
+        QString error;
+        QVERIFY(s.start(smallRun(1000), &error));
+        const quint64 id = s.requestTrace(s.probe(), 6);
+        QTRY_COMPARE_WITH_TIMEOUT(traced.count(), 2, ndrtest::waitMs(10000));
+        for (const auto& args : traced) {
+            const auto r = args.at(0).value<TraceResultPtr>();
+            QCOMPARE(r->id, id);
+            QVERIFY2(r->error.isEmpty() || r->model == 1, qPrintable(r->error));
+            if (r->model == 0) QCOMPARE(r->trace.steps, 6); // shared NDR layers run any number of steps
+        }
+        s.stop();
+    }
+};
+
+QTEST_MAIN(TestSession)
+#include "test_session.moc"

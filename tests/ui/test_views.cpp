@@ -1,0 +1,370 @@
+// The dashboard views fed with a tiny real training run: plot contents follow the data (points, bars,
+// heatmap cells, gates, chance line), clicks and tooltips name the right cell, the palette recolours,
+// exports have the asked size. With NDR_VIEW_SHOTS=<dir> it also saves screenshots of every view.
+#include "ui/plots/attention_grid_view.h"
+#include "ui/plots/depth_bars_view.h"
+#include "ui/plots/gate_map_view.h"
+#include "ui/plots/heatmap_plot.h"
+#include "ui/plots/learning_curves_view.h"
+#include "ui/plots/length_generalisation_view.h"
+
+#include "ui/common/palette.h"
+#include "testutil.h"
+#include "view_fixture.h"
+
+#include <QDir>
+#include <QSignalSpy>
+
+using namespace ndr;
+using namespace ndrui;
+using namespace viewtest;
+
+class TestViews : public QObject {
+    Q_OBJECT
+
+    Run run_;
+    QString shots_;
+
+private slots:
+    void initTestCase() {
+        shots_ = shotsDir();
+        // Longer when taking screenshots, so the curves show learning; 40 steps keep the test quick.
+        run_ = shots_.isEmpty() ? train(40, 10) : train(600, 25);
+        QCOMPARE(run_.histories.size(), size_t(2));
+        QVERIFY(!run_.histories[0].back().probe.gates.empty());
+        QVERIFY(run_.histories[1].back().probe.gates.empty());
+    }
+
+    void learningCurvesFollowTheData() {
+        LearningCurvesView view;
+        view.setModelNames(run_.names);
+        view.setChance(1.0 / run_.config.task.symbols);
+        for (int m = 0; m < 2; ++m) {
+            for (size_t i = 0; i < run_.losses[m].size(); ++i)
+                view.appendLoss(m, run_.lossSteps[m][i], run_.losses[m][i]);
+            view.setHistory(m, run_.histories[m]);
+        }
+        showAt(&view);
+        QCustomPlot* p = plotOf(&view);
+        // Per model: raw loss, smoothed loss, train and test accuracy.
+        QCOMPARE(p->graphCount(), 8);
+        const size_t evals = run_.histories[0].size();
+        for (int m = 0; m < 2; ++m) {
+            QCOMPARE(size_t(p->graph(4 * m)->dataCount()), run_.losses[m].size());
+            QCOMPARE(size_t(p->graph(4 * m + 2)->dataCount()), evals);
+            QCOMPARE(size_t(p->graph(4 * m + 3)->dataCount()), evals);
+            QCOMPARE(p->graph(4 * m + 3)->data()->at(int(evals) - 1)->value,
+                     run_.histories[m].back().testAccuracy);
+            QCOMPARE(p->graph(4 * m + 2)->pen().style(), Qt::SolidLine);
+            QCOMPARE(p->graph(4 * m + 3)->pen().style(), Qt::DashLine);
+            QCOMPARE(p->graph(4 * m + 2)->pen().color(), modelColor(m));
+        }
+        QCOMPARE(p->graph(0)->valueAxis()->scaleType(), QCPAxis::stLogarithmic);
+        // The legend names each model once (its colour) and each split once (its line style).
+        QStringList entries;
+        for (int i = 0; i < p->legend->itemCount(); ++i)
+            if (auto* item = qobject_cast<QCPPlottableLegendItem*>(p->legend->item(i)))
+                entries << item->plottable()->name();
+        QCOMPARE(entries, QStringList({run_.names[0], run_.names[1], "train accuracy", "test accuracy", "chance 0.250"}));
+        // The smoothed loss is the exponential moving average with weight 0.9 on the past.
+        double ema = run_.losses[0][0];
+        for (size_t i = 1; i < run_.losses[0].size(); ++i)
+            ema = 0.9 * ema + 0.1 * run_.losses[0][i];
+        QVERIFY(std::abs(p->graph(1)->data()->at(p->graph(1)->dataCount() - 1)->value - ema) < 1e-12);
+        view.setSmoothing(false);
+        QVERIFY(!p->graph(1)->visible());
+        QCOMPARE(p->graph(0)->pen().color().alpha(), 255);
+
+        QCPItemStraightLine* chance = nullptr;
+        for (int i = 0; i < p->itemCount(); ++i)
+            if (auto* line = qobject_cast<QCPItemStraightLine*>(p->item(i)))
+                chance = line;
+        QVERIFY(chance && chance->visible());
+        QCOMPARE(chance->point1->coords().y(), 0.25);
+        QCOMPARE(chance->point2->coords().y(), 0.25);
+
+        // The tooltip over the last test point names the model, the step and the exact value.
+        p->replot();
+        const QCPGraph* test = p->graph(3);
+        const QCPGraphData& last = *test->data()->at(int(evals) - 1);
+        const QString tip = view.toolTipAt(pixelOf(test, last.key, last.value));
+        QVERIFY2(tip.startsWith("NDR, step " + QString::number(last.key)), qPrintable(tip));
+        QVERIFY2(tip.contains(QString::number(last.value, 'f', 3)), qPrintable(tip));
+
+        view.setSmoothing(true);
+        QVERIFY(shoot(&view, "learning_curves"));
+
+        // Streaming draws once per event-loop turn, not once per point.
+        QCoreApplication::processEvents(); // what was asked before
+        int replots = 0;
+        connect(p, &QCustomPlot::afterReplot, this, [&replots] { ++replots; });
+        for (int i = 0; i < 500; ++i)
+            view.appendLoss(1, 700 + i, 1.0);
+        QCOMPARE(replots, 0);
+        QCoreApplication::processEvents();
+        QCOMPARE(replots, 1);
+        disconnect(p, &QCustomPlot::afterReplot, this, nullptr);
+        // Streaming one more point adds one point, and clear() empties the plot.
+        view.appendLoss(0, 1000, 0.5);
+        QCOMPARE(size_t(p->graph(0)->dataCount()), run_.losses[0].size() + 1);
+        view.clear();
+        QCOMPARE(p->graphCount(), 0);
+    }
+
+    void depthBarsShowTheLastEvaluation() {
+        DepthBarsView view;
+        const std::vector<int> depths = run_.task->allDepths();
+        view.setDepths(depths, run_.splits);
+        view.setChance(0.25);
+        for (int m = 0; m < 2; ++m)
+            view.setEvaluation(m, run_.names[m], run_.histories[m].back());
+        showAt(&view);
+        QCustomPlot* p = plotOf(&view);
+        const auto bars = plottables<QCPBars>(p);
+        QCOMPARE(bars.size(), size_t(2));
+        QVERIFY(bars[0]->barsGroup() && bars[0]->barsGroup() == bars[1]->barsGroup());
+        for (int m = 0; m < 2; ++m) {
+            const EvalRecord& r = run_.histories[m].back();
+            QCOMPARE(bars[m]->dataCount(), int(depths.size()));
+            for (size_t i = 0; i < depths.size(); ++i) {
+                QCOMPARE(r.depths[i], depths[i]);
+                QCOMPARE(bars[m]->data()->at(int(i))->value, r.accuracy[i]);
+            }
+        }
+        // Stub: train depths 1-4 and test depths 5-7 make two shaded bands.
+        std::vector<QCPItemRect*> shades;
+        for (int i = 0; i < p->itemCount(); ++i)
+            if (auto* r = qobject_cast<QCPItemRect*>(p->item(i)))
+                shades.push_back(r);
+        QCOMPARE(shades.size(), size_t(2));
+        QCOMPARE(shades[0]->brush().color(), splitShade(Split::Train, view.palette()));
+        QCOMPARE(shades[1]->brush().color(), splitShade(Split::Test, view.palette()));
+        QCOMPARE(shades[1]->topLeft->coords().x(), 3.5);
+
+        // Hover the vanilla bar of the deepest depth.
+        const int last = int(depths.size()) - 1;
+        const double value = bars[1]->data()->at(last)->value;
+        const QPointF centre = bars[1]->dataPixelPosition(last);
+        const QPoint inside(int(centre.x()), int(std::lround(p->yAxis->coordToPixel(value / 2))));
+        const QString tip = view.toolTipAt(inside);
+        QCOMPARE(
+            tip,
+            QString("%1, depth %2 (test): %3").arg(run_.names[1]).arg(depths[last]).arg(value, 0, 'f', 3));
+        QVERIFY(shoot(&view, "depth_bars"));
+    }
+
+    void lengthGeneralisationHasACurvePerDepth() {
+        LengthGeneralisationView view;
+        const std::vector<int> depths = run_.task->allDepths();
+        view.setDepths(depths, run_.splits);
+        view.setChance(0.25);
+        for (int m = 0; m < 2; ++m)
+            view.setHistory(m, run_.names[m], run_.histories[m]);
+        showAt(&view);
+        QCustomPlot* p = plotOf(&view);
+        QCOMPARE(view.currentModel(), 0);
+        QCOMPARE(p->graphCount(), int(depths.size()));
+        for (size_t i = 0; i < depths.size(); ++i) {
+            QCOMPARE(size_t(p->graph(int(i))->dataCount()), run_.histories[0].size());
+            QCOMPARE(p->graph(int(i))->pen().style(),
+                     run_.splits[i] == Split::Test ? Qt::DashLine : Qt::SolidLine);
+        }
+        QCOMPARE(p->graph(6)->data()->at(0)->value, run_.histories[0][0].accuracy[6]);
+        view.setCurrentModel(1);
+        QCOMPARE(p->graphCount(), int(depths.size()));
+        QCOMPARE(p->graph(6)->data()->at(0)->value, run_.histories[1][0].accuracy[6]);
+        view.setCurrentModel(0);
+        QVERIFY(shoot(&view, "length_generalisation"));
+    }
+
+    void attentionGridShowsTheTrace() {
+        AttentionGridView view;
+        const std::vector<Trace> traces = run_.traces();
+        view.setTraces(traces, run_.names);
+        showAt(&view);
+        QCustomPlot* p = plotOf(&view);
+        auto maps = plottables<QCPColorMap>(p);
+        QCOMPARE(int(maps.size()), traces[0].steps + traces[1].steps);
+        // Head mean first; the first maps are NDR's steps in order.
+        const Trace& ndr = traces[0];
+        const int T = ndr.positions;
+        for (int s = 0; s < ndr.steps; ++s) {
+            QCOMPARE(maps[s]->data()->keySize(), T);
+            QVERIFY(!maps[s]->interpolate());
+            for (int i = 0; i < T; ++i)
+                for (int j = 0; j < T; ++j) {
+                    double mean = 0;
+                    for (int h = 0; h < ndr.heads; ++h)
+                        mean += ndr.att(s, h, i, j);
+                    mean /= ndr.heads;
+                    QVERIFY(std::abs(maps[s]->data()->cell(j, i) - mean) < 1e-6);
+                }
+        }
+        view.setHead(1);
+        maps = plottables<QCPColorMap>(p);
+        for (int i = 0; i < T; ++i)
+            for (int j = 0; j < T; ++j)
+                QCOMPARE(maps[2]->data()->cell(j, i), double(ndr.att(2, 1, i, j)));
+
+        // Click NDR step 3, target 4, source 1.
+        p->replot();
+        QSignalSpy clicked(&view, &AttentionGridView::cellClicked);
+        const QPoint at = pixelOf(maps[2], 1, 4);
+        QTest::mouseClick(p, Qt::LeftButton, {}, at);
+        QCOMPARE(clicked.count(), 1);
+        const QList<QVariant> args = clicked.takeFirst();
+        QCOMPARE(args[0].toInt(), 0);
+        QCOMPARE(args[1].toInt(), 3);
+        QCOMPARE(args[2].toInt(), 1);
+        QCOMPARE(args[3].toInt(), 4);
+        QCOMPARE(args[4].toInt(), 1);
+        QCOMPARE(args[5].toDouble(), double(ndr.att(2, 1, 4, 1)));
+        QVERIFY(view.toolTipAt(at).startsWith("NDR, step 3, head 2"));
+        view.setHead(-1);
+        QVERIFY(shoot(&view, "attention_grid"));
+        // The next evaluation of the same probe refills the same maps (a zoom survives it).
+        view.setTraces(traces, run_.names);
+        QVERIFY(plottables<QCPColorMap>(p) == maps);
+
+        // A model without a trace is left out; 14 steps wrap into rows and keep square cells.
+        view.setTraces({longTrace(14, 4, true), Trace{}}, {"NDR", "Transformer"});
+        QCoreApplication::processEvents();
+        p->replot();
+        maps = plottables<QCPColorMap>(p);
+        QCOMPARE(int(maps.size()), 14);
+        QVERIFY(maps[0]->keyAxis()->axisRect()->top() < maps[13]->keyAxis()->axisRect()->top());
+        const double cellW =
+            std::abs(maps[0]->keyAxis()->coordToPixel(1) - maps[0]->keyAxis()->coordToPixel(0));
+        const double cellH =
+            std::abs(maps[0]->valueAxis()->coordToPixel(1) - maps[0]->valueAxis()->coordToPixel(0));
+        QVERIFY2(std::abs(cellW - cellH) < 1.0, qPrintable(QString("cell %1 x %2").arg(cellW).arg(cellH)));
+        QVERIFY2(cellW >= 8, qPrintable(QString("cells of %1 px").arg(cellW)));
+        view.setTraces({longTrace(14, 4, true), longTrace(14, 4, false)}, {"NDR", "Transformer"});
+        QVERIFY(shoot(&view, "attention_grid_14_steps"));
+    }
+
+    void heatmapPlotShowsOneStep() {
+        // The inspector's piece: one step of one head, square cells, the click names the cell.
+        HeatmapPlot view;
+        const Trace& t = run_.histories[0].back().probe;
+        const int T = t.positions, step = 2, head = 1;
+        std::vector<float> values(size_t(T) * T);
+        for (int i = 0; i < T; ++i)
+            for (int j = 0; j < T; ++j)
+                values[size_t(i) * T + j] = t.att(step, head, i, j);
+        QStringList tokens;
+        for (const std::string& name : t.tokenNames)
+            tokens << QString::fromStdString(name);
+        view.setNames("target", "source", "attention weight");
+        view.setTitle("NDR, step 3, head 2");
+        view.setMatrix(T, T, values, tokens, tokens);
+        showAt(&view, QSize(600, 500));
+        QCustomPlot* p = plotOf(&view);
+        const auto maps = plottables<QCPColorMap>(p);
+        QCOMPARE(maps.size(), size_t(1));
+        for (int i = 0; i < T; ++i)
+            for (int j = 0; j < T; ++j)
+                QCOMPARE(maps[0]->data()->cell(j, i), double(t.att(step, head, i, j)));
+        const QCPAxisRect* rect = maps[0]->keyAxis()->axisRect();
+        QVERIFY2(std::abs(rect->width() - rect->height()) <= T,
+                 qPrintable(QString("%1 x %2").arg(rect->width()).arg(rect->height())));
+        QSignalSpy clicked(&view, &HeatmapPlot::cellClicked);
+        const QPoint at = pixelOf(maps[0], 0, T - 1); // source 0 ([B]), target [E]
+        QTest::mouseClick(p, Qt::LeftButton, {}, at);
+        QCOMPARE(clicked.count(), 1);
+        QCOMPARE(clicked[0][0].toInt(), T - 1);
+        QCOMPARE(clicked[0][1].toInt(), 0);
+        QCOMPARE(view.toolTipAt(at), QString("target [E] (%1), source [B] (0): attention weight %2")
+                                         .arg(T - 1)
+                                         .arg(t.att(step, head, T - 1, 0), 0, 'f', 3));
+        QVERIFY(shoot(&view, "heatmap_plot"));
+    }
+
+    void gateMapShowsGatesOrANote() {
+        GateMapView view;
+        const std::vector<Trace> traces = run_.traces();
+        view.setTraces(traces, run_.names);
+        showAt(&view);
+        QCustomPlot* p = plotOf(&view);
+        const auto maps = plottables<QCPColorMap>(p);
+        QCOMPARE(maps.size(), size_t(1)); // the vanilla Transformer has no gates
+        const Trace& ndr = traces[0];
+        QCOMPARE(maps[0]->data()->keySize(), ndr.positions);
+        QCOMPARE(maps[0]->data()->valueSize(), ndr.steps);
+        for (int s = 0; s < ndr.steps; ++s)
+            for (int i = 0; i < ndr.positions; ++i)
+                QCOMPARE(maps[0]->data()->cell(i, s), double(ndr.gate(s, i)));
+        bool note = false;
+        for (QCPLayoutElement* e : p->plotLayout()->elements(true))
+            if (auto* text = qobject_cast<QCPTextElement*>(e))
+                note |= text->text().contains(run_.names[1] + " has no copy gates");
+        QVERIFY(note);
+
+        p->replot();
+        const QPoint at = pixelOf(maps[0], 2, 1); // position 2, step 2
+        QCOMPARE(view.toolTipAt(at), QString("NDR, step 2, token %1 (position 2): gate %2")
+                                         .arg(QString::fromStdString(ndr.tokenNames[2]))
+                                         .arg(ndr.gate(1, 2), 0, 'f', 3));
+        QSignalSpy clicked(&view, &GateMapView::cellClicked);
+        QTest::mouseClick(p, Qt::LeftButton, {}, at);
+        QCOMPARE(clicked.count(), 1);
+        QCOMPARE(clicked[0][1].toInt(), 2);
+        QCOMPARE(clicked[0][2].toInt(), 2);
+        QVERIFY(shoot(&view, "gate_map"));
+        view.setTraces({longTrace(14, 4, true), longTrace(14, 4, false)}, {"NDR", "Transformer"});
+        QVERIFY(shoot(&view, "gate_map_14_steps"));
+    }
+
+    void paletteChangeRecolours() {
+        DepthBarsView view;
+        view.setDepths(run_.task->allDepths(), run_.splits);
+        view.setChance(0.25);
+        for (int m = 0; m < 2; ++m)
+            view.setEvaluation(m, run_.names[m], run_.histories[m].back());
+        showAt(&view);
+        QCustomPlot* p = plotOf(&view);
+        QCOMPARE(p->xAxis->tickLabelColor(), view.palette().color(QPalette::WindowText));
+        view.setPalette(darkPalette());
+        QCOMPARE(p->xAxis->tickLabelColor(), QColor(225, 225, 225));
+        QCOMPARE(p->axisRect()->backgroundBrush().color(), QColor(30, 31, 34));
+        QCOMPARE(p->legend->textColor(), QColor(225, 225, 225));
+        QVERIFY(shoot(&view, "depth_bars_dark"));
+
+        LearningCurvesView curves;
+        curves.setPalette(darkPalette());
+        curves.setModelNames(run_.names);
+        curves.setChance(0.25);
+        for (int m = 0; m < 2; ++m) {
+            curves.setLoss(m, run_.lossSteps[m], run_.losses[m]);
+            curves.setHistory(m, run_.histories[m]);
+        }
+        showAt(&curves);
+        QVERIFY(shoot(&curves, "learning_curves_dark"));
+        AttentionGridView grid;
+        grid.setPalette(darkPalette());
+        grid.setTraces(run_.traces(), run_.names);
+        showAt(&grid);
+        QVERIFY(shoot(&grid, "attention_grid_dark"));
+    }
+
+    void exportsHaveTheAskedSize() {
+        AttentionGridView grid;
+        grid.setTraces({longTrace(14, 4, true), longTrace(10, 4, false)}, {"NDR", "Transformer"});
+        showAt(&grid, QSize(600, 400));
+        const QImage image = grid.render(QSize(1400, 900));
+        QCOMPARE(image.size(), QSize(1400, 900));
+        QVERIFY(image.pixel(700, 450) != image.pixel(5, 5) || image.pixel(300, 300) != image.pixel(5, 5));
+        LengthGeneralisationView length;
+        length.setDepths(run_.task->allDepths(), run_.splits);
+        length.setHistory(0, run_.names[0], run_.histories[0]);
+        const QString path = QDir::temp().filePath("ndr_test_views_export.png");
+        QVERIFY(length.savePng(path, 800, 450));
+        QCOMPARE(QImage(path).size(), QSize(800, 450));
+        QFile::remove(path);
+        if (!shots_.isEmpty())
+            image.save(shots_ + "/attention_grid_export.png");
+    }
+};
+
+QTEST_MAIN(TestViews)
+#include "test_views.moc"

@@ -1,0 +1,211 @@
+// The dashboard views at the sizes a window gives them (a third of a 1280 or 1600 px window, an
+// export): attention maps stay square and readable, legends wrap instead of being cut off, depth-band
+// labels fit their bands. With NDR_VIEW_SHOTS=<dir> it saves screenshots of what it checks.
+#include "ui/plots/attention_grid_view.h"
+#include "ui/plots/depth_bars_view.h"
+#include "ui/plots/learning_curves_view.h"
+#include "ui/plots/length_generalisation_view.h"
+
+#include "view_fixture.h"
+
+#include <QDir>
+#include <QHBoxLayout>
+#include <QScrollArea>
+#include <QScrollBar>
+
+using namespace ndr;
+using namespace ndrui;
+using namespace viewtest;
+
+class TestViewsLayout : public QObject {
+    Q_OBJECT
+
+    Run run_;
+    QString shots_;
+
+private slots:
+    void initTestCase() {
+        shots_ = shotsDir();
+        run_ = train(40, 10);
+    }
+
+    // At the sizes the dashboard gives the grid (1600x1000 and 1280x800 windows), every map is a
+    // square big enough for a readable label per token, the grid scrolls when they do not all fit,
+    // and nothing (maps, their labels, the colour scale) runs past the plot's right edge.
+    void attentionGridKeepsReadableSquares_data() {
+        QTest::addColumn<QSize>("size");
+        QTest::addColumn<int>("steps");
+        QTest::newRow("1600x1000, 10 steps") << QSize(960, 420) << 10;
+        QTest::newRow("1280x800, 10 steps") << QSize(420, 330) << 10;
+        QTest::newRow("1280x800, 14 steps") << QSize(420, 330) << 14;
+        QTest::newRow("large, 8 steps") << QSize(1400, 900) << 8;
+    }
+    void attentionGridKeepsReadableSquares() {
+        QFETCH(QSize, size);
+        QFETCH(int, steps);
+        AttentionGridView view;
+        view.setTraces({longTrace(steps, 4, true), longTrace(steps - 2, 4, false)}, {"NDR", "Transformer"});
+        showAt(&view, size);
+        QCoreApplication::processEvents();
+        QCustomPlot* p = plotOf(&view);
+        p->replot();
+        const int line = QFontMetrics(p->plottable(0)->keyAxis()->axisRect()->axis(QCPAxis::atLeft)
+                                          ->tickLabelFont()).height();
+        const int positions = longTrace(1, 1, false).positions;
+        const auto maps = plottables<QCPColorMap>(p);
+        QCOMPARE(int(maps.size()), 2 * steps - 2);
+        for (const QCPColorMap* map : maps) {
+            const QRect r = map->keyAxis()->axisRect()->rect();
+            const QString what = QString("%1: %2x%3 at %4,%5 in a plot of %6x%7")
+                                     .arg(map->name()).arg(r.width()).arg(r.height()).arg(r.x()).arg(r.y())
+                                     .arg(p->width()).arg(p->height());
+            QVERIFY2(r.width() == r.height(), qPrintable(what));
+            QVERIFY2(r.width() >= positions * line, qPrintable(what));
+            QVERIFY2(r.right() < p->width() && r.bottom() < p->height(), qPrintable(what));
+        }
+        const auto* scale = p->findChild<QCPColorScale*>();
+        QVERIFY(scale);
+        const QRect bar = scale->axis()->axisRect()->rect();
+        const QRect outer = scale->outerRect();
+        QVERIFY2(bar.width() >= 8 && bar.height() >= 50 && outer.right() < p->width(),
+                 qPrintable(QString("colour bar %1x%2, scale ends at %3 of %4")
+                                .arg(bar.width()).arg(bar.height()).arg(outer.right()).arg(p->width())));
+        // The plot is as wide as the view shows (no sideways scrolling) and taller only to scroll.
+        auto* scroll = view.findChild<QScrollArea*>();
+        QVERIFY(scroll && p->width() <= scroll->viewport()->width());
+        QVERIFY(!scroll->horizontalScrollBar()->isVisible());
+        QVERIFY(shoot(&view, QString("attention_grid_%1x%2_%3").arg(size.width()).arg(size.height()).arg(steps)));
+    }
+
+    // The paper's split (train 1-5, valid 6-8, test 9-10) in a narrow and a wide plot: each band's
+    // label sits inside its band and off the others, long ("test depths") where it fits, short
+    // ("test") or none where it does not; the depth ticks and legend stay inside the plot.
+    void depthBarLabelsFitTheirBands_data() {
+        QTest::addColumn<int>("width");
+        QTest::addColumn<bool>("wordy");
+        QTest::newRow("1280x800") << 280 << false;
+        QTest::newRow("export") << 960 << true;
+    }
+    void depthBarLabelsFitTheirBands() {
+        QFETCH(int, width);
+        QFETCH(bool, wordy);
+        std::vector<int> depths;
+        std::vector<Split> splits;
+        for (int d = 1; d <= 10; ++d) {
+            depths.push_back(d);
+            splits.push_back(d <= 5 ? Split::Train : d <= 8 ? Split::Valid : Split::Test);
+        }
+        QWidget window;
+        auto* layout = new QHBoxLayout(&window);
+        layout->setContentsMargins(0, 0, 0, 0);
+        auto* view = new DepthBarsView;
+        layout->addWidget(view);
+        view->setDepths(depths, splits);
+        view->setChance(0.25);
+        for (int m = 0; m < 2; ++m)
+            view->setAccuracy(m, run_.names[m], std::vector<double>(10, 0.5 + 0.05 * m));
+        showAt(&window, QSize(width, 380));
+        QCustomPlot* p = plotOf(view);
+        p->replot();
+        QCOMPARE(window.width(), width);
+        std::vector<QRect> labels;
+        for (int i = 0; i < p->itemCount(); ++i) {
+            auto* text = qobject_cast<QCPItemText*>(p->item(i));
+            if (!text || text->text().startsWith("chance") || !text->visible())
+                continue;
+            const QRect r = QRectF(text->topLeft->pixelPosition(), text->bottomRight->pixelPosition()).toRect();
+            const double key = text->position->coords().x(); // the band's middle
+            const QString what = QString("'%1' at %2..%3").arg(text->text()).arg(r.left()).arg(r.right());
+            // The two test depths are too narrow for "test depths" at 280 px; every band has room at 960.
+            if (wordy || key > 8)
+                QVERIFY2(text->text().endsWith(" depths") == wordy, qPrintable(what));
+            const double halfBand = key < 4.5 ? 2.5 : key < 7.5 ? 1.5 : 1.0;
+            QVERIFY2(r.left() >= p->xAxis->coordToPixel(key - halfBand) &&
+                         r.right() <= p->xAxis->coordToPixel(key + halfBand),
+                     qPrintable(what));
+            for (const QRect& other : labels)
+                QVERIFY2(!r.intersects(other), qPrintable(what));
+            labels.push_back(r);
+        }
+        QVERIFY(labels.size() >= 2);
+        QVERIFY(p->axisRect()->outerRect().right() < p->width());
+        const auto ticks = qSharedPointerCast<QCPAxisTickerText>(p->xAxis->ticker());
+        QCOMPARE(ticks->ticks().size(), 10);
+        QVERIFY(p->legend->outerRect().right() < p->width());
+        QVERIFY(shoot(&window, QString("depth_bars_paper_split_%1").arg(width)));
+    }
+
+    // At the widths the dashboard gives a plot (a third of a 1280 or 1600 px window, or an export),
+    // the legend wraps: every entry gets its full width, none overlaps another, and none reaches past
+    // the plot or into the data.
+    void legendsWrapWhenNarrow_data() {
+        QTest::addColumn<int>("width");
+        QTest::newRow("narrow") << 260;
+        QTest::newRow("1280x800") << 280;
+        QTest::newRow("1600x1000") << 440;
+        QTest::newRow("wide") << 900;
+    }
+    void legendsWrapWhenNarrow() {
+        QFETCH(int, width);
+        LearningCurvesView curves;
+        curves.setModelNames(run_.names);
+        DepthBarsView bars;
+        bars.setDepths(run_.task->allDepths(), run_.splits);
+        LengthGeneralisationView length;
+        length.setDepths(run_.task->allDepths(), run_.splits);
+        for (int m = 0; m < 2; ++m) {
+            curves.setLoss(m, run_.lossSteps[m], run_.losses[m]);
+            curves.setHistory(m, run_.histories[m]);
+            bars.setEvaluation(m, run_.names[m], run_.histories[m].back());
+            length.setHistory(m, run_.names[m], run_.histories[m]);
+        }
+        for (PlotView* view : std::initializer_list<PlotView*>{&curves, &bars, &length}) {
+            // In a window of that width, as in the dashboard's splitter: the view may not widen it.
+            QWidget window;
+            auto* layout = new QHBoxLayout(&window);
+            layout->setContentsMargins(0, 0, 0, 0);
+            layout->addWidget(view);
+            showAt(&window, QSize(width, 380));
+            QCustomPlot* p = plotOf(view);
+            p->replot();
+            QVERIFY2(window.width() == width, qPrintable(QString("%1 px wide").arg(window.width())));
+            auto check = [&](int plotWidth, const QString& where) {
+                QCPLegend* legend = p->legend;
+                QVERIFY(legend->visible());
+                std::vector<QCPAbstractLegendItem*> items;
+                for (int i = 0; i < legend->itemCount(); ++i)
+                    if (legend->item(i))
+                        items.push_back(legend->item(i));
+                QVERIFY(!items.empty());
+                for (size_t i = 0; i < items.size(); ++i) {
+                    const QRect r = items[i]->outerRect();
+                    const QString what = QString("%1 %2, '%3': %4 px wide at x %5 (needs %6), plot %7 px")
+                                             .arg(view->metaObject()->className(), where)
+                                             .arg(static_cast<QCPPlottableLegendItem*>(items[i])
+                                                      ->plottable()->name())
+                                             .arg(r.width()).arg(r.x())
+                                             .arg(items[i]->minimumOuterSizeHint().width())
+                                             .arg(plotWidth);
+                    QVERIFY2(r.width() >= items[i]->minimumOuterSizeHint().width(), qPrintable(what));
+                    QVERIFY2(r.right() < plotWidth, qPrintable(what));
+                    for (size_t j = 0; j < i; ++j)
+                        QVERIFY2(!r.intersects(items[j]->outerRect()), qPrintable(what));
+                    for (QCPAxisRect* rect : p->axisRects())
+                        QVERIFY2(!r.intersects(rect->rect()), qPrintable(what));
+                }
+            };
+            check(p->width(), "on screen");
+            // Exports lay out anew at their own size.
+            const QImage image = view->render(QSize(width, 380));
+            QCOMPARE(image.width(), width);
+            p->replot();
+            check(p->width(), "after an export");
+            if (width == 280)
+                QVERIFY(shoot(view, QString("legend_%1_%2").arg(view->metaObject()->className()).arg(width)));
+            view->setParent(nullptr);
+        }
+    }
+};
+
+QTEST_MAIN(TestViewsLayout)
+#include "test_views_layout.moc"

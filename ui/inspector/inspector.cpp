@@ -1,0 +1,377 @@
+// The inspector tab (see inspector.h): layout, run changes and the session's traces of the expression.
+// Stepping lives in inspectorsteps.cpp, tables in inspectortables.cpp, frames in inspectorframes.cpp.
+#include "ui/inspector/inspector.h"
+
+#include "ui/inspector/expression_input.h"
+#include "core/train/halting.h"
+#include "ui/inspector/model_step_view.h"
+#include "ui/inspector/steps_needed.h"
+#include "ui/training/training_session.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSlider>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QTableWidget>
+#include <QTimer>
+#include <QVBoxLayout>
+
+namespace ndrui {
+
+namespace {
+
+QTableWidget* makeTable(const QString& name, QWidget* parent) {
+    auto* t = new QTableWidget(parent);
+    t->setObjectName(name);
+    t->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    t->setSelectionMode(QAbstractItemView::NoSelection);
+    t->setFocusPolicy(Qt::NoFocus);
+    t->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    t->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    return t;
+}
+
+} // namespace
+
+Inspector::Inspector(TrainingSession& session, QWidget* parent) : QWidget(parent), session_(session) {
+    pages_ = new QStackedWidget(this);
+    hint_ = new QLabel(tr("Start or open a run to inspect it."), pages_);
+    hint_->setObjectName("inspector.hint");
+    hint_->setAlignment(Qt::AlignCenter);
+    auto* content = new QWidget(pages_);
+    pages_->addWidget(hint_);
+    pages_->addWidget(content);
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    outer->addWidget(pages_);
+
+    input_ = new ExpressionInput(content);
+    truth_ = new QLabel(content);
+    truth_->setObjectName("inspector.truth");
+    truth_->setTextFormat(Qt::RichText);
+    status_ = new QLabel(content);
+    status_->setObjectName("inspector.status");
+    status_->setWordWrap(true);
+    status_->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    tokens_ = makeTable("inspector.tokens", content);
+    tokens_->setToolTip(tr("Each position's token and its true value: the symbol after applying the "
+                           "functions up to there"));
+    tokens_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    tokens_->horizontalHeader()->hide();
+
+    // Step controls: slider, play/pause, speed, head, steps to run, halting.
+    slider_ = new QSlider(Qt::Horizontal, content);
+    slider_->setObjectName("inspector.step");
+    slider_->setRange(0, 0);
+    slider_->setPageStep(1);
+    slider_->setTickPosition(QSlider::TicksBelow);
+    stepLabel_ = new QLabel(content);
+    stepLabel_->setObjectName("inspector.stepLabel");
+    stepLabel_->setMinimumWidth(90);
+    play_ = new QPushButton(tr("Play"), content);
+    play_->setObjectName("inspector.play");
+    speed_ = new QComboBox(content);
+    speed_->setObjectName("inspector.speed");
+    for (double s : {0.25, 0.5, 1.0, 2.0, 4.0})
+        speed_->addItem(QString("%1×").arg(s), s);
+    speed_->setCurrentIndex(2);
+    speed_->setToolTip(tr("Playback speed (1× is 0.7 s a step)"));
+    head_ = new QComboBox(content);
+    head_->setObjectName("inspector.head");
+    head_->setToolTip(tr("The mean over heads, or one head"));
+    steps_ = new QSpinBox(content);
+    steps_->setObjectName("inspector.steps");
+    steps_->setSpecialValueText(tr("as trained"));
+    steps_->setToolTip(tr("Steps to run each model for; more than trained works for shared layers (NDR)"));
+    halt_ = new QCheckBox(tr("Halt when gates close below"), content);
+    halt_->setObjectName("inspector.halt");
+    halt_->setToolTip(tr("An example halts at the first step after which every position's mean gate stays "
+                         "below the threshold for all remaining steps"));
+    threshold_ = new QDoubleSpinBox(content);
+    threshold_->setObjectName("inspector.threshold");
+    threshold_->setRange(0.001, 0.999);
+    threshold_->setDecimals(3);
+    threshold_->setSingleStep(0.05);
+    threshold_->setValue(0.1);
+
+    auto* playback = new QHBoxLayout;
+    playback->addWidget(new QLabel(tr("Step"), content));
+    playback->addWidget(slider_, 1);
+    playback->addWidget(stepLabel_);
+    playback->addWidget(play_);
+    playback->addWidget(speed_);
+    auto* controls = new QHBoxLayout;
+    controls->addWidget(new QLabel(tr("Heads"), content));
+    controls->addWidget(head_);
+    controls->addSpacing(12);
+    controls->addWidget(new QLabel(tr("Run"), content));
+    controls->addWidget(steps_);
+    controls->addSpacing(12);
+    controls->addWidget(halt_);
+    controls->addWidget(threshold_);
+    controls->addStretch(1);
+
+    viewsRow_ = new QHBoxLayout;
+    cell_ = new QLabel(tr("Click a heatmap or gate cell to see what it is."), content);
+    cell_->setObjectName("inspector.cell");
+    cell_->setTextFormat(Qt::RichText);
+    cell_->setWordWrap(true);
+    readout_ = makeTable("inspector.readout", content);
+    readout_->setToolTip(tr("The answer the readout gives if the model stops after each step"));
+    readout_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+
+    // The side: answers, distribution, steps needed.
+    answers_ = makeTable("inspector.answers", content);
+    answers_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    distribution_ = makeTable("inspector.distribution", content);
+    distribution_->setToolTip(tr("Each model's probability of every symbol after its last step"));
+    stepsNeeded_ = new StepsNeededPanel(session_, content);
+    auto* side = new QWidget(content);
+    auto* sideLayout = new QVBoxLayout(side);
+    sideLayout->setContentsMargins(0, 0, 0, 0);
+    auto* answersBox = new QGroupBox(tr("Answers"), side);
+    auto* answersLayout = new QVBoxLayout(answersBox);
+    answersLayout->addWidget(answers_);
+    answersLayout->addWidget(distribution_, 1);
+    auto* stepsBox = new QGroupBox(tr("Steps needed"), side);
+    (new QVBoxLayout(stepsBox))->addWidget(stepsNeeded_);
+    sideLayout->addWidget(answersBox, 1);
+    sideLayout->addWidget(stepsBox, 1);
+
+    auto* main = new QWidget(content);
+    auto* mainLayout = new QVBoxLayout(main);
+    mainLayout->setContentsMargins(0, 0, 0, 0);
+    auto* truthRow = new QHBoxLayout;
+    truthRow->addWidget(truth_);
+    truthRow->addWidget(status_, 1);
+    mainLayout->addLayout(truthRow);
+    mainLayout->addWidget(tokens_);
+    mainLayout->addLayout(playback);
+    mainLayout->addLayout(controls);
+    mainLayout->addLayout(viewsRow_, 1);
+    mainLayout->addWidget(cell_);
+    mainLayout->addWidget(readout_);
+
+    auto* split = new QSplitter(Qt::Horizontal, content);
+    split->addWidget(main);
+    split->addWidget(side);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 0);
+    split->setSizes({920, 380});
+    side->setMinimumWidth(280);
+
+    auto* layout = new QVBoxLayout(content);
+    layout->addWidget(input_);
+    layout->addWidget(split, 1);
+
+    requestTimer_ = new QTimer(this);
+    requestTimer_->setSingleShot(true);
+    requestTimer_->setInterval(120); // typing "101 b d h" asks once, not for every valid prefix
+    playTimer_ = new QTimer(this);
+
+    connect(input_, &ExpressionInput::exampleChanged, this, &Inspector::onExampleChanged);
+    connect(requestTimer_, &QTimer::timeout, this, &Inspector::requestTraces);
+    connect(&session_, &TrainingSession::traced, this, &Inspector::onTraced);
+    connect(&session_, &TrainingSession::runChanged, this, &Inspector::resetRun);
+    connect(slider_, &QSlider::valueChanged, this, &Inspector::showStep);
+    connect(play_, &QPushButton::clicked, this, &Inspector::togglePlay);
+    connect(playTimer_, &QTimer::timeout, this, &Inspector::tick);
+    connect(speed_, &QComboBox::currentIndexChanged, this,
+            [this] { playTimer_->setInterval(int(700 / speed_->currentData().toDouble())); });
+    connect(head_, &QComboBox::currentIndexChanged, this, [this] {
+        for (auto* v : views_)
+            v->setHead(head_->currentData().toInt());
+    });
+    connect(steps_, &QSpinBox::valueChanged, this, [this](int n) {
+        stepsNeeded_->setSteps(n);
+        onExampleChanged();
+    });
+    connect(halt_, &QCheckBox::toggled, this, [this] {
+        fillAnswers();
+        fillReadout();
+    });
+    connect(threshold_, &QDoubleSpinBox::valueChanged, this, [this] {
+        stepsNeeded_->setThreshold(threshold());
+        fillAnswers();
+        fillReadout();
+    });
+    playTimer_->setInterval(700);
+    resetRun();
+}
+
+Inspector::~Inspector() = default;
+
+float Inspector::threshold() const {
+    return float(threshold_->value());
+}
+
+bool Inspector::halting() const {
+    return halt_->isChecked();
+}
+
+void Inspector::resetRun() {
+    playTimer_->stop();
+    play_->setText(tr("Play"));
+    requestTimer_->stop();
+    requestId_ = 0; // answers to requests about the previous run are dropped
+    results_.clear();
+    example_.reset();
+    for (auto* v : views_)
+        delete v;
+    views_.clear();
+    clearCell();
+    status_->clear();
+    const ndr::CtlTask* task = session_.task();
+    pages_->setCurrentIndex(task ? 1 : 0);
+    if (!task) {
+        input_->setTask(nullptr, -1);
+        stepsNeeded_->reset();
+        return;
+    }
+    // Deeper than twice the deepest test depth is far outside anything the models have seen, and the
+    // heatmaps stop being readable long before.
+    std::vector<int> tests = task->depths(ndr::Split::Test);
+    const std::vector<int> all = task->allDepths();
+    const int deepest = !tests.empty() ? tests.back() : (!all.empty() ? all.back() : 1);
+    input_->setTask(task, 2 * deepest);
+
+    int trained = 1, heads = 1;
+    const auto& models = session_.models();
+    results_.assign(models.size(), nullptr);
+    for (int i = 0; i < int(models.size()); ++i) {
+        trained = std::max(trained, models[size_t(i)].config.steps);
+        heads = std::max(heads, models[size_t(i)].config.heads);
+        auto* v = new ModelStepView(i, models[size_t(i)].name, this);
+        connect(v, &ModelStepView::attentionClicked, this,
+                [this](int m, int s, int t, int src, double w) { showCell(m, s, t, src, w, false); });
+        connect(v, &ModelStepView::gateClicked, this,
+                [this](int m, int s, int p, double g) { showCell(m, s, p, -1, g, true); });
+        viewsRow_->addWidget(v, 1);
+        views_.push_back(v);
+    }
+    steps_->blockSignals(true);
+    steps_->setRange(0, 4 * trained);
+    steps_->setValue(0);
+    steps_->blockSignals(false);
+    head_->blockSignals(true);
+    head_->clear();
+    head_->addItem(tr("mean"), -1);
+    for (int h = 0; h < heads; ++h)
+        head_->addItem(tr("head %1").arg(h + 1), h);
+    head_->blockSignals(false);
+    stepsNeeded_->setSteps(0);
+    stepsNeeded_->setThreshold(threshold());
+    stepsNeeded_->reset();
+    showTraces();
+}
+
+void Inspector::onExampleChanged() {
+    example_ = input_->example();
+    if (!example_) {
+        // Late answers about the previous expression must not show under a bad one.
+        requestTimer_->stop();
+        requestId_ = 0;
+        std::fill(results_.begin(), results_.end(), nullptr);
+        showTraces();
+        return;
+    }
+    requestTimer_->start();
+}
+
+void Inspector::requestTraces() {
+    if (!example_ || !session_.hasRun())
+        return;
+    requestId_ = session_.requestTrace(*example_, steps_->value());
+    std::fill(results_.begin(), results_.end(), nullptr);
+    status_->setText(tr("Tracing…"));
+    fillTokens();
+}
+
+void Inspector::onTraced(const TraceResultPtr& r) {
+    // Only the latest request counts: an answer to an older expression is stale.
+    if (!r || r->id != requestId_ || requestId_ == 0 || r->model < 0 || r->model >= int(results_.size()))
+        return;
+    results_[size_t(r->model)] = r;
+    showTraces();
+    if (tracesComplete())
+        emit tracesReady();
+}
+
+bool Inspector::tracesComplete() const {
+    if (requestId_ == 0 || results_.empty())
+        return false;
+    return std::all_of(results_.begin(), results_.end(),
+                       [](const TraceResultPtr& r) { return r != nullptr; });
+}
+
+const ndr::Trace* Inspector::trace(int model) const {
+    if (model < 0 || model >= int(results_.size()) || !results_[size_t(model)] ||
+        !results_[size_t(model)]->error.isEmpty())
+        return nullptr;
+    return &results_[size_t(model)]->trace;
+}
+
+ModelStepView* Inspector::modelView(int model) const {
+    return model >= 0 && model < int(views_.size()) ? views_[size_t(model)] : nullptr;
+}
+
+int Inspector::maxStep() const {
+    int n = 0;
+    for (int m = 0; m < int(results_.size()); ++m)
+        if (const ndr::Trace* t = trace(m))
+            n = std::max(n, t->steps);
+    return n;
+}
+
+int Inspector::haltingStepOf(int model) const {
+    const ndr::Trace* t = trace(model);
+    return t ? ndr::haltingStep(*t, threshold()) : -1;
+}
+
+void Inspector::showTraces() {
+    QStringList errors;
+    for (int m = 0; m < int(views_.size()); ++m) {
+        const TraceResultPtr& r = results_[size_t(m)];
+        QString note;
+        if (r && !r->error.isEmpty()) {
+            note = tr("Could not trace: %1").arg(r->error);
+            errors << QString("%1: %2").arg(session_.models()[size_t(m)].name, r->error);
+        } else if (!r && requestId_ != 0) {
+            note = tr("Tracing…");
+        } else if (!r) {
+            note = tr("Type a valid expression, or draw a random one, to see how this model routes it.");
+        }
+        views_[size_t(m)]->setTrace(trace(m), note);
+    }
+    if (!tracesComplete())
+        clearCell(); // a cell of the previous expression no longer names anything shown
+    const int n = maxStep();
+    const bool atEnd = slider_->value() == slider_->maximum();
+    slider_->blockSignals(true);
+    slider_->setMaximum(n);
+    // A new expression starts at the last step (the answer); so does a longer run when it was there.
+    if (atEnd || slider_->value() > n)
+        slider_->setValue(n);
+    slider_->blockSignals(false);
+    if (requestId_ != 0 && tracesComplete())
+        status_->setText(errors.isEmpty()
+                             ? QString()
+                             : QString("<span style='color:#d62728'>%1</span>")
+                                   .arg(errors.join("\n").toHtmlEscaped().replace("\n", "<br>")));
+    else if (requestId_ == 0)
+        status_->clear();
+    fillTokens();
+    fillAnswers();
+    fillReadout();
+    showStep();
+}
+
+} // namespace ndrui

@@ -1,0 +1,116 @@
+// The inspector tab: type an expression (or draw a random one), see the true answer and intermediates,
+// each model's answer and distribution, and step through attention and gates of every model side by
+// side; run NDR for more steps than trained, see when its gates close, export the steps as frames.
+#pragma once
+
+#include "ui/training/snapshot.h"
+#include "core/task/task.h"
+
+#include <QImage>
+#include <QWidget>
+#include <optional>
+#include <vector>
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QHBoxLayout;
+class QLabel;
+class QPushButton;
+class QSlider;
+class QSpinBox;
+class QStackedWidget;
+class QTableWidget;
+class QTimer;
+
+namespace ndrui {
+
+class ExpressionInput;
+class ModelStepView;
+class StepsNeededPanel;
+class TrainingSession;
+
+class Inspector : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit Inspector(TrainingSession& session, QWidget* parent = nullptr);
+    ~Inspector() override;
+
+    // Every step 0..n of the current traces (both models' heatmaps and gate strips at step t under a
+    // caption), each `size` pixels; empty when nothing is traced.
+    std::vector<QImage> stepFrames(QSize size);
+    // Writes step-00.png, step-01.png, ... and inspector.gif into `folder` (created if missing). Refuses,
+    // writing nothing, when one of them exists and `overwrite` is false; `error` then names the file.
+    bool exportFrames(const QString& folder, QString* error, bool overwrite = false);
+    static constexpr QSize kFrameSize{1200, 720};
+
+    // State, for the window and tests.
+    quint64 pendingRequest() const { return requestId_; } // latest trace request, 0 if none
+    bool tracesComplete() const;                          // every model answered the latest request
+    const ndr::Trace* trace(int model) const;             // null while missing or failed
+    int modelCount() const { return int(views_.size()); }
+    ModelStepView* modelView(int model) const;
+    int step() const;
+    int maxStep() const;
+    void setStep(int step);
+    QString cellInfo() const;
+    // The halting step of a model's current trace (see halting.h), -1 without gates or trace.
+    int haltingStepOf(int model) const;
+    ExpressionInput* input() const { return input_; }
+    StepsNeededPanel* stepsNeeded() const { return stepsNeeded_; }
+
+signals:
+    void tracesReady(); // every model answered the latest request
+
+private:
+    void resetRun();
+    void onExampleChanged();
+    void requestTraces();
+    void onTraced(const TraceResultPtr& r);
+    void showTraces();
+    void showStep();
+    void showCell(int model, int step, int target, int source, double value, bool gate);
+    void clearCell();
+    void togglePlay();
+    void tick();
+    // Tables (inspectortables.cpp).
+    void fillTokens();
+    void highlightTokens(int target, int source);
+    void fillAnswers();
+    void fillReadout();
+    void markReadoutStep();
+    float threshold() const;
+    bool halting() const;
+
+    TrainingSession& session_;
+    std::optional<ndr::Example> example_;
+    quint64 requestId_ = 0;
+    std::vector<TraceResultPtr> results_; // (models) answers to requestId_
+    std::vector<ModelStepView*> views_;
+
+    QStackedWidget* pages_;
+    QLabel* hint_;
+    ExpressionInput* input_;
+    QLabel* truth_;
+    QLabel* status_;
+    QTableWidget* tokens_;
+    QTableWidget* answers_;
+    QTableWidget* distribution_;
+    QTableWidget* readout_;
+    QSlider* slider_;
+    QLabel* stepLabel_;
+    QPushButton* play_;
+    QComboBox* speed_;
+    QComboBox* head_;
+    QSpinBox* steps_;
+    QCheckBox* halt_;
+    QDoubleSpinBox* threshold_;
+    QLabel* cell_;
+    QHBoxLayout* viewsRow_;
+    QTimer* requestTimer_;
+    QTimer* playTimer_;
+    StepsNeededPanel* stepsNeeded_;
+};
+
+} // namespace ndrui

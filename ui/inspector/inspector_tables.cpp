@@ -1,0 +1,277 @@
+// The inspector's tables (see inspector.h): the token row with true intermediates, each model's answer
+// and distribution, and the answer the readout would give after every step.
+#include "ui/inspector/inspector.h"
+
+#include "core/train/halting.h"
+#include "ui/common/palette.h"
+#include "ui/training/training_session.h"
+
+#include <QCheckBox>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPainter>
+#include <QScrollBar>
+#include <QSlider>
+#include <QStyledItemDelegate>
+#include <QTableWidget>
+
+namespace ndrui {
+
+namespace {
+
+constexpr int kBarRole = Qt::UserRole; // 0..1, the bar's length
+constexpr int kBarColorRole = Qt::UserRole + 1;
+
+// A probability as a bar behind its number: a distribution reads at a glance.
+class BarDelegate : public QStyledItemDelegate {
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+    void paint(QPainter* p, const QStyleOptionViewItem& option, const QModelIndex& index) const override {
+        const QVariant v = index.data(kBarRole);
+        if (v.isValid()) {
+            QColor c = index.data(kBarColorRole).value<QColor>();
+            c.setAlpha(110);
+            QRect r = option.rect.adjusted(2, 3, -2, -3);
+            r.setWidth(int(r.width() * std::clamp(v.toDouble(), 0.0, 1.0)));
+            p->fillRect(r, c);
+        }
+        QStyledItemDelegate::paint(p, option, index);
+    }
+};
+
+QColor verdictColor(bool right, bool strong) {
+    return right ? QColor(44, 160, 44, strong ? 150 : 55) : QColor(214, 39, 40, strong ? 150 : 55);
+}
+
+QTableWidgetItem* item(const QString& text, const QString& tip = {}) {
+    auto* i = new QTableWidgetItem(text);
+    i->setTextAlignment(Qt::AlignCenter);
+    if (!tip.isEmpty())
+        i->setToolTip(tip);
+    return i;
+}
+
+// Fits a table's height to its rows so it never scrolls or leaves a gap.
+void fitHeight(QTableWidget* t) {
+    int h = t->horizontalHeader()->isVisible() ? t->horizontalHeader()->sizeHint().height() : 0;
+    for (int r = 0; r < t->rowCount(); ++r)
+        h += t->verticalHeader()->sectionSize(r);
+    h += 2 * t->frameWidth();
+    if (t->horizontalScrollBar()->isVisible() || t->horizontalHeader()->length() > t->viewport()->width())
+        h += t->horizontalScrollBar()->sizeHint().height();
+    t->setFixedHeight(std::max(h, 8));
+}
+
+} // namespace
+
+void Inspector::fillTokens() {
+    const ndr::CtlTask* task = session_.task();
+    tokens_->clear();
+    if (!task || !example_) {
+        tokens_->setRowCount(0);
+        tokens_->setColumnCount(0);
+        truth_->setText(example_ || !task ? QString() : tr("Type an expression or draw a random one."));
+        tokens_->hide();
+        return;
+    }
+    const std::vector<int> toks = task->tokens(*example_), values = task->intermediates(*example_);
+    tokens_->setRowCount(2);
+    tokens_->setColumnCount(int(toks.size()));
+    tokens_->setVerticalHeaderLabels({tr("token"), tr("true value")});
+    for (int p = 0; p < int(toks.size()); ++p) {
+        auto* t = item(QString::fromStdString(task->tokenName(toks[size_t(p)])));
+        QFont f = t->font();
+        f.setBold(true);
+        t->setFont(f);
+        tokens_->setItem(0, p, t);
+        const int v = values[size_t(p)];
+        tokens_->setItem(1, p, item(v >= 0 ? QString::fromStdString(task->symbolName(v)) : QString()));
+    }
+    tokens_->resizeColumnsToContents();
+    tokens_->show();
+    fitHeight(tokens_);
+    const int depth = example_->depth();
+    truth_->setText(tr("True answer: <b>%1</b> &nbsp; (depth %2%3)")
+                        .arg(QString::fromStdString(task->symbolName(task->answer(*example_))))
+                        .arg(depth)
+                        .arg(task->splitOf(depth) == ndr::Split::Train  ? tr(", a training depth")
+                             : task->splitOf(depth) == ndr::Split::None ? tr(", never evaluated")
+                                                                        : tr(", held out")));
+}
+
+void Inspector::highlightTokens(int target, int source) {
+    for (int p = 0; p < tokens_->columnCount(); ++p)
+        for (int r = 0; r < tokens_->rowCount(); ++r)
+            if (auto* i = tokens_->item(r, p)) {
+                QColor c;
+                if (p == target)
+                    c = QColor(31, 119, 180, 90);
+                else if (p == source)
+                    c = QColor(255, 127, 14, 110);
+                i->setBackground(c.isValid() ? QBrush(c) : QBrush());
+                i->setToolTip(p == target ? tr("target") : p == source ? tr("source") : QString());
+            }
+}
+
+void Inspector::fillAnswers() {
+    const ndr::CtlTask* task = session_.task();
+    const auto& models = session_.models();
+    const bool halts = halting();
+    answers_->clear();
+    distribution_->clear();
+    if (!dynamic_cast<BarDelegate*>(distribution_->itemDelegate()))
+        distribution_->setItemDelegate(new BarDelegate(distribution_));
+    if (!task) {
+        answers_->setRowCount(0);
+        distribution_->setRowCount(0);
+        return;
+    }
+    QStringList columns{tr("answer"), tr("p")};
+    if (halts)
+        columns << tr("halts after") << tr("then");
+    answers_->setColumnCount(int(columns.size()));
+    answers_->setHorizontalHeaderLabels(columns);
+    answers_->setRowCount(int(models.size()));
+    const int S = task->config().symbols;
+    distribution_->setRowCount(S);
+    distribution_->setColumnCount(int(models.size()));
+    QStringList names, symbols;
+    for (const auto& m : models)
+        names << m.name;
+    for (int s = 0; s < S; ++s)
+        symbols << QString::fromStdString(task->symbolName(s));
+    answers_->setVerticalHeaderLabels(names);
+    distribution_->setHorizontalHeaderLabels(names);
+    distribution_->setVerticalHeaderLabels(symbols);
+    for (int m = 0; m < int(models.size()); ++m) {
+        auto* header = answers_->verticalHeaderItem(m);
+        header->setForeground(modelColor(m));
+        const ndr::Trace* t = trace(m);
+        if (!t || t->stepAnswers.empty()) {
+            const bool failed = results_.size() > size_t(m) && results_[size_t(m)];
+            answers_->setItem(m, 0, item(failed ? tr("error") : example_ ? tr("…") : QString()));
+            continue;
+        }
+        const int last = int(t->stepAnswers.size()) - 1, a = t->stepAnswers[size_t(last)];
+        const bool right = a == t->answer;
+        auto* ans = item(
+            QString::fromStdString(task->symbolName(a)) + (right ? " ✓" : " ✗"),
+            right ? tr("right")
+                  : tr("wrong: the answer is %1").arg(QString::fromStdString(task->symbolName(t->answer))));
+        ans->setBackground(verdictColor(right, false));
+        answers_->setItem(m, 0, ans);
+        answers_->setItem(m, 1, item(QString::number(double(t->probsAfter(last)[a]), 'f', 3)));
+        if (halts) {
+            const int h = ndr::haltingStep(*t, threshold());
+            if (h < 0) {
+                answers_->setItem(m, 2, item(tr("no gates"), tr("A residual model has no gates to halt on")));
+            } else {
+                answers_->setItem(m, 2,
+                                  item(h < t->steps ? QString::number(h) : tr("never (%1)").arg(h),
+                                       h < t->steps ? tr("Every gate stays below the threshold after "
+                                                         "step %1")
+                                                          .arg(h)
+                                                    : tr("A gate is still open at the last step")));
+                const int ah = t->stepAnswers[size_t(h)];
+                auto* then = item(QString::fromStdString(task->symbolName(ah)));
+                then->setBackground(verdictColor(ah == t->answer, false));
+                answers_->setItem(m, 3, then);
+            }
+        }
+        for (int s = 0; s < S && s < t->symbols; ++s) {
+            const double p = t->probsAfter(last)[s];
+            auto* cell = item(QString::number(p, 'f', 3));
+            cell->setData(kBarRole, p);
+            cell->setData(kBarColorRole, modelColor(m));
+            if (s == t->answer) {
+                QFont f = cell->font();
+                f.setBold(true);
+                cell->setFont(f);
+                cell->setToolTip(tr("the true answer"));
+            }
+            distribution_->setItem(s, m, cell);
+        }
+    }
+    for (int s = 0; s < S; ++s)
+        if (example_ && s == task->answer(*example_)) {
+            QFont f = distribution_->verticalHeaderItem(s)->font();
+            f.setBold(true);
+            distribution_->verticalHeaderItem(s)->setFont(f);
+            distribution_->verticalHeaderItem(s)->setText(symbols[s] + " ✓");
+        }
+    answers_->resizeColumnsToContents();
+    fitHeight(answers_);
+    distribution_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+}
+
+void Inspector::fillReadout() {
+    const ndr::CtlTask* task = session_.task();
+    const auto& models = session_.models();
+    readout_->clear();
+    const int n = maxStep();
+    const bool none =
+        std::none_of(results_.begin(), results_.end(), [](const auto& r) { return r != nullptr; });
+    if (!task || (n == 0 && none)) {
+        readout_->setRowCount(0);
+        readout_->setColumnCount(0);
+        readout_->hide();
+        return;
+    }
+    readout_->setRowCount(int(models.size()));
+    readout_->setColumnCount(n + 1);
+    QStringList names, steps;
+    for (const auto& m : models)
+        names << tr("%1 after step").arg(m.name);
+    for (int s = 0; s <= n; ++s)
+        steps << QString::number(s);
+    readout_->setVerticalHeaderLabels(names);
+    readout_->setHorizontalHeaderLabels(steps);
+    for (int m = 0; m < int(models.size()); ++m) {
+        readout_->verticalHeaderItem(m)->setForeground(modelColor(m));
+        const ndr::Trace* t = trace(m);
+        if (!t)
+            continue;
+        const int h = halting() ? ndr::haltingStep(*t, threshold()) : -1;
+        for (int s = 0; s < int(t->stepAnswers.size()) && s <= n; ++s) {
+            const int a = t->stepAnswers[size_t(s)];
+            const double p = t->probsAfter(s)[a];
+            auto* cell = item(QString::fromStdString(task->symbolName(a)),
+                              tr("If %1 stopped after step %2 it would answer %3 (p %4)")
+                                  .arg(models[size_t(m)].name)
+                                  .arg(s)
+                                  .arg(QString::fromStdString(task->symbolName(a)))
+                                  .arg(p, 0, 'f', 3));
+            cell->setData(Qt::UserRole, a == t->answer);
+            if (s == h && h < t->steps) {
+                cell->setText(cell->text() + tr(" ■"));
+                cell->setToolTip(cell->toolTip() + tr("; the gates close after this step (halting)"));
+            }
+            readout_->setItem(m, s, cell);
+        }
+    }
+    readout_->resizeColumnsToContents();
+    readout_->show();
+    fitHeight(readout_);
+    markReadoutStep();
+}
+
+void Inspector::markReadoutStep() {
+    const int current = slider_->value();
+    for (int c = 0; c < readout_->columnCount(); ++c) {
+        if (auto* header = readout_->horizontalHeaderItem(c)) {
+            QFont f = header->font();
+            f.setBold(c == current);
+            header->setFont(f);
+            header->setText(c == current ? QString("▶%1").arg(c) : QString::number(c));
+        }
+        for (int r = 0; r < readout_->rowCount(); ++r)
+            if (auto* i = readout_->item(r, c)) {
+                i->setBackground(verdictColor(i->data(Qt::UserRole).toBool(), c == current));
+                QFont f = i->font();
+                f.setBold(c == current);
+                i->setFont(f);
+            }
+    }
+}
+
+} // namespace ndrui

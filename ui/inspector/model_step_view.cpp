@@ -1,0 +1,155 @@
+// One model's attention and gates at a step (see modelstepview.h).
+#include "ui/inspector/model_step_view.h"
+
+#include "ui/common/palette.h"
+#include "ui/plots/heatmap_plot.h"
+
+#include <QLabel>
+#include <QPainter>
+#include <QVBoxLayout>
+
+namespace ndrui {
+
+std::vector<float> attentionAt(const ndr::Trace& trace, int step, int head) {
+    const int T = trace.positions;
+    std::vector<float> m(size_t(T) * T, 0.0f);
+    if (step < 1 || step > trace.steps || trace.heads <= 0 ||
+        trace.attention.size() < size_t(trace.steps) * trace.heads * T * T)
+        return m;
+    const int h0 = head < 0 ? 0 : std::min(head, trace.heads - 1);
+    const int h1 = head < 0 ? trace.heads : h0 + 1;
+    for (int h = h0; h < h1; ++h)
+        for (int i = 0; i < T; ++i)
+            for (int j = 0; j < T; ++j)
+                m[size_t(i) * T + j] += trace.att(step - 1, h, i, j);
+    if (h1 - h0 > 1)
+        for (float& v : m)
+            v /= float(h1 - h0);
+    return m;
+}
+
+std::vector<float> gatesAt(const ndr::Trace& trace, int step) {
+    std::vector<float> g(size_t(trace.positions), 0.0f);
+    if (step < 1 || step > trace.steps || trace.gates.size() < size_t(trace.steps) * trace.positions)
+        return g;
+    for (int p = 0; p < trace.positions; ++p)
+        g[size_t(p)] = trace.gate(step - 1, p);
+    return g;
+}
+
+ModelStepView::ModelStepView(int model, const QString& name, QWidget* parent)
+    : QWidget(parent), model_(model), name_(name) {
+    title_ = new QLabel(this);
+    title_->setTextFormat(Qt::RichText);
+    note_ = new QLabel(this);
+    note_->setWordWrap(true);
+    note_->hide();
+    attention_ = new HeatmapPlot(this);
+    attention_->setObjectName(QString("inspector.attention.%1").arg(model));
+    attention_->setNames(tr("target"), tr("source"), tr("attention"));
+    attention_->setMinimumSize(260, 240);
+    gates_ = new HeatmapPlot(this);
+    gates_->setObjectName(QString("inspector.gates.%1").arg(model));
+    gates_->setNames(QString(), tr("position"), tr("gate"));
+    // A strip of one row: enough height for the title, one square row of cells and the axis labels.
+    gates_->setFixedHeight(150);
+    gateNote_ = new QLabel(tr("No copy gates: a residual layer rewrites every column at every step."), this);
+    gateNote_->setWordWrap(true);
+    gateNote_->setAlignment(Qt::AlignHCenter | Qt::AlignTop);
+    gateNote_->setFixedHeight(150);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    layout->addWidget(title_);
+    layout->addWidget(note_);
+    layout->addWidget(attention_, 1);
+    layout->addWidget(gates_);
+    layout->addWidget(gateNote_);
+    layout->addStretch(0);
+
+    connect(attention_, &HeatmapPlot::cellClicked, this,
+            [this](int row, int col, double v) { emit attentionClicked(model_, shownStep(), row, col, v); });
+    connect(gates_, &HeatmapPlot::cellClicked, this,
+            [this](int, int col, double v) { emit gateClicked(model_, shownStep(), col, v); });
+    refresh();
+}
+
+void ModelStepView::setTrace(const ndr::Trace* trace, const QString& note) {
+    trace_ = trace;
+    note_->setText(note);
+    note_->setVisible(!note.isEmpty());
+    refresh();
+}
+
+void ModelStepView::setStep(int step) {
+    step_ = std::max(0, step);
+    refresh();
+}
+
+void ModelStepView::setHead(int head) {
+    head_ = head;
+    refresh();
+}
+
+int ModelStepView::shownStep() const {
+    return trace_ ? std::min(step_, trace_->steps) : 0;
+}
+
+void ModelStepView::refresh() {
+    const QString color = modelColor(model_).name();
+    QString title = QString("<b style='color:%1'>%2</b>").arg(color, name_.toHtmlEscaped());
+    if (!trace_) {
+        // Nothing to draw: the note says why, rather than an empty map that looks like data.
+        title_->setText(title);
+        attention_->setVisible(false);
+        gates_->setVisible(false);
+        gateNote_->setVisible(false);
+        return;
+    }
+    attention_->setVisible(true);
+    const int T = trace_->positions, s = shownStep();
+    QStringList tokens;
+    for (const std::string& n : trace_->tokenNames)
+        tokens << QString::fromStdString(n);
+    const QString heads = head_ < 0 ? tr("mean of %n heads", nullptr, trace_->heads)
+                                    : tr("head %1 of %2").arg(head_ + 1).arg(trace_->heads);
+    title += tr(" — step %1 of %2").arg(s).arg(trace_->steps);
+    if (step_ > trace_->steps)
+        title += tr(" (its last)");
+    title_->setText(title);
+    attention_->setTitle(s == 0 ? tr("attention: none yet (step 0 is the embeddings)")
+                                : tr("attention at step %1, %2").arg(s).arg(heads));
+    attention_->setMatrix(T, T, attentionAt(*trace_, s, head_), tokens, tokens);
+    const bool gated = !trace_->gates.empty();
+    gates_->setVisible(gated);
+    gateNote_->setVisible(!gated);
+    if (gated) {
+        gates_->setTitle(s == 0 ? tr("gates: none yet") : tr("copy gates at step %1 (open = 1)").arg(s));
+        gates_->setMatrix(1, T, gatesAt(*trace_, s), {tr("gate")}, tokens);
+    }
+}
+
+QImage ModelStepView::render(QSize size) {
+    QImage image(size, QImage::Format_ARGB32_Premultiplied);
+    image.fill(palette().color(QPalette::Window));
+    QPainter p(&image);
+    QFont f = font();
+    f.setBold(true);
+    p.setFont(f);
+    const int titleH = QFontMetrics(f).height() + 8;
+    const int gateH = trace_ && !trace_->gates.empty() ? std::max(90, size.height() / 5) : 0;
+    p.setPen(modelColor(model_));
+    QString caption = name_;
+    if (trace_)
+        caption += tr(" — step %1 of %2").arg(shownStep()).arg(trace_->steps);
+    p.drawText(QRect(0, 0, size.width(), titleH), Qt::AlignCenter, caption);
+    const QSize attSize(size.width(), size.height() - titleH - gateH);
+    if (attSize.height() > 20)
+        p.drawImage(QPoint(0, titleH), attention_->render(attSize));
+    if (gateH > 20 && trace_ && !trace_->gates.empty())
+        p.drawImage(QPoint(0, size.height() - gateH), gates_->render(QSize(size.width(), gateH)));
+    return image;
+}
+
+} // namespace ndrui

@@ -1,0 +1,64 @@
+// One model's column in the inspector: its attention heatmap (target rows x source columns) and its
+// gate strip over positions at the chosen step, with the dashboard's heatmap look.
+#pragma once
+
+#include "core/records/records.h"
+
+#include <QImage>
+#include <QWidget>
+#include <vector>
+
+class QLabel;
+
+namespace ndrui {
+
+class HeatmapPlot;
+
+// Attention of `step` (1..steps) as a (T, T) row-major matrix, [target][source]: one head, or the mean
+// over heads when head < 0. Zeros for step 0 (the embeddings: no layer has attended yet).
+std::vector<float> attentionAt(const ndr::Trace& trace, int step, int head);
+// Mean gates of `step` (1..steps) over positions (T); zeros for step 0 or a trace without gates.
+std::vector<float> gatesAt(const ndr::Trace& trace, int step);
+
+class ModelStepView : public QWidget {
+    Q_OBJECT
+
+public:
+    ModelStepView(int model, const QString& name, QWidget* parent = nullptr);
+
+    int model() const { return model_; }
+    // The trace to show (not owned; kept alive by the inspector), or none with `note` saying why.
+    void setTrace(const ndr::Trace* trace, const QString& note = {});
+    const ndr::Trace* trace() const { return trace_; }
+    // The step shown, 0..steps; beyond this model's steps its last step is shown.
+    void setStep(int step);
+    // One head, or the mean over heads when head < 0.
+    void setHead(int head);
+    // The step of the trace actually shown for a requested step.
+    int shownStep() const;
+
+    HeatmapPlot* attentionPlot() const { return attention_; }
+    HeatmapPlot* gatePlot() const { return gates_; } // hidden for models without gates
+
+    // The column as an image of `size` (title, heatmap and gate strip) for the inspector's frames.
+    QImage render(QSize size);
+
+signals:
+    void attentionClicked(int model, int step, int target, int source, double weight);
+    void gateClicked(int model, int step, int position, double gate);
+
+private:
+    void refresh();
+
+    int model_;
+    QString name_;
+    const ndr::Trace* trace_ = nullptr;
+    int step_ = 0, head_ = -1;
+    QLabel* title_;
+    QLabel* note_;
+    HeatmapPlot* attention_;
+    HeatmapPlot* gates_;
+    QLabel* gateNote_;
+};
+
+} // namespace ndrui

@@ -1,0 +1,179 @@
+// The steps-needed table (see stepsneeded.h).
+#include "ui/inspector/steps_needed.h"
+
+#include "ui/training/training_session.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+namespace ndrui {
+
+StepsNeededPanel::StepsNeededPanel(TrainingSession& session, QWidget* parent)
+    : QWidget(parent), session_(session) {
+    count_ = new QSpinBox(this);
+    count_->setObjectName("inspector.stepsNeeded.count");
+    count_->setRange(1, 200);
+    count_->setValue(10);
+    count_->setSuffix(tr(" per depth"));
+    measure_ = new QPushButton(tr("Measure"), this);
+    measure_->setObjectName("inspector.stepsNeeded.measure");
+    measure_->setToolTip(
+        tr("Trace random examples of every depth and count the steps until the gates close"));
+    note_ = new QLabel(this);
+    note_->setWordWrap(true);
+    table_ = new QTableWidget(this);
+    table_->setObjectName("inspector.stepsNeeded");
+    table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table_->setSelectionMode(QAbstractItemView::NoSelection);
+    table_->verticalHeader()->hide();
+    table_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+
+    auto* row = new QHBoxLayout;
+    row->addWidget(count_, 1);
+    row->addWidget(measure_);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(row);
+    layout->addWidget(note_);
+    layout->addWidget(table_, 1);
+
+    connect(measure_, &QPushButton::clicked, this, &StepsNeededPanel::measure);
+    connect(&session_, &TrainingSession::traced, this, &StepsNeededPanel::onTraced);
+    reset();
+}
+
+void StepsNeededPanel::reset() {
+    pending_.clear();
+    traces_.clear();
+    errors_ = 0;
+    if (const ndr::CtlTask* task = session_.task())
+        rng_.seed(task->config().seed * 104729 + 3); // the same run measures the same examples
+    measure_->setEnabled(session_.hasRun());
+    note_->setText(tr("Steps until every gate stays below the threshold (halting), over random examples."));
+    fill();
+}
+
+void StepsNeededPanel::setSteps(int steps) {
+    steps_ = steps;
+}
+
+void StepsNeededPanel::setThreshold(float threshold) {
+    threshold_ = threshold;
+    fill();
+}
+
+void StepsNeededPanel::measure() {
+    const ndr::CtlTask* task = session_.task();
+    if (!task)
+        return;
+    pending_.clear(); // answers to an earlier measurement are dropped when they arrive
+    traces_.clear();
+    errors_ = 0;
+    for (int d : task->allDepths())
+        for (int i = 0; i < count_->value(); ++i)
+            pending_.insert(session_.requestTrace(task->sample(d, rng_), steps_), Pending{d, 0});
+    note_->setText(tr("Tracing %n example(s)…", nullptr, int(pending_.size())));
+    fill();
+}
+
+void StepsNeededPanel::onTraced(const TraceResultPtr& r) {
+    auto it = pending_.find(r->id);
+    if (it == pending_.end())
+        return;
+    if (r->error.isEmpty())
+        traces_[{it->depth, r->model}].push_back(r->trace);
+    else
+        ++errors_;
+    if (++it->answers >= int(session_.models().size()))
+        pending_.erase(it);
+    fill();
+    if (pending_.isEmpty())
+        emit finished();
+}
+
+ndr::HaltingSummary StepsNeededPanel::summary(int depth, int model) const {
+    auto it = traces_.find({depth, model});
+    if (it == traces_.end())
+        return {};
+    std::vector<const ndr::Trace*> list;
+    for (const ndr::Trace& t : it->second)
+        list.push_back(&t);
+    return ndr::summariseHalting(list, threshold_);
+}
+
+void StepsNeededPanel::fill() {
+    const ndr::CtlTask* task = session_.task();
+    const auto& models = session_.models();
+    table_->clear();
+    if (!task) {
+        table_->setRowCount(0);
+        table_->setColumnCount(0);
+        return;
+    }
+    const std::vector<int> depths = task->allDepths();
+    QStringList headers{tr("depth")};
+    for (const auto& m : models)
+        headers << tr("%1\nsteps").arg(m.name) << tr("%1\nright").arg(m.name);
+    table_->setColumnCount(int(headers.size()));
+    table_->setHorizontalHeaderLabels(headers);
+    table_->setRowCount(int(depths.size()));
+    for (int r = 0; r < int(depths.size()); ++r) {
+        const int d = depths[size_t(r)];
+        const char* split = task->splitOf(d) == ndr::Split::Train   ? "train"
+                            : task->splitOf(d) == ndr::Split::Valid ? "valid"
+                                                                    : "test";
+        auto* depthItem = new QTableWidgetItem(QString("%1 (%2)").arg(d).arg(split));
+        table_->setItem(r, 0, depthItem);
+        for (int m = 0; m < int(models.size()); ++m) {
+            const ndr::HaltingSummary s = summary(d, m);
+            QString steps, right;
+            QString tip;
+            if (s.examples > 0) {
+                right = QString("%1/%2").arg(s.correctAtHalt).arg(s.examples);
+                const bool gated = models[size_t(m)].config.update == ndr::UpdateKind::CopyGate;
+                if (gated) {
+                    // Examples that never halt count their full run in the mean; all of them: "never".
+                    if (s.halted == 0)
+                        steps = tr("never");
+                    else if (s.minStep == s.maxStep)
+                        steps = QString::number(s.minStep);
+                    else
+                        steps =
+                            QString("%1 (%2–%3)").arg(s.meanStep, 0, 'f', 1).arg(s.minStep).arg(s.maxStep);
+                    if (s.halted > 0 && s.halted < s.examples)
+                        steps += tr(", %1 never").arg(s.examples - s.halted);
+                    tip = tr(
+                        "mean (min–max) halting step over %n example(s); \"never\": gates still open at the "
+                        "last step; right: the answer read at the halting step",
+                        nullptr, s.examples);
+                } else {
+                    steps = tr("no gates");
+                    tip =
+                        tr("a residual model has no gates to halt on; right: the answer after the last step");
+                }
+            }
+            auto* a = new QTableWidgetItem(steps);
+            auto* b = new QTableWidgetItem(right);
+            a->setToolTip(tip);
+            b->setToolTip(tip);
+            table_->setItem(r, 1 + 2 * m, a);
+            table_->setItem(r, 2 + 2 * m, b);
+        }
+    }
+    if (!pending_.isEmpty())
+        note_->setText(tr("Tracing… %n request(s) to go", nullptr, int(pending_.size())));
+    else if (!traces_.empty())
+        note_->setText(
+            errors_ > 0 ? tr("Done; %n trace(s) failed (a model could not run these steps)", nullptr, errors_)
+                        : tr("Done. Threshold %1: halting is the first step after which every "
+                             "gate stays below it.")
+                              .arg(double(threshold_), 0, 'g', 3));
+}
+
+} // namespace ndrui

@@ -1,0 +1,253 @@
+// One column per model, rows shared so NDR and vanilla read side by side (see modelsgroup.h).
+#include "ui/panel/models_group.h"
+
+#include "ui/panel/form_fields.h"
+#include "ui/common/palette.h"
+#include "ui/panel/real_spin_box.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFrame>
+#include <QGridLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSpinBox>
+#include <QVBoxLayout>
+#include <utility>
+
+namespace ndrui {
+
+namespace {
+
+template <typename E> E comboValue(const QComboBox* c) {
+    return E(c->currentData().toInt());
+}
+
+} // namespace
+
+ModelsGroup::ModelsGroup(QWidget* parent) : QGroupBox(tr("Models"), parent) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(6, 6, 6, 6);
+}
+
+void ModelsGroup::buildColumns(int count) {
+    delete grid_;
+    notes_.reset();
+    columns_.assign(size_t(count), Column{});
+    grid_ = new QWidget(this);
+    layout()->addWidget(grid_);
+    auto* g = new QGridLayout(grid_);
+    g->setContentsMargins(0, 0, 0, 0);
+    g->setHorizontalSpacing(6);
+    g->setVerticalSpacing(3);
+    for (int i = 0; i < count; ++i)
+        g->setColumnStretch(i + 1, 1);
+
+    int row = 0;
+    for (int i = 0; i < count; ++i) {
+        // The model's colour, as in every plot: the name in that colour over a bar of it.
+        auto* cell = new QWidget(grid_);
+        auto* v = new QVBoxLayout(cell);
+        v->setContentsMargins(0, 0, 0, 2);
+        v->setSpacing(2);
+        auto* header = new QLabel(cell);
+        header->setObjectName(QString("models[%1].header").arg(i));
+        header->setAlignment(Qt::AlignCenter);
+        header->setTextFormat(Qt::PlainText);
+        header->setMinimumWidth(48);
+        QFont bold = header->font();
+        bold.setBold(true);
+        header->setFont(bold);
+        QPalette text = header->palette();
+        text.setColor(QPalette::WindowText, modelColor(i).darker(isDark(text) ? 70 : 115));
+        header->setPalette(text);
+        auto* bar = new QFrame(cell);
+        bar->setFixedHeight(3);
+        bar->setAutoFillBackground(true);
+        QPalette fill = bar->palette();
+        fill.setColor(QPalette::Window, modelColor(i));
+        bar->setPalette(fill);
+        v->addWidget(header);
+        v->addWidget(bar);
+        columns_[size_t(i)].header = header;
+        g->addWidget(cell, row, i + 1);
+    }
+    ++row;
+
+    // One row per field: a label shared by the columns, an editor per column, and a row of notes below.
+    auto addRow = [&](const QString& label, const char* field, const QString& tip, auto make) {
+        auto* l = new QLabel(label, grid_);
+        l->setToolTip(tip);
+        g->addWidget(l, row, 0);
+        for (int i = 0; i < count; ++i) {
+            QWidget* editor = make(columns_[size_t(i)]);
+            QLabel* note = notes_.add(QString("models[%1].%2").arg(i).arg(field), editor, tip, grid_);
+            g->addWidget(editor, row, i + 1);
+            g->addWidget(note, row + 1, i + 1);
+        }
+        row += 2;
+    };
+    QWidget* p = grid_;
+    addRow(tr("name"), "name", tr("The model's name in plots and the inspector; names must be unique."),
+           [&](Column& c) { return c.name = narrow(new QLineEdit(p)); });
+    addRow(tr("attention"), "attention",
+           tr("softmax: scaled dot-product attention (vanilla Transformer).\n"
+              "geometric: NDR's geometric attention with directional encoding: a column attends to the "
+              "closest matching column, preferring left or right."),
+           [&](Column& c) {
+               return c.attention = makeComboField({{"softmax", int(ndr::AttentionKind::Softmax)},
+                                                    {"geometric", int(ndr::AttentionKind::Geometric)}});
+           });
+    addRow(tr("geom. norm"), "geomNorm",
+           tr("Normalisation of geometric attention. off: each row of weights sums to at most 1 (the "
+              "paper's NDR); L1: rows rescaled to sum to 1. Geometric attention only."),
+           [&](Column& c) {
+               return c.geomNorm =
+                          makeComboField({{"off", int(ndr::GeomNorm::Off)}, {"L1", int(ndr::GeomNorm::L1)}});
+           });
+    addRow(tr("update"), "update",
+           tr("copy gate: h' = g*u + (1-g)*h, a column changes only where its gate opens (NDR).\n"
+              "residual: post-LN residual layer (vanilla Transformer)."),
+           [&](Column& c) {
+               return c.update = makeComboField({{"residual", int(ndr::UpdateKind::Residual)},
+                                                 {"copy gate", int(ndr::UpdateKind::CopyGate)}});
+           });
+    addRow(tr("positional"), "positional",
+           tr("none: no absolute positions; geometric attention's direction is enough (NDR).\n"
+              "sinusoidal: sinusoidal encoding added to the embeddings (vanilla Transformer)."),
+           [&](Column& c) {
+               return c.positional = makeComboField({{"none", int(ndr::PositionalKind::None)},
+                                                     {"sinusoidal", int(ndr::PositionalKind::Sinusoidal)}});
+           });
+    addRow(tr("shared"), "sharedWeights",
+           tr("One layer unrolled for every step (weights shared across steps). Needed to run more steps "
+              "at evaluation than in training."),
+           [&](Column& c) { return c.shared = new QCheckBox(tr("weights"), p); });
+    addRow(tr("d_model"), "dModel", tr("Width of each column's state (d_model); heads must divide it."),
+           [&](Column& c) { return c.dModel = makeIntField(1, 4096, 1, p); });
+    addRow(tr("heads"), "heads", tr("Attention heads H; each head has d_model / H channels."),
+           [&](Column& c) { return c.heads = makeIntField(1, 64, 1, p); });
+    addRow(tr("d_ff"), "dFF", tr("Hidden width of the feed-forward block (d_ff)."),
+           [&](Column& c) { return c.dFF = makeIntField(1, 16384, 1, p); });
+    addRow(tr("steps"), "steps",
+           tr("Layer applications (unrolled steps) in training. An example of depth d needs about d + 1 "
+              "steps to route its answer to the [E] column."),
+           [&](Column& c) { return c.steps = makeIntField(1, 64, 1, p); });
+    addRow(tr("eval steps"), "evalSteps",
+           tr("Steps at evaluation; 'same' uses the training steps. With shared weights a model can run "
+              "more steps on the longer test inputs."),
+           [&](Column& c) {
+               c.evalSteps = makeIntField(0, 128, 1, p);
+               c.evalSteps->setSpecialValueText(tr("same"));
+               return c.evalSteps;
+           });
+    addRow(tr("dropout"), "dropout",
+           tr("Dropout on the attention output, the feed-forward hidden layer, the gate's hidden layer and "
+              "the positional encoding."),
+           [&](Column& c) { return c.dropout = makeRealField(0, 1, 0.05, false, p); });
+    addRow(tr("att. dropout"), "attentionDropout",
+           tr("Attention dropout: on the keys for geometric attention, on the attention weights for "
+              "softmax."),
+           [&](Column& c) { return c.attentionDropout = makeRealField(0, 1, 0.05, false, p); });
+    addRow(tr("gate dropout"), "gateDropout",
+           tr("Gate dropout: probability of forcing a column's gate to copy (g = 0) during training. "
+              "Copy-gate updates only."),
+           [&](Column& c) { return c.gateDropout = makeRealField(0, 1, 0.05, false, p); });
+    addRow(tr("gate bias"), "gateBiasInit",
+           tr("Initial bias of the gate's output layer (b_g2). -3 starts the gates almost closed, so "
+              "layers begin as copies. Copy-gate updates only."),
+           [&](Column& c) { return c.gateBias = makeRealField(-20, 20, 0.5, false, p); });
+    addRow(tr("learn. rate"), "learningRate",
+           tr("This model's AdamW learning rate; 'run's' uses the training group's rate."), [&](Column& c) {
+               c.learningRate = makeRealField(0, 1, 1e-4, false, p);
+               c.learningRate->setStepType(QAbstractSpinBox::AdaptiveDecimalStepType);
+               c.learningRate->setSpecialValueText(tr("run's"));
+               return c.learningRate;
+           });
+
+    for (int i = 0; i < count; ++i) {
+        const Column& c = columns_[size_t(i)];
+        auto changed = [this, i] {
+            updateColumn(i);
+            emit edited();
+        };
+        connect(c.name, &QLineEdit::textChanged, this, changed);
+        for (QComboBox* combo : {c.attention, c.geomNorm, c.update, c.positional})
+            connect(combo, &QComboBox::currentIndexChanged, this, changed);
+        connect(c.shared, &QCheckBox::toggled, this, changed);
+        for (QSpinBox* s : {c.dModel, c.heads, c.dFF, c.steps, c.evalSteps})
+            connect(s, &QSpinBox::valueChanged, this, changed);
+        for (RealSpinBox* s : {c.dropout, c.attentionDropout, c.gateDropout, c.gateBias, c.learningRate})
+            connect(s, &QDoubleSpinBox::valueChanged, this, changed);
+    }
+}
+
+void ModelsGroup::setModels(const std::vector<ndr::ModelConfig>& models) {
+    if (int(models.size()) != count())
+        buildColumns(int(models.size()));
+    for (size_t i = 0; i < models.size(); ++i) {
+        fillColumn(columns_[i], models[i]);
+        updateColumn(int(i)); // also when no field changed value
+    }
+}
+
+void ModelsGroup::fillColumn(Column& c, const ndr::ModelConfig& m) {
+    c.name->setText(QString::fromStdString(m.name));
+    selectData(c.attention, int(m.attention));
+    selectData(c.geomNorm, int(m.geomNorm));
+    selectData(c.update, int(m.update));
+    selectData(c.positional, int(m.positional));
+    c.shared->setChecked(m.sharedWeights);
+    c.dModel->setValue(m.dModel);
+    c.heads->setValue(m.heads);
+    c.dFF->setValue(m.dFF);
+    c.steps->setValue(m.steps);
+    c.evalSteps->setValue(m.evalSteps);
+    c.dropout->setFloat(m.dropout);
+    c.attentionDropout->setFloat(m.attentionDropout);
+    c.gateDropout->setFloat(m.gateDropout);
+    c.gateBias->setFloat(m.gateBiasInit);
+    c.learningRate->setValue(m.learningRate);
+}
+
+ndr::ModelConfig ModelsGroup::readColumn(const Column& c) const {
+    ndr::ModelConfig m;
+    m.name = c.name->text().toStdString();
+    m.attention = comboValue<ndr::AttentionKind>(c.attention);
+    m.geomNorm = comboValue<ndr::GeomNorm>(c.geomNorm);
+    m.update = comboValue<ndr::UpdateKind>(c.update);
+    m.positional = comboValue<ndr::PositionalKind>(c.positional);
+    m.sharedWeights = c.shared->isChecked();
+    m.dModel = c.dModel->value();
+    m.heads = c.heads->value();
+    m.dFF = c.dFF->value();
+    m.steps = c.steps->value();
+    m.evalSteps = c.evalSteps->value();
+    m.dropout = float(c.dropout->value());
+    m.attentionDropout = float(c.attentionDropout->value());
+    m.gateDropout = float(c.gateDropout->value());
+    m.gateBiasInit = float(c.gateBias->value());
+    m.learningRate = c.learningRate->value();
+    return m;
+}
+
+std::vector<ndr::ModelConfig> ModelsGroup::models() const {
+    std::vector<ndr::ModelConfig> out;
+    for (const Column& c : columns_)
+        out.push_back(readColumn(c));
+    return out;
+}
+
+void ModelsGroup::updateColumn(int index) {
+    const Column& c = columns_[size_t(index)];
+    const ndr::ModelConfig m = readColumn(c);
+    c.header->setText(m.name.empty() ? tr("model %1").arg(index + 1) : QString::fromStdString(m.name));
+    // Fields that do not apply are disabled, not hidden, so the columns stay aligned. geom. norm stays
+    // editable while it holds L1 under softmax: validation flags that, and the user must be able to fix it.
+    c.geomNorm->setEnabled(m.attention == ndr::AttentionKind::Geometric || m.geomNorm == ndr::GeomNorm::L1);
+    const bool gated = m.update == ndr::UpdateKind::CopyGate;
+    c.gateDropout->setEnabled(gated);
+    c.gateBias->setEnabled(gated);
+}
+
+} // namespace ndrui

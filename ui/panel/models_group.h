@@ -1,0 +1,72 @@
+// The "Models" group of the experiment panel: one column per model (NDR and vanilla by default), every
+// ModelConfig switch editable, with the fields that do not apply to a column disabled.
+#pragma once
+
+#include "core/config/config.h"
+#include "ui/panel/field_notes.h"
+
+#include <QGroupBox>
+#include <vector>
+
+class QCheckBox;
+class QComboBox;
+class QGridLayout;
+class QLabel;
+class QLineEdit;
+class QSpinBox;
+
+namespace ndrui {
+
+class RealSpinBox;
+
+class ModelsGroup : public QGroupBox {
+    Q_OBJECT
+public:
+    explicit ModelsGroup(QWidget* parent = nullptr);
+
+    // Fills every field; rebuilds the columns when the number of models changes.
+    void setModels(const std::vector<ndr::ModelConfig>& models);
+    std::vector<ndr::ModelConfig> models() const;
+    int count() const { return int(columns_.size()); }
+
+    // Inline notes: `field` is a path such as "models[1].heads".
+    void clearProblems() { notes_.clear(); }
+    bool showProblem(const QString& field, const QString& message) { return notes_.show(field, message); }
+
+signals:
+    // Any field was edited (also while setModels fills them).
+    void edited();
+
+private:
+    struct Column {
+        QLabel* header = nullptr;
+        QLineEdit* name = nullptr;
+        QComboBox* attention = nullptr;
+        QComboBox* geomNorm = nullptr;
+        QComboBox* update = nullptr;
+        QComboBox* positional = nullptr;
+        QCheckBox* shared = nullptr;
+        QSpinBox* dModel = nullptr;
+        QSpinBox* heads = nullptr;
+        QSpinBox* dFF = nullptr;
+        QSpinBox* steps = nullptr;
+        QSpinBox* evalSteps = nullptr;
+        RealSpinBox* dropout = nullptr;
+        RealSpinBox* attentionDropout = nullptr;
+        RealSpinBox* gateDropout = nullptr;
+        RealSpinBox* gateBias = nullptr;
+        RealSpinBox* learningRate = nullptr;
+    };
+
+    void buildColumns(int count);
+    void fillColumn(Column& c, const ndr::ModelConfig& m);
+    ndr::ModelConfig readColumn(const Column& c) const;
+    // Disables the fields a column's switches make irrelevant (and restyles its header).
+    void updateColumn(int index);
+
+    QWidget* grid_ = nullptr; // rebuilt with the columns
+    std::vector<Column> columns_;
+    FieldNotes notes_;
+};
+
+} // namespace ndrui

@@ -1,0 +1,60 @@
+// Accuracy per depth: the models' bars side by side at each depth, the train, valid and test depth
+// ranges shaded and labelled behind them, and the chance line.
+#pragma once
+
+#include "ui/plots/plot_style.h"
+#include "ui/plots/plot_view.h"
+#include "core/records/records.h"
+
+#include <vector>
+
+class QCPBars;
+class QCPBarsGroup;
+class QCPItemText;
+class QCPItemRect;
+
+namespace ndrui {
+
+class DepthBarsView : public PlotView {
+    Q_OBJECT
+
+public:
+    explicit DepthBarsView(QWidget* parent = nullptr);
+
+    // The depths along x and the split of each (same length).
+    void setDepths(const std::vector<int>& depths, const std::vector<ndr::Split>& splits);
+    // Accuracy of `model` at each depth of setDepths() (NaN: not evaluated).
+    void setAccuracy(int model, const QString& name, const std::vector<double>& accuracyPerDepth);
+    // The accuracy per depth of an evaluation, matched to setDepths() by depth.
+    void setEvaluation(int model, const QString& name, const ndr::EvalRecord& record);
+    void setChance(double chance);
+    void clear();
+
+    QString toolTipAt(const QPoint& pos) const override;
+
+protected:
+    void applyPalette() override;
+    void fitRanges() override;
+    void layoutFor(QSize size) override;
+
+private:
+    struct Shade {
+        ndr::Split split;
+        QCPItemRect* rect;
+        QCPItemText* label;
+        double from, to; // the band along x
+    };
+    // Labels each band "train depths", or "train" where that does not fit, or not at all, for the
+    // plot laid out at `size`.
+    void fitShadeLabels(QSize size);
+
+    std::vector<int> depths_;
+    std::vector<ndr::Split> splits_;
+    std::vector<QCPBars*> bars_;
+    std::vector<QString> names_;
+    std::vector<Shade> shades_;
+    QCPBarsGroup* group_;
+    ChanceMark chance_;
+};
+
+} // namespace ndrui

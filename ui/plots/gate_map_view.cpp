@@ -1,0 +1,149 @@
+// Copy-gate map (see gatemapview.h).
+#include "ui/plots/gate_map_view.h"
+
+#include "ui/plots/color_maps.h"
+#include "ui/plots/plot_style.h"
+
+#include <QMouseEvent>
+#include <qcustomplot.h>
+
+#include <cmath>
+
+namespace ndrui {
+
+namespace {
+
+bool hasGates(const ndr::Trace& t) {
+    return t.steps > 0 && t.positions > 0 && t.gates.size() >= size_t(t.steps) * t.positions;
+}
+
+QString tokenName(const ndr::Trace& t, int i) {
+    return i < int(t.tokenNames.size()) ? QString::fromStdString(t.tokenNames[i]) : QString::number(i);
+}
+
+} // namespace
+
+GateMapView::GateMapView(QWidget* parent) : PlotView(parent) {
+    margins_ = new QCPMarginGroup(plot());
+    connect(plot(), &QCustomPlot::mousePress, this, [this](QMouseEvent* e) { pressPos_ = e->pos(); });
+    connect(plot(), &QCustomPlot::mouseRelease, this, [this](QMouseEvent* e) {
+        const Map* map = nullptr;
+        int step = 0, position = 0;
+        if ((e->pos() - pressPos_).manhattanLength() <= 3 && e->button() == Qt::LeftButton &&
+            hitAt(e->pos(), &map, &step, &position))
+            emit cellClicked(map->model, step, position, gate(map->model, step, position));
+    });
+    rebuild();
+}
+
+void GateMapView::setTraces(const std::vector<ndr::Trace>& traces, const QStringList& modelNames) {
+    traces_ = traces;
+    names_ = modelNames;
+    rebuild();
+}
+
+void GateMapView::clear() {
+    setTraces({}, {});
+}
+
+double GateMapView::gate(int model, int step, int position) const {
+    if (model < 0 || model >= int(traces_.size()) || !hasGates(traces_[model]))
+        return NAN;
+    const ndr::Trace& t = traces_[model];
+    if (step < 1 || step > t.steps || position < 0 || position >= t.positions)
+        return NAN;
+    return t.gate(step - 1, position);
+}
+
+void GateMapView::rebuild() {
+    QCustomPlot* p = plot();
+    p->clearPlottables();
+    p->plotLayout()->clear();
+    maps_.clear();
+
+    // Maps and scale in a row of their own: the note below is as wide as the plot, and a long note
+    // must not widen the maps' column and squeeze the colour scale.
+    auto* row = new QCPLayoutGrid;
+    p->plotLayout()->addElement(0, 0, row);
+    margins_->clear();
+    QStringList notes;
+    int column = 0;
+    for (int m = 0; m < int(traces_.size()); ++m) {
+        const ndr::Trace& t = traces_[m];
+        if (!hasGates(t)) {
+            if (t.steps > 0)
+                notes << tr("%1 has no copy gates\n(residual connections).").arg(names_.value(m));
+            continue;
+        }
+        auto* rect = new QCPAxisRect(p);
+        row->addElement(0, column++, rect);
+        rect->setMarginGroup(QCP::msTop | QCP::msBottom, margins_);
+        QCPAxis* top = rect->axis(QCPAxis::atTop);
+        top->setVisible(true);
+        top->setTicks(false);
+        top->setTickLabels(false);
+        top->setBasePen(Qt::NoPen);
+        top->setLabel(names_.value(m));
+        rect->axis(QCPAxis::atLeft)->setLabel(tr("step"));
+        rect->axis(QCPAxis::atBottom)->setLabel(tr("token"));
+        QStringList tokens, steps;
+        for (int i = 0; i < t.positions; ++i)
+            tokens << tokenName(t, i);
+        for (int s = 1; s <= t.steps; ++s)
+            steps << QString::number(s);
+        QCPColorMap* map = addHeatmap(rect, tokens, steps, nullptr);
+        map->setName(tr("%1 gates").arg(names_.value(m)));
+        setHeatmapValues(map, t.steps, t.positions, [&](int s, int pos) { return t.gate(s, pos); });
+        maps_.push_back({m, map});
+    }
+    if (!maps_.empty()) {
+        auto* scale = unitColorScale(new QCPColorScale(p), tr("gate openness"));
+        row->addElement(0, column, scale);
+        row->setColumnStretchFactor(column, 0.01);
+        scale->setMarginGroup(QCP::msTop | QCP::msBottom, margins_);
+        for (const Map& m : maps_)
+            m.map->setColorScale(scale);
+    } else if (notes.isEmpty()) {
+        notes << tr("No copy gates to show yet.");
+    }
+    if (!notes.isEmpty()) {
+        auto* note = new QCPTextElement(p, notes.join('\n'), font());
+        p->plotLayout()->addElement(1, 0, note);
+        p->plotLayout()->setRowStretchFactor(1, maps_.empty() ? 1 : 0.001);
+    }
+    stylePlot(p, palette());
+    fitToData();
+}
+
+void GateMapView::fitRanges() {
+    for (const Map& m : maps_)
+        fitHeatmap(m.map);
+}
+
+bool GateMapView::hitAt(const QPoint& pos, const Map** map, int* step, int* position) const {
+    for (const Map& m : maps_) {
+        int row = 0, col = 0;
+        if (heatmapCellAt(m.map, pos, &row, &col)) {
+            *map = &m;
+            *step = row + 1;
+            *position = col;
+            return true;
+        }
+    }
+    return false;
+}
+
+QString GateMapView::toolTipAt(const QPoint& pos) const {
+    const Map* map = nullptr;
+    int step = 0, position = 0;
+    if (!hitAt(pos, &map, &step, &position))
+        return {};
+    return tr("%1, step %2, token %3 (position %4): gate %5")
+        .arg(names_.value(map->model))
+        .arg(step)
+        .arg(tokenName(traces_[map->model], position))
+        .arg(position)
+        .arg(formatValue(gate(map->model, step, position)));
+}
+
+} // namespace ndrui

@@ -1,0 +1,70 @@
+// Learning curves: training loss on a log axis (streamed live, optionally smoothed) above train and
+// test accuracy per evaluation, one colour per model, with the chance line.
+#pragma once
+
+#include "ui/plots/plot_style.h"
+#include "ui/plots/plot_view.h"
+#include "core/records/records.h"
+
+#include <QStringList>
+#include <vector>
+
+class QCheckBox;
+class QCPAxisRect;
+class QCPCurve;
+class QCPGraph;
+class QDoubleSpinBox;
+
+namespace ndrui {
+
+class LearningCurvesView : public PlotView {
+    Q_OBJECT
+
+public:
+    explicit LearningCurvesView(QWidget* parent = nullptr);
+
+    void setModelNames(const QStringList& names);
+    // One training step's loss of `model`; cheap to call every step (drawing is coalesced).
+    void appendLoss(int model, int step, double loss);
+    // Replaces the loss series of `model` (e.g. when a run is opened).
+    void setLoss(int model, const std::vector<int>& steps, const std::vector<double>& loss);
+    // Train and test accuracy at each evaluation of `model`.
+    void setAccuracy(int model, const std::vector<int>& steps, const std::vector<double>& train,
+                     const std::vector<double>& test);
+    void setHistory(int model, const std::vector<ndr::EvalRecord>& history);
+    // The accuracy of guessing: 1/S.
+    void setChance(double chance);
+    void clear();
+
+    // Exponential moving average of the loss, weight `factor` on the past (0.9 = about ten steps).
+    void setSmoothing(bool on, double factor = 0.9);
+    bool smoothing() const;
+
+    QString toolTipAt(const QPoint& pos) const override;
+
+protected:
+    void applyPalette() override;
+    void fitRanges() override;
+
+private:
+    struct Series {
+        std::vector<double> steps, loss, smoothed;
+        QCPGraph *rawLoss = nullptr, *smoothLoss = nullptr, *train = nullptr, *test = nullptr;
+    };
+    Series& series(int model);
+    void styleSeries(int model);
+    void styleKeys();
+    void resmooth(int model);
+    QString modelName(int model) const;
+
+    QStringList names_;
+    std::vector<Series> series_;
+    ChanceMark chance_;
+    QCPAxisRect *lossRect_, *accuracyRect_;
+    // Legend keys without data: colour names the model, line style the split (train, test).
+    QCPCurve *trainKey_, *testKey_;
+    QCheckBox* smooth_;
+    QDoubleSpinBox* factor_;
+};
+
+} // namespace ndrui

@@ -1,0 +1,50 @@
+// Length generalisation: the accuracy of every depth over training for one model at a time (chosen in
+// the view), solid for train depths, dotted for valid and dashed for test depths.
+#pragma once
+
+#include "ui/plots/plot_style.h"
+#include "ui/plots/plot_view.h"
+#include "core/records/records.h"
+
+#include <QStringList>
+#include <vector>
+
+class QComboBox;
+
+namespace ndrui {
+
+class LengthGeneralisationView : public PlotView {
+    Q_OBJECT
+
+public:
+    explicit LengthGeneralisationView(QWidget* parent = nullptr);
+
+    // The depths (one curve each) and the split of each (same length).
+    void setDepths(const std::vector<int>& depths, const std::vector<ndr::Split>& splits);
+    // The evaluation history of `model`; shown when it is the selected model.
+    void setHistory(int model, const QString& name, const std::vector<ndr::EvalRecord>& history);
+    void setChance(double chance);
+    void clear();
+
+    void setCurrentModel(int model);
+    int currentModel() const;
+
+    QString toolTipAt(const QPoint& pos) const override;
+
+protected:
+    void applyPalette() override;
+    void fitRanges() override;
+
+private:
+    void rebuild();
+    QColor depthColor(int index) const;
+
+    std::vector<int> depths_;
+    std::vector<ndr::Split> splits_;
+    std::vector<std::vector<ndr::EvalRecord>> histories_;
+    QStringList names_;
+    QComboBox* model_;
+    ChanceMark chance_;
+};
+
+} // namespace ndrui

@@ -1,0 +1,179 @@
+// Shared plot styling and hit testing (see plotstyle.h).
+#include "ui/plots/plot_style.h"
+
+#include "ui/common/palette.h"
+
+#include <qcustomplot.h>
+
+namespace ndrui {
+
+void styleAxis(QCPAxis* axis, const QPalette& palette) {
+    const QColor text = palette.color(QPalette::WindowText);
+    QColor line = text;
+    line.setAlpha(170);
+    QColor grid = text;
+    grid.setAlpha(40);
+    QColor subGrid = text;
+    subGrid.setAlpha(18);
+    axis->setBasePen(QPen(line, 1));
+    axis->setTickPen(QPen(line, 1));
+    axis->setSubTickPen(QPen(line, 1));
+    axis->setLabelColor(text);
+    axis->setTickLabelColor(text);
+    axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
+    axis->grid()->setSubGridPen(QPen(subGrid, 1, Qt::DotLine));
+    axis->grid()->setZeroLinePen(Qt::NoPen);
+}
+
+void stylePlot(QCustomPlot* plot, const QPalette& palette) {
+    const QColor text = palette.color(QPalette::WindowText);
+    plot->setBackground(palette.brush(QPalette::Window));
+    for (QCPLayoutElement* element : plot->plotLayout()->elements(true)) {
+        if (auto* rect = qobject_cast<QCPAxisRect*>(element)) {
+            rect->setBackground(palette.brush(QPalette::Base));
+            for (QCPAxis* axis : rect->axes())
+                styleAxis(axis, palette);
+        } else if (auto* legend = qobject_cast<QCPLegend*>(element)) {
+            legend->setBrush(Qt::NoBrush);
+            legend->setBorderPen(Qt::NoPen);
+            legend->setTextColor(text);
+            for (int i = 0; i < legend->itemCount(); ++i)
+                legend->item(i)->setTextColor(text);
+        } else if (auto* title = qobject_cast<QCPTextElement*>(element)) {
+            title->setTextColor(text);
+        } else if (auto* scale = qobject_cast<QCPColorScale*>(element)) {
+            styleAxis(scale->axis(), palette);
+            scale->axis()->grid()->setVisible(false);
+        }
+    }
+}
+
+QCPLegend* legendRowOnTop(QCustomPlot* plot, int columns) {
+    QCPLegend* legend = plot->legend;
+    legend->setVisible(true);
+    if (QCPLayoutInset* inset = plot->axisRect()->insetLayout(); inset->elements(false).contains(legend))
+        inset->take(legend);
+    // In a row of its own beside an empty element, so the legend keeps its natural width at the left
+    // instead of spreading its entries over the whole plot.
+    auto* row = new QCPLayoutGrid;
+    plot->plotLayout()->insertRow(0);
+    plot->plotLayout()->addElement(0, 0, row);
+    plot->plotLayout()->setRowStretchFactor(0, 0.001);
+    row->addElement(0, 0, legend);
+    row->addElement(0, 1, new QCPLayoutElement(plot));
+    row->setColumnStretchFactor(0, 0.001);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    legend->setWrap(columns);
+    legend->setColumnSpacing(16);
+    legend->setRowSpacing(0);
+    legend->setMargins(QMargins(6, 2, 6, 0));
+    legend->setIconSize(28, 10);
+    legend->setProperty("ndrMaxColumns", columns);
+    return legend;
+}
+
+void wrapLegend(QCustomPlot* plot, int width) {
+    QCPLegend* legend = plot->legend; // null once a view has cleared its layout
+    if (!legend || !legend->visible() || legend->property("ndrMaxColumns").toInt() < 1)
+        return;
+    const int most = legend->property("ndrMaxColumns").toInt();
+    // The chance entry last, and only while the line shows: views rebuild their entries freely.
+    for (int i = 0; i < plot->plottableCount(); ++i) {
+        QCPAbstractPlottable* key = plot->plottable(i);
+        if (!key->property("ndrChanceKey").toBool())
+            continue;
+        QCPAbstractLegendItem* last = nullptr;
+        for (int j = 0; j < legend->itemCount(); ++j)
+            if (legend->item(j))
+                last = legend->item(j);
+        auto* lastItem = qobject_cast<QCPPlottableLegendItem*>(last);
+        const bool isLast = lastItem && lastItem->plottable() == key;
+        if (!isLast || !key->visible())
+            key->removeFromLegend(legend);
+        if (!isLast && key->visible())
+            key->addToLegend(legend);
+    }
+    std::vector<int> widths; // of the entries in order; the legend's grid may have empty cells
+    for (int i = 0; i < legend->itemCount(); ++i)
+        if (QCPAbstractLegendItem* item = legend->item(i))
+            widths.push_back(item->minimumOuterSizeHint().width());
+    // Entries fill rows left to right, so column k holds entries k, k + n, k + 2n...
+    auto fits = [&](int n) {
+        int total = legend->margins().left() + legend->margins().right() + (n - 1) * legend->columnSpacing();
+        for (int k = 0; k < n; ++k) {
+            int column = 0;
+            for (size_t i = size_t(k); i < widths.size(); i += size_t(n))
+                column = std::max(column, widths[i]);
+            total += column;
+        }
+        return total <= width;
+    };
+    int n = std::max(1, std::min<int>(most, int(widths.size())));
+    while (n > 1 && !fits(n))
+        --n;
+    if (n != legend->wrap()) {
+        legend->setWrap(n);
+        legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+    }
+}
+
+QCPAbstractPlottable* nearestPoint(const QCustomPlot* plot, const QPoint& pos, int* index,
+                                   const QCPAxisRect* rect, double maxPixels) {
+    QCPAbstractPlottable* best = nullptr;
+    double bestDistance = maxPixels;
+    for (int i = 0; i < plot->plottableCount(); ++i) {
+        QCPAbstractPlottable* p = const_cast<QCustomPlot*>(plot)->plottable(i);
+        if (!p->realVisibility() || (rect && p->keyAxis()->axisRect() != rect))
+            continue;
+        if (!p->keyAxis()->axisRect()->rect().contains(pos))
+            continue;
+        QVariant details;
+        const double d = p->selectTest(pos, false, &details);
+        if (d >= 0 && d < bestDistance) {
+            const QCPDataSelection sel = details.value<QCPDataSelection>();
+            if (sel.isEmpty())
+                continue;
+            best = p;
+            bestDistance = d;
+            *index = sel.dataRange().begin();
+        }
+    }
+    return best;
+}
+
+ChanceMark addChanceMark(QCustomPlot* plot, QCPAxisRect* rect) {
+    QCPAxis* x = rect->axis(QCPAxis::atBottom);
+    QCPAxis* y = rect->axis(QCPAxis::atLeft);
+    ChanceMark mark{new QCPItemStraightLine(plot), new QCPCurve(x, y)};
+    mark.line->setClipAxisRect(rect);
+    mark.line->setLayer("overlay"); // over bars and curves, so it can always be found
+    for (QCPItemPosition* pos : {mark.line->point1, mark.line->point2}) {
+        pos->setAxes(x, y);
+        pos->setAxisRect(rect);
+        pos->setTypeX(QCPItemPosition::ptAxisRectRatio);
+    }
+    mark.key->setProperty("ndrChanceKey", true);
+    mark.key->removeFromLegend();
+    setChance(mark, 0);
+    return mark;
+}
+
+void setChance(const ChanceMark& mark, double chance) {
+    mark.line->setVisible(chance > 0);
+    mark.key->setVisible(chance > 0); // in the legend while visible (see wrapLegend)
+    mark.line->point1->setCoords(0, chance);
+    mark.line->point2->setCoords(1, chance);
+    mark.key->setName(QObject::tr("chance %1").arg(formatValue(chance)));
+}
+
+void styleChanceMark(const ChanceMark& mark, const QPalette& palette) {
+    const QPen pen(referenceColor(palette), 1.2, Qt::DashDotLine);
+    mark.line->setPen(pen);
+    mark.key->setPen(pen);
+}
+
+QString formatValue(double value) {
+    return QString::number(value, 'f', 3);
+}
+
+} // namespace ndrui

@@ -1,0 +1,368 @@
+// Main window wiring (see mainwindow.h).
+#include "ui/shell/main_window.h"
+
+#include "ui/dashboard/dashboard.h"
+#include "ui/panel/experiment_panel.h"
+#include "ui/export/exporter.h"
+#include "ui/inspector/inspector.h"
+#include "core/io/serialize.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QScrollArea>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTabWidget>
+
+namespace ndrui {
+
+namespace {
+constexpr int kRedrawMs = 250; // the dashboard redraws at most four times a second
+constexpr int kMaxRecent = 8;
+
+QString stateText(TrainingSession::State s) {
+    switch (s) {
+    case TrainingSession::State::Empty: return QObject::tr("No run");
+    case TrainingSession::State::Ready: return QObject::tr("Ready");
+    case TrainingSession::State::Training: return QObject::tr("Training");
+    case TrainingSession::State::Paused: return QObject::tr("Paused");
+    }
+    return {};
+}
+} // namespace
+
+MainWindow::MainWindow(bool persistent, QWidget* parent) : QMainWindow(parent), persistent_(persistent) {
+    setObjectName("mainWindow");
+    setAcceptDrops(true);
+
+    panel_ = new ExperimentPanel(this, persistent);
+    panelDock_ = new QDockWidget(tr("Experiment"), this);
+    panelDock_->setObjectName("experimentDock");
+    panelDock_->setWidget(panel_);
+    panelDock_->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable |
+                            QDockWidget::DockWidgetClosable);
+    addDockWidget(Qt::LeftDockWidgetArea, panelDock_);
+
+    dashboard_ = new Dashboard(this);
+    tabs_ = new QTabWidget(this);
+    tabs_->setObjectName("mainTabs");
+    tabs_->addTab(dashboard_, tr("Dashboard"));
+    inspector_ = new Inspector(session_, this);
+    tabs_->addTab(inspector_, tr("Inspector"));
+    setCentralWidget(tabs_);
+
+    statusState_ = new QLabel(stateText(TrainingSession::State::Empty), this);
+    statusBar()->addPermanentWidget(statusState_);
+
+    redrawTimer_.setSingleShot(true);
+    redrawTimer_.setInterval(kRedrawMs);
+    connect(&redrawTimer_, &QTimer::timeout, this, &MainWindow::redrawNow);
+
+    connect(panel_, &ExperimentPanel::startRequested, this, &MainWindow::startTraining);
+    connect(panel_, &ExperimentPanel::pauseRequested, &session_, &TrainingSession::pause);
+    connect(panel_, &ExperimentPanel::resumeRequested, &session_, &TrainingSession::resume);
+    connect(panel_, &ExperimentPanel::stopRequested, &session_, &TrainingSession::stop);
+    connect(&session_, &TrainingSession::progressed, this, &MainWindow::onProgress);
+    connect(&session_, &TrainingSession::stateChanged, this, &MainWindow::onStateChanged);
+    connect(&session_, &TrainingSession::runChanged, this, &MainWindow::onRunChanged);
+    connect(&session_, &TrainingSession::saved, this, [this](const QString& file) {
+        statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(file)), 5000);
+        addRecent(file);
+        updateTitle();
+        if (closeAfterSave_) close();
+    });
+    connect(&session_, &TrainingSession::saveFailed, this, [this](const QString& message) {
+        closeAfterSave_ = false;
+        showError(tr("Could not save the run"), message);
+    });
+
+    createMenus();
+    resize(1400, 900);
+    resizeDocks({panelDock_}, {430}, Qt::Horizontal);
+    if (persistent_) {
+        QSettings settings;
+        restoreGeometry(settings.value("window/geometry").toByteArray());
+        restoreState(settings.value("window/state").toByteArray());
+    }
+    updateTitle();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createMenus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* newAction = file->addAction(tr("&New run"), this, [this] {
+        if (session_.state() == TrainingSession::State::Training || session_.state() == TrainingSession::State::Paused)
+            return showError(tr("Training is running"), tr("Stop the training before starting a new run."));
+        panelDock_->show();
+        panel_->setFocus();
+    });
+    newAction->setShortcut(QKeySequence::New);
+    QAction* open = file->addAction(tr("&Open run…"), this, &MainWindow::openDialog);
+    open->setShortcut(QKeySequence::Open);
+    recentMenu_ = file->addMenu(tr("Open &recent"));
+    rebuildRecentMenu();
+    file->addSeparator();
+    saveAction_ = file->addAction(tr("&Save run"), this, [this] { saveRun(session_.runFile()); });
+    saveAction_->setShortcut(QKeySequence::Save);
+    saveAsAction_ = file->addAction(tr("Save run &as…"), this, [this] { saveRun(); });
+    saveAsAction_->setShortcut(QKeySequence::SaveAs);
+    exportAction_ = file->addAction(tr("&Export…"), this, &MainWindow::exportDialog);
+    exportAction_->setShortcut(QKeySequence(tr("Ctrl+E")));
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    QAction* toggle = panelDock_->toggleViewAction();
+    toggle->setText(tr("&Experiment panel"));
+    toggle->setShortcut(QKeySequence(tr("Ctrl+1")));
+    view->addAction(toggle);
+    view->addAction(tr("&Dashboard"), QKeySequence(tr("Ctrl+2")), this, [this] { tabs_->setCurrentWidget(dashboard_); });
+    view->addAction(tr("&Inspector"), QKeySequence(tr("Ctrl+3")), this, [this] { tabs_->setCurrentWidget(inspector_); });
+    view->addSeparator();
+    view->addAction(tr("&Redraw now"), QKeySequence(tr("F5")), this, &MainWindow::redrawNow);
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About NDR Studio"), this, &MainWindow::about);
+    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+
+    for (QAction* a : {saveAction_, saveAsAction_, exportAction_}) a->setEnabled(false);
+}
+
+void MainWindow::startTraining(const ndr::RunConfig& config) {
+    // Start on an opened, stopped or finished run whose settings the panel still shows trains that run
+    // further, up to the panel's steps; any other change of settings starts a new run.
+    if (session_.hasRun() && session_.state() == TrainingSession::State::Ready) {
+        ndr::RunConfig shown = config, run = session_.config();
+        shown.train.steps = run.train.steps = 0;
+        shown.preset = run.preset = "";
+        int done = 0;
+        for (const auto& m : session_.models()) done = std::max(done, m.step);
+        if (nlohmann::json(shown) == nlohmann::json(run) && config.train.steps > done) {
+            session_.continueTraining(config.train.steps);
+            return;
+        }
+    }
+    QString error;
+    if (!session_.start(config, &error)) showError(tr("Could not start training"), error);
+}
+
+void MainWindow::showModelProgress(int model) {
+    const auto& m = session_.models()[size_t(model)];
+    // While training the bar shows speed and ETA; otherwise the status says why it is not moving.
+    panel_->setModelProgress(model, m.step, m.totalSteps, m.stepsPerSecond, m.etaSeconds,
+                             m.status == "training" ? QString() : m.status);
+}
+
+void MainWindow::onProgress(const SnapshotPtr& s) {
+    showModelProgress(s->model);
+    const auto& m = session_.models()[size_t(s->model)];
+    if (s->done && m.status.startsWith("diverged"))
+        statusBar()->showMessage(tr("%1 stopped: %2").arg(m.name, m.status));
+    scheduleRedraw();
+}
+
+void MainWindow::onStateChanged(TrainingSession::State state) {
+    statusState_->setText(stateText(state));
+    switch (state) {
+    case TrainingSession::State::Training: panel_->setState(ExperimentPanel::RunState::Training); break;
+    case TrainingSession::State::Paused: panel_->setState(ExperimentPanel::RunState::Paused); break;
+    default: panel_->setState(ExperimentPanel::RunState::Idle); break;
+    }
+    const bool hasRun = session_.hasRun();
+    saveAction_->setEnabled(hasRun);
+    saveAsAction_->setEnabled(hasRun);
+    exportAction_->setEnabled(hasRun);
+    updateTitle();
+}
+
+void MainWindow::onRunChanged() {
+    for (size_t i = 0; i < session_.models().size(); ++i) showModelProgress(int(i));
+    onStateChanged(session_.state());
+    redrawNow();
+}
+
+void MainWindow::scheduleRedraw() {
+    if (!redrawTimer_.isActive()) redrawTimer_.start();
+}
+
+void MainWindow::redrawNow() {
+    redrawTimer_.stop();
+    if (session_.hasRun()) {
+        dashboard_->showRecord(session_.record());
+    } else {
+        dashboard_->clear();
+    }
+}
+
+void MainWindow::updateTitle() {
+    QString title = tr("NDR Studio");
+    if (!session_.runFile().isEmpty()) title = QFileInfo(session_.runFile()).dir().dirName() + " — " + title;
+    else if (session_.hasRun()) title = QString::fromStdString(session_.config().preset) + " — " + title;
+    setWindowTitle(title);
+}
+
+bool MainWindow::openRun(const QString& file) {
+    QString error;
+    if (!session_.open(file, &error)) {
+        showError(tr("Could not open the run"), error);
+        return false;
+    }
+    panel_->setConfig(session_.config());
+    addRecent(file);
+    statusBar()->showMessage(tr("Opened %1").arg(QDir::toNativeSeparators(file)), 5000);
+    return true;
+}
+
+void MainWindow::saveRun(const QString& file) {
+    QString target = file;
+    if (target.isEmpty()) {
+        const QString dir = persistent_ ? QSettings().value("files/lastDir").toString() : QString();
+        target = QFileDialog::getSaveFileName(this, tr("Save run"), QDir(dir).filePath("run.json"),
+                                              tr("NDR Studio runs (*.json)"));
+        if (target.isEmpty()) return;
+        if (persistent_) QSettings().setValue("files/lastDir", QFileInfo(target).absolutePath());
+    }
+    session_.save(target);
+    statusBar()->showMessage(tr("Saving…"));
+}
+
+void MainWindow::openDialog() {
+    const QString dir = persistent_ ? QSettings().value("files/lastDir").toString() : QString();
+    const QString file = QFileDialog::getOpenFileName(this, tr("Open run"), dir, tr("NDR Studio runs (*.json)"));
+    if (file.isEmpty()) return;
+    if (persistent_) QSettings().setValue("files/lastDir", QFileInfo(file).absolutePath());
+    openRun(file);
+}
+
+void MainWindow::exportDialog() {
+    if (!session_.hasRun()) return;
+    const QString last = persistent_ ? QSettings().value("files/exportDir").toString() : QString();
+    const QString folder = QFileDialog::getExistingDirectory(this, tr("Export the dashboard to a folder"), last);
+    if (folder.isEmpty()) return;
+    if (persistent_) QSettings().setValue("files/exportDir", folder);
+    exportTo(folder, false);
+}
+
+bool MainWindow::exportTo(const QString& folder, bool overwrite) {
+    const ndr::RunRecord record = session_.record();
+    ExportOptions options;
+    options.overwrite = overwrite;
+    if (!overwrite) {
+        QStringList existing;
+        for (const QString& f : dashboardExportFiles(record, options))
+            if (QFileInfo::exists(QDir(folder).filePath(f))) existing << f;
+        if (inspector_->tracesComplete() && QFileInfo::exists(QDir(folder).filePath("inspector/step-00.png")))
+            existing << "inspector/step-00.png";
+        if (!existing.isEmpty()) {
+            const auto answer = QMessageBox::question(
+                this, tr("Replace files?"),
+                tr("%1 already holds %2 of the files to export (%3). Replace them?")
+                    .arg(QDir::toNativeSeparators(folder))
+                    .arg(existing.size())
+                    .arg(existing.mid(0, 3).join(", ") + (existing.size() > 3 ? ", …" : "")));
+            if (answer != QMessageBox::Yes) return false;
+            options.overwrite = true;
+        }
+    }
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    QString error;
+    const QStringList written = exportDashboard(record, folder, options, &error);
+    int count = int(written.size());
+    if (error.isEmpty() && inspector_->tracesComplete()) {
+        if (inspector_->exportFrames(QDir(folder).filePath("inspector"), &error, options.overwrite))
+            count += inspector_->maxStep() + 2; // a frame per step 0..n and the GIF
+    }
+    QApplication::restoreOverrideCursor();
+    if (!error.isEmpty()) {
+        showError(tr("Export failed"), error);
+        return false;
+    }
+    statusBar()->showMessage(tr("Exported %1 files to %2").arg(count).arg(QDir::toNativeSeparators(folder)), 8000);
+    return true;
+}
+
+void MainWindow::addRecent(const QString& file) {
+    if (!persistent_) return;
+    QSettings settings;
+    QStringList recent = settings.value("files/recent").toStringList();
+    const QString path = QFileInfo(file).absoluteFilePath();
+    recent.removeAll(path);
+    recent.prepend(path);
+    while (recent.size() > kMaxRecent) recent.removeLast();
+    settings.setValue("files/recent", recent);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu() {
+    recentMenu_->clear();
+    const QStringList recent = persistent_ ? QSettings().value("files/recent").toStringList() : QStringList();
+    for (const QString& f : recent)
+        recentMenu_->addAction(QDir::toNativeSeparators(f), this, [this, f] { openRun(f); });
+    recentMenu_->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::showError(const QString& title, const QString& message) {
+    statusBar()->showMessage(title, 5000);
+    // Window-modal and not exec(): the event loop (and training) goes on while it is shown.
+    auto* box = new QMessageBox(QMessageBox::Warning, title, message, QMessageBox::Ok, this);
+    box->setObjectName("errorBox");
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+}
+
+void MainWindow::about() {
+    QMessageBox::about(
+        this, tr("About NDR Studio"),
+        tr("<h3>NDR Studio %1</h3>"
+           "<p>Trains a Neural Data Router and a vanilla Transformer side by side on compositional "
+           "table lookup, shows the training live, and lets you watch the routing step by step.</p>"
+           "<p>Róbert Csordás, Kazuki Irie, Jürgen Schmidhuber. <i>The Neural Data Router: Adaptive "
+           "Control Flow in Transformers Improves Systematic Generalization.</i> ICLR 2022. "
+           "arXiv:2110.07732.</p>")
+            .arg(QApplication::applicationVersion()));
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    const auto urls = event->mimeData()->urls();
+    if (urls.size() == 1 && urls.front().isLocalFile() && urls.front().toLocalFile().endsWith(".json"))
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    const auto urls = event->mimeData()->urls();
+    if (urls.size() != 1 || !urls.front().isLocalFile()) return;
+    event->acceptProposedAction();
+    // Opening may show a message box: not from inside the drop handler.
+    const QString file = urls.front().toLocalFile();
+    QTimer::singleShot(0, this, [this, file] { openRun(file); });
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    if (session_.isSaving()) {
+        // Let the save finish first; the window closes when it is written.
+        closeAfterSave_ = true;
+        event->ignore();
+        return;
+    }
+    if (persistent_) {
+        QSettings settings;
+        settings.setValue("window/geometry", saveGeometry());
+        settings.setValue("window/state", saveState());
+    }
+    session_.stop();
+    event->accept();
+}
+
+} // namespace ndrui

@@ -1,0 +1,85 @@
+// The main window: wires the experiment panel, the dashboard and the inspector to the training
+// session, and holds the menus, the status bar, recent runs and the remembered layout. It owns no
+// behaviour of its own beyond that wiring.
+#pragma once
+
+#include "ui/training/training_session.h"
+
+#include <QMainWindow>
+#include <QTimer>
+
+class QAction;
+class QDockWidget;
+class QLabel;
+class QMenu;
+class QTabWidget;
+
+namespace ndrui {
+
+class Dashboard;
+class ExperimentPanel;
+class Inspector;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+
+public:
+    // `persistent`: read and write settings (window layout, last configuration, recent runs).
+    explicit MainWindow(bool persistent = true, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    TrainingSession& session() { return session_; }
+    ExperimentPanel& panel() { return *panel_; }
+    Dashboard& dashboard() { return *dashboard_; }
+    Inspector& inspector() { return *inspector_; }
+
+    // Starts a new run (as the panel's Start does); on failure shows the message.
+    void startTraining(const ndr::RunConfig& config);
+    // Opens a run file; on failure shows the message and leaves the current run as it was.
+    bool openRun(const QString& file);
+    // Saves the run to `file` (asks for a file when empty); the answer comes in the status bar.
+    void saveRun(const QString& file = {});
+    // Exports the dashboard (view PNGs, the whole dashboard, frames and the training GIF) into `folder`,
+    // and the inspector's steps (frames and GIF) into folder/inspector when it shows an expression;
+    // asks before replacing files unless `overwrite`. Says where the files went in the status bar.
+    bool exportTo(const QString& folder, bool overwrite);
+    // Redraws the dashboard now instead of at the next coalesced redraw (for tests and exports).
+    void redrawNow();
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    void createMenus();
+    void showModelProgress(int model);
+    void onProgress(const SnapshotPtr& s);
+    void onStateChanged(TrainingSession::State state);
+    void onRunChanged();
+    void scheduleRedraw();
+    void updateTitle();
+    void addRecent(const QString& file);
+    void rebuildRecentMenu();
+    void showError(const QString& title, const QString& message);
+    void openDialog();
+    void exportDialog();
+    void about();
+
+    bool persistent_;
+    TrainingSession session_;
+    ExperimentPanel* panel_ = nullptr;
+    Dashboard* dashboard_ = nullptr;
+    Inspector* inspector_ = nullptr;
+    QTabWidget* tabs_ = nullptr;
+    QDockWidget* panelDock_ = nullptr;
+    QMenu* recentMenu_ = nullptr;
+    QAction* saveAction_ = nullptr;
+    QAction* saveAsAction_ = nullptr;
+    QAction* exportAction_ = nullptr;
+    QLabel* statusState_ = nullptr;
+    QTimer redrawTimer_;
+    bool closeAfterSave_ = false;
+};
+
+} // namespace ndrui

@@ -1,0 +1,307 @@
+// The window's run: workers on threads, the progress they report, saving and tracing through them.
+#include "ui/training/training_session.h"
+
+#include "ui/training/training_worker.h"
+#include "ui/training/tsan_handover.h"
+
+#include <QMetaObject>
+
+namespace ndrui {
+
+struct TrainingSession::PendingSave {
+    QString file;
+    quint64 runId = 0;
+    std::vector<ModelStatePtr> states; // (models) filled as the workers answer
+    int answered = 0;
+};
+
+TrainingSession::TrainingSession(QObject* parent) : QObject(parent) {
+    qRegisterMetaType<SnapshotPtr>();
+    qRegisterMetaType<ModelStatePtr>();
+    qRegisterMetaType<TraceResultPtr>();
+}
+
+TrainingSession::~TrainingSession() {
+    tearDownWorkers();
+}
+
+bool TrainingSession::start(const ndr::RunConfig& config, QString* error) {
+    if (state_ == State::Training || state_ == State::Paused) {
+        *error = tr("Stop the current training before starting another.");
+        return false;
+    }
+    if (const auto problems = ndr::validate(config); !problems.empty()) {
+        QStringList lines;
+        for (const auto& p : problems) lines << QString::fromStdString(p);
+        *error = tr("The configuration is not valid:\n%1").arg(lines.join('\n'));
+        return false;
+    }
+    std::unique_ptr<ndr::Run> run;
+    try {
+        run = std::make_unique<ndr::Run>(config);
+    } catch (const std::exception& e) {
+        *error = QString::fromUtf8(e.what());
+        return false;
+    }
+    tearDownWorkers();
+    run_ = std::move(run);
+    config_ = config;
+    probe_ = run_->probe();
+    runFile_.clear();
+    ++runId_;
+    models_.clear();
+    for (const auto& m : config.models) {
+        ModelProgress p;
+        p.name = QString::fromStdString(m.name);
+        p.config = m;
+        p.totalSteps = config.train.steps;
+        models_.push_back(std::move(p));
+    }
+    setUpWorkers();
+    emit runChanged();
+    paused_ = false;
+    for (size_t i = 0; i < workers_.size(); ++i) {
+        models_[i].active = true;
+        models_[i].status = "training";
+        workers_[i]->clearFlags();
+        const auto held = handOver(workers_[i]);
+        QMetaObject::invokeMethod(workers_[i], &TrainingWorker::start, Qt::QueuedConnection);
+    }
+    updateState();
+    return true;
+}
+
+bool TrainingSession::open(const QString& runFile, QString* error) {
+    if (state_ == State::Training || state_ == State::Paused) {
+        *error = tr("Stop the current training before opening a run.");
+        return false;
+    }
+    std::unique_ptr<ndr::Run> run;
+    try {
+        run = ndr::Run::open(runFile.toStdString());
+    } catch (const std::exception& e) {
+        *error = QString::fromUtf8(e.what());
+        return false;
+    }
+    tearDownWorkers();
+    run_ = std::move(run);
+    config_ = run_->config();
+    probe_ = run_->probe();
+    runFile_ = runFile;
+    ++runId_;
+    models_.clear();
+    const ndr::RunRecord rec = run_->record();
+    for (const auto& m : rec.models) {
+        ModelProgress p;
+        p.name = QString::fromStdString(m.config.name);
+        p.config = m.config;
+        p.history = m.history;
+        p.lossLog = m.lossLog;
+        p.bestEval = m.bestEval;
+        p.step = m.stepsDone;
+        p.totalSteps = config_.train.steps;
+        p.status = QString::fromStdString(m.status);
+        if (!m.history.empty()) p.stepsPerSecond = m.history.back().stepsPerSecond;
+        models_.push_back(std::move(p));
+    }
+    setUpWorkers();
+    paused_ = false;
+    emit runChanged();
+    updateState();
+    return true;
+}
+
+void TrainingSession::continueTraining(int totalSteps) {
+    if (!run_ || state_ == State::Training || state_ == State::Paused) return;
+    int done = 0;
+    for (const auto& m : models_) done = std::max(done, m.step);
+    totalSteps = std::max(totalSteps, done);
+    run_->setTotalSteps(totalSteps); // the workers are idle: nothing else touches the run now
+    config_.train.steps = totalSteps;
+    paused_ = false;
+    for (size_t i = 0; i < workers_.size(); ++i) {
+        auto& m = models_[i];
+        m.totalSteps = totalSteps;
+        // A diverged model's weights are not finite: training it further would only diverge again.
+        if (m.step >= totalSteps || m.status.startsWith("diverged") || m.status.startsWith("failed")) continue;
+        m.active = true;
+        m.status = "training";
+        workers_[i]->clearFlags();
+        const auto held = handOver(workers_[i]);
+        QMetaObject::invokeMethod(workers_[i], &TrainingWorker::start, Qt::QueuedConnection);
+    }
+    updateState();
+}
+
+void TrainingSession::pause() {
+    if (state_ != State::Training) return;
+    paused_ = true;
+    for (auto* w : workers_) w->requestPause();
+    updateState();
+}
+
+void TrainingSession::resume() {
+    if (state_ != State::Paused) return;
+    paused_ = false;
+    for (auto* w : workers_) {
+        w->clearPause();
+        const auto held = handOver(w);
+        QMetaObject::invokeMethod(w, &TrainingWorker::resume, Qt::QueuedConnection);
+    }
+    updateState();
+}
+
+void TrainingSession::stop() {
+    if (state_ != State::Training && state_ != State::Paused) return;
+    for (auto* w : workers_) {
+        w->requestCancel();
+        const auto held = handOver(w);
+        QMetaObject::invokeMethod(w, &TrainingWorker::finishIfIdle, Qt::QueuedConnection);
+    }
+}
+
+void TrainingSession::save(const QString& runFile) {
+    if (!run_) {
+        emit saveFailed(tr("There is no run to save."));
+        return;
+    }
+    if (saving_) {
+        emit saveFailed(tr("A save is already in progress."));
+        return;
+    }
+    saving_ = std::make_unique<PendingSave>();
+    saving_->file = runFile;
+    saving_->runId = runId_;
+    saving_->states.resize(workers_.size());
+    for (auto* w : workers_) {
+        const auto held = handOver(w);
+        QMetaObject::invokeMethod(w, &TrainingWorker::captureState, Qt::QueuedConnection);
+    }
+}
+
+quint64 TrainingSession::requestTrace(const ndr::Example& example, int steps) {
+    const quint64 id = ++traceId_;
+    for (auto* w : workers_) {
+        const auto held = handOver(w);
+        w->requestTrace(id, example, steps);
+    }
+    return id;
+}
+
+ndr::RunRecord TrainingSession::record() const {
+    ndr::RunRecord r;
+    r.config = config_;
+    if (run_) r.tables = run_->task().tables();
+    r.probe = probe_;
+    for (const auto& m : models_) {
+        ndr::ModelRecord mr;
+        mr.config = m.config;
+        mr.history = m.history;
+        mr.lossLog = m.lossLog;
+        mr.bestEval = m.bestEval;
+        mr.stepsDone = m.step;
+        mr.status = m.status.toStdString();
+        r.models.push_back(std::move(mr));
+    }
+    return r;
+}
+
+void TrainingSession::onSnapshot(const SnapshotPtr& s) {
+    takeOver(sender()); // the worker, before `s` is read
+    if (s->runId != runId_ || s->model < 0 || s->model >= int(models_.size())) return;
+    auto& m = models_[size_t(s->model)];
+    m.step = s->step;
+    m.totalSteps = s->totalSteps;
+    m.stepsPerSecond = s->stepsPerSecond;
+    m.etaSeconds = s->etaSeconds;
+    m.status = s->status;
+    m.bestEval = s->bestEval;
+    for (const auto& p : s->losses) {
+        m.lossLog.steps.push_back(p.step);
+        m.lossLog.loss.push_back(p.loss);
+    }
+    if (s->eval) m.history.push_back(*s->eval);
+    if (s->done) m.active = false;
+    emit progressed(s);
+    updateState();
+}
+
+void TrainingSession::onStateCaptured(const ModelStatePtr& s) {
+    takeOver(sender());
+    if (!saving_ || s->runId != saving_->runId || s->model < 0 || s->model >= int(saving_->states.size()))
+        return;
+    if (!saving_->states[size_t(s->model)]) ++saving_->answered;
+    saving_->states[size_t(s->model)] = s;
+    if (saving_->answered == int(saving_->states.size())) finishSave();
+}
+
+void TrainingSession::finishSave() {
+    const auto pending = std::move(saving_);
+    ndr::RunRecord rec;
+    rec.config = config_;
+    rec.tables = run_->task().tables();
+    rec.probe = probe_;
+    std::vector<ndr::CheckpointData> checkpoints;
+    for (const auto& st : pending->states) {
+        ndr::ModelRecord mr = st->record;
+        // Between two chunks the trainer says "stopped"; the file holds a run that can go on.
+        if (mr.status == "training") mr.status = "stopped";
+        rec.models.push_back(std::move(mr));
+        checkpoints.push_back(st->checkpoint);
+    }
+    try {
+        ndr::saveRunFiles(pending->file.toStdString(), rec, checkpoints);
+    } catch (const std::exception& e) {
+        emit saveFailed(QString::fromUtf8(e.what()));
+        return;
+    }
+    runFile_ = pending->file;
+    emit saved(pending->file);
+}
+
+void TrainingSession::setUpWorkers() {
+    for (int i = 0; i < run_->modelCount(); ++i) {
+        auto* thread = new QThread(this);
+        thread->setObjectName(QStringLiteral("train-%1").arg(models_[size_t(i)].name));
+        auto* worker = new TrainingWorker(runId_, i, run_->trainer(i));
+        worker->moveToThread(thread);
+        connect(worker, &TrainingWorker::snapshot, this, &TrainingSession::onSnapshot);
+        connect(worker, &TrainingWorker::stateCaptured, this, &TrainingSession::onStateCaptured);
+        connect(worker, &TrainingWorker::traced, this, [this, worker](const TraceResultPtr& r) {
+            takeOver(worker);
+            emit traced(r);
+        });
+        // Runs on the worker's thread as it ends; tearDownWorkers takes over after wait().
+        connect(thread, &QThread::finished, thread, [worker] { handOver(worker); }, Qt::DirectConnection);
+        thread->start();
+        threads_.push_back(thread);
+        workers_.push_back(worker);
+    }
+}
+
+void TrainingSession::tearDownWorkers() {
+    for (auto* w : workers_) w->requestCancel();
+    for (auto* t : threads_) t->quit();
+    for (auto* t : threads_) t->wait();
+    for (auto* w : workers_) takeOver(w);
+    for (auto* w : workers_) delete w; // their threads have finished: nothing runs on them any more
+    for (auto* t : threads_) delete t;
+    workers_.clear();
+    threads_.clear();
+    saving_.reset();
+}
+
+void TrainingSession::updateState() {
+    State s = State::Empty;
+    if (run_) {
+        const bool active = std::any_of(models_.begin(), models_.end(), [](const auto& m) { return m.active; });
+        s = active ? (paused_ ? State::Paused : State::Training) : State::Ready;
+        if (!active) paused_ = false;
+    }
+    if (s != state_) {
+        state_ = s;
+        emit stateChanged(s);
+    }
+}
+
+} // namespace ndrui
