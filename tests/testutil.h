@@ -23,9 +23,11 @@ bool allClose(const std::string& label, const A* got, const B* want, size_t n, d
         double g = double(got[i]), w = double(want[i]);
         double abs = std::abs(g - w), rel = abs / std::max(1e-30, std::abs(w));
         maxAbs = std::max(maxAbs, abs);
-        if (std::abs(w) > 1e-12) maxRel = std::max(maxRel, rel);
+        if (std::abs(w) > 1e-12)
+            maxRel = std::max(maxRel, rel);
         if (!(abs <= atol + rtol * std::abs(w))) {
-            if (bad < 5) os << "\n  [" << i << "] got " << g << " want " << w << " (abs err " << abs << ")";
+            if (bad < 5)
+                os << "\n  [" << i << "] got " << g << " want " << w << " (abs err " << abs << ")";
             ++bad;
         }
     }
@@ -48,9 +50,9 @@ inline int waitMs(int ms) {
 
 } // namespace ndrtest
 
-#define NDR_EXPECT_CLOSE(label, got, want, n, atol, rtol)                                          \
-    do {                                                                                           \
-        std::string ndrReport_;                                                                    \
-        if (!ndrtest::allClose(label, got, want, n, atol, rtol, &ndrReport_))                      \
-            QFAIL(ndrReport_.c_str());                                                             \
+#define NDR_EXPECT_CLOSE(label, got, want, n, atol, rtol)                                                    \
+    do {                                                                                                     \
+        std::string ndrReport_;                                                                              \
+        if (!ndrtest::allClose(label, got, want, n, atol, rtol, &ndrReport_))                                \
+            QFAIL(ndrReport_.c_str());                                                                       \
     } while (0)

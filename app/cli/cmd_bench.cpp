@@ -1,8 +1,8 @@
 // `ndr bench`: training steps/s and GFLOP/s per configuration, against Eigen's sgemm on the same shapes.
-#include "core/train/bench.h"
 #include "commands.h"
 #include "common.h"
 #include "core/io/files.h"
+#include "core/train/bench.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -40,11 +40,14 @@ int runExport(const ExportCliOptions& o) {
     options.overwrite = o.overwrite;
     options.frames = !o.noFrames;
     QString error;
-    const QStringList files = ndrui::exportDashboard(record, QString::fromStdString(out.string()), options, &error);
-    if (!error.isEmpty()) throw CliError(error.toStdString());
+    const QStringList files =
+        ndrui::exportDashboard(record, QString::fromStdString(out.string()), options, &error);
+    if (!error.isEmpty())
+        throw CliError(error.toStdString());
     std::cout << "Wrote " << files.size() << " files to " << out.string() << ":";
     const QDir dir(QString::fromStdString(fs::absolute(out).string()));
-    for (const QString& f : files) std::cout << "\n  " << dir.relativeFilePath(QFileInfo(f).absoluteFilePath()).toStdString();
+    for (const QString& f : files)
+        std::cout << "\n  " << dir.relativeFilePath(QFileInfo(f).absoluteFilePath()).toStdString();
     std::cout << std::endl;
     return 0;
 }
@@ -53,15 +56,20 @@ int runExport(const ExportCliOptions& o) {
 
 Command addExportCommand(CLI::App& root) {
     auto o = std::make_shared<ExportCliOptions>();
-    auto* cmd = root.add_subcommand("export", "Draw a saved run's dashboard as PNGs and an animated GIF, without a display");
+    auto* cmd = root.add_subcommand(
+        "export", "Draw a saved run's dashboard as PNGs and an animated GIF, without a display");
     cmd->add_option("run", o->runFile, "The run file (run.json)")->required();
     cmd->add_option("--out", o->out, "Output folder (default: a 'dashboard' folder beside the run file)");
-    cmd->add_option("--width", o->width, "Width of the dashboard image and GIF frames")->check(CLI::Range(320, 8000));
-    cmd->add_option("--height", o->height, "Height of the dashboard image and GIF frames")->check(CLI::Range(240, 8000));
-    cmd->add_flag("--overwrite", o->overwrite, "Replace files that already exist (otherwise nothing is written)");
+    cmd->add_option("--width", o->width, "Width of the dashboard image and GIF frames")
+        ->check(CLI::Range(320, 8000));
+    cmd->add_option("--height", o->height, "Height of the dashboard image and GIF frames")
+        ->check(CLI::Range(240, 8000));
+    cmd->add_flag("--overwrite", o->overwrite,
+                  "Replace files that already exist (otherwise nothing is written)");
     cmd->add_flag("--no-frames", o->noFrames, "Only the view PNGs and the dashboard, no frames or GIF");
-    cmd->footer("Writes learning-curves.png, depth-accuracy.png, length-generalisation.png, attention-maps.png, "
-                "gate-map.png, dashboard.png, frames/frame-NNN.png (one per evaluation) and training.gif.\n");
+    cmd->footer(
+        "Writes learning-curves.png, depth-accuracy.png, length-generalisation.png, attention-maps.png, "
+        "gate-map.png, dashboard.png, frames/frame-NNN.png (one per evaluation) and training.gif.\n");
     return {cmd, [o] { return runExport(*o); }};
 }
 

@@ -40,8 +40,9 @@ std::string plusMinus(const std::vector<double>& xs) {
 
 int runSweep(const SweepOptions& o) {
     const ndr::RunConfig base = configFromOptions(o);
-    const fs::path out = o.out.empty() ? fs::path("runs") / (ndr::fileStem(base.preset) + "-sweep-" + timestamp())
-                                       : fs::path(o.out);
+    const fs::path out = o.out.empty()
+                             ? fs::path("runs") / (ndr::fileStem(base.preset) + "-sweep-" + timestamp())
+                             : fs::path(o.out);
     // Everything in the way is reported before the first seed spends minutes training.
     for (int s = 1; s <= o.seeds; ++s)
         checkOutputDir(out / ("seed-" + std::to_string(s)));

@@ -12,8 +12,8 @@ namespace {
 
 int runTrain(const TrainOptions& o) {
     const ndr::RunConfig config = configFromOptions(o);
-    const fs::path out =
-        o.out.empty() ? fs::path("runs") / (ndr::fileStem(config.preset) + "-" + timestamp()) : fs::path(o.out);
+    const fs::path out = o.out.empty() ? fs::path("runs") / (ndr::fileStem(config.preset) + "-" + timestamp())
+                                       : fs::path(o.out);
     checkOutputDir(out);
     if (!o.quiet)
         announce(config, out, "");

@@ -5,8 +5,8 @@
 #include "core/config/config.h"
 #include "core/io/files.h"
 #include "core/records/records.h"
-#include "core/train/run.h"
 #include "core/task/task.h"
+#include "core/train/run.h"
 #include "core/train/trainer.h"
 
 #include <filesystem>

@@ -45,8 +45,8 @@ int main(int argc, char** argv) {
             return app.exit(e); // --help
         const auto subs = app.get_subcommands();
         if (subs.empty() && argv[1][0] != '-') {
-            std::cerr << "ndr: unknown command '" << argv[1]
-                      << "'; the commands are " << commandList(commands) << " (see `ndr --help`)" << std::endl;
+            std::cerr << "ndr: unknown command '" << argv[1] << "'; the commands are "
+                      << commandList(commands) << " (see `ndr --help`)" << std::endl;
             return kExitUsage;
         }
         const std::string name = subs.empty() ? "ndr" : "ndr " + subs.front()->get_name();

@@ -33,7 +33,8 @@ struct TrainedRun {
 // With autosaveEvery > 0 the run folder is also saved, atomically, every that many evaluations of
 // each model while training goes on, so a crash or kill loses at most that much.
 // Throws CliError when the folder cannot be used or a file cannot be written.
-TrainedRun trainAndSave(const ndr::RunConfig& config, const fs::path& outDir, bool quiet, int autosaveEvery = 1);
+TrainedRun trainAndSave(const ndr::RunConfig& config, const fs::path& outDir, bool quiet,
+                        int autosaveEvery = 1);
 
 // The summary of a run: per model, accuracy per depth at the final and at the best-validation
 // evaluation, the test mean at the best validation, status and time.

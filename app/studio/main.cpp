@@ -1,11 +1,11 @@
 // ndr-studio, the desktop app: the main window, plus a few options for scripted use (open a run,
 // start a preset, take a screenshot, measure how long the event loop ever stalls while training).
-#include "ui/shell/main_window.h"
+#include "ui/common/stall_meter.h"
 #include "ui/dashboard/dashboard.h"
-#include "ui/panel/experiment_panel.h"
 #include "ui/inspector/expression_input.h"
 #include "ui/inspector/inspector.h"
-#include "ui/common/stall_meter.h"
+#include "ui/panel/experiment_panel.h"
+#include "ui/shell/main_window.h"
 
 #include "headless.h"
 
@@ -20,7 +20,8 @@
 
 int main(int argc, char** argv) {
     // Without a display the window cannot open: say so and train headless with the command-line tool.
-    if (const auto code = runHeadlessIfNoDisplay(argc, argv)) return *code;
+    if (const auto code = runHeadlessIfNoDisplay(argc, argv))
+        return *code;
     QApplication app(argc, argv);
     QApplication::setOrganizationName("NDR Studio");
     QApplication::setApplicationName("ndr-studio");
@@ -29,27 +30,43 @@ int main(int argc, char** argv) {
     QApplication::setWindowIcon(QIcon(":/icons/ndr-studio.svg"));
 
     QCommandLineParser parser;
-    parser.setApplicationDescription("Train a Neural Data Router and a Transformer side by side and watch them route.");
+    parser.setApplicationDescription(
+        "Train a Neural Data Router and a Transformer side by side and watch them route.");
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addPositionalArgument("run", "A run file (run.json) to open.", "[run]");
-    QCommandLineOption preset("preset", "Fill the experiment panel from a preset (stub, paper-forward, paper-backward).", "name");
+    QCommandLineOption preset(
+        "preset", "Fill the experiment panel from a preset (stub, paper-forward, paper-backward).", "name");
     QCommandLineOption start("start", "Start training at once.");
-    QCommandLineOption screenshot("screenshot", "Save a screenshot of the window to FILE, then quit.", "file");
-    QCommandLineOption after("after", "Seconds to wait before the screenshot or the end of the measurement (default 20).", "seconds", "20");
-    QCommandLineOption measure("measure-stalls", "Report the longest event-loop stall and each model's steps/s on stdout, then quit.");
-    QCommandLineOption noSettings("no-settings", "Neither read nor write settings (window layout, last configuration, recent runs).");
-    QCommandLineOption inspect("inspect", "Show the inspector tab with this expression (in the run's notation and order).", "expression");
-    QCommandLineOption inspectDepth("inspect-depth", "Show the inspector tab with a random expression of this depth.", "depth");
-    QCommandLineOption step("step", "With --inspect or --inspect-depth and --screenshot: the step to show.", "step");
-    QCommandLineOption exportDir("export", "After the wait, export the dashboard (and the inspector's steps) to FOLDER, then quit.", "folder");
-    for (const auto& o : {preset, start, screenshot, after, measure, noSettings, inspect, inspectDepth, step, exportDir})
+    QCommandLineOption screenshot("screenshot", "Save a screenshot of the window to FILE, then quit.",
+                                  "file");
+    QCommandLineOption after(
+        "after", "Seconds to wait before the screenshot or the end of the measurement (default 20).",
+        "seconds", "20");
+    QCommandLineOption measure(
+        "measure-stalls",
+        "Report the longest event-loop stall and each model's steps/s on stdout, then quit.");
+    QCommandLineOption noSettings(
+        "no-settings", "Neither read nor write settings (window layout, last configuration, recent runs).");
+    QCommandLineOption inspect(
+        "inspect", "Show the inspector tab with this expression (in the run's notation and order).",
+        "expression");
+    QCommandLineOption inspectDepth(
+        "inspect-depth", "Show the inspector tab with a random expression of this depth.", "depth");
+    QCommandLineOption step("step", "With --inspect or --inspect-depth and --screenshot: the step to show.",
+                            "step");
+    QCommandLineOption exportDir(
+        "export", "After the wait, export the dashboard (and the inspector's steps) to FOLDER, then quit.",
+        "folder");
+    for (const auto& o :
+         {preset, start, screenshot, after, measure, noSettings, inspect, inspectDepth, step, exportDir})
         parser.addOption(o);
     parser.process(app);
 
     ndrui::MainWindow window(!parser.isSet(noSettings));
     window.show();
-    if (!parser.positionalArguments().isEmpty()) window.openRun(parser.positionalArguments().front());
+    if (!parser.positionalArguments().isEmpty())
+        window.openRun(parser.positionalArguments().front());
     if (parser.isSet(preset)) {
         try {
             window.panel().setConfig(ndr::presetConfig(parser.value(preset).toStdString()));
@@ -58,9 +75,11 @@ int main(int argc, char** argv) {
             return 2;
         }
     }
-    if (parser.isSet(start)) QTimer::singleShot(0, &window, [&] { window.startTraining(window.panel().config()); });
+    if (parser.isSet(start))
+        QTimer::singleShot(0, &window, [&] { window.startTraining(window.panel().config()); });
     if (parser.isSet(inspect) || parser.isSet(inspectDepth)) {
-        if (auto* tabs = window.findChild<QTabWidget*>("mainTabs")) tabs->setCurrentWidget(&window.inspector());
+        if (auto* tabs = window.findChild<QTabWidget*>("mainTabs"))
+            tabs->setCurrentWidget(&window.inspector());
         if (parser.isSet(inspect)) {
             window.inspector().input()->setText(parser.value(inspect));
         } else {
@@ -83,30 +102,38 @@ int main(int argc, char** argv) {
         bool ok = false;
         const double seconds = parser.value(after).toDouble(&ok);
         if (!ok || seconds < 0) {
-            std::fprintf(stderr, "ndr-studio: --after needs a number of seconds, got '%s'\n", qPrintable(parser.value(after)));
+            std::fprintf(stderr, "ndr-studio: --after needs a number of seconds, got '%s'\n",
+                         qPrintable(parser.value(after)));
             return 2;
         }
-        if (parser.isSet(measure)) meter.start();
+        if (parser.isSet(measure))
+            meter.start();
         QTimer::singleShot(int(seconds * 1000), &window, [&] {
-            if (parser.isSet(step)) window.inspector().setStep(parser.value(step).toInt());
+            if (parser.isSet(step))
+                window.inspector().setStep(parser.value(step).toInt());
             if (parser.isSet(exportDir)) {
                 if (window.exportTo(parser.value(exportDir), false))
                     std::fprintf(stderr, "ndr-studio: exported to %s\n", qPrintable(parser.value(exportDir)));
                 else
-                    std::fprintf(stderr, "ndr-studio: the export to %s failed\n", qPrintable(parser.value(exportDir)));
+                    std::fprintf(stderr, "ndr-studio: the export to %s failed\n",
+                                 qPrintable(parser.value(exportDir)));
             }
             if (parser.isSet(screenshot)) {
                 window.redrawNow();
                 QApplication::processEvents();
                 const QString file = parser.value(screenshot);
-                if (!window.grab().save(file)) std::fprintf(stderr, "ndr-studio: cannot write %s\n", qPrintable(file));
-                else std::fprintf(stderr, "ndr-studio: screenshot in %s\n", qPrintable(QDir::toNativeSeparators(file)));
+                if (!window.grab().save(file))
+                    std::fprintf(stderr, "ndr-studio: cannot write %s\n", qPrintable(file));
+                else
+                    std::fprintf(stderr, "ndr-studio: screenshot in %s\n",
+                                 qPrintable(QDir::toNativeSeparators(file)));
             }
             if (parser.isSet(measure)) {
                 meter.stop();
                 std::printf("%s", qPrintable(meter.report()));
                 for (const auto& m : window.session().models())
-                    std::printf("%s: step %d, %.1f steps/s (training time only)\n", qPrintable(m.name), m.step,
+                    std::printf("%s: step %d, %.1f steps/s (training time only)\n", qPrintable(m.name),
+                                m.step,
                                 m.history.empty() ? m.stepsPerSecond : m.history.back().stepsPerSecond);
             }
             auto& session = window.session();

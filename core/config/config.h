@@ -15,8 +15,8 @@ enum class PositionalKind { None, Sinusoidal };
 enum class GeomNorm { Off, L1 };
 
 struct TaskConfig {
-    int symbols = 8;                 // S
-    int functions = 9;               // F
+    int symbols = 8;   // S
+    int functions = 9; // F
     int trainMinDepth = 1, trainMaxDepth = 5;
     int validMinDepth = 6, validMaxDepth = 8; // validMinDepth > validMaxDepth: no validation split
     int testMinDepth = 9, testMaxDepth = 10;
@@ -33,13 +33,13 @@ struct ModelConfig {
     GeomNorm geomNorm = GeomNorm::Off;
     bool sharedWeights = true;
     int dModel = 128, heads = 4, dFF = 256;
-    int steps = 14;      // unrolled steps (layers) in training
-    int evalSteps = 0;   // steps at evaluation; 0 means the same as `steps`
-    float dropout = 0.1f;        // attention output, FFN hidden, gate hidden, positional encoding
+    int steps = 14;                // unrolled steps (layers) in training
+    int evalSteps = 0;             // steps at evaluation; 0 means the same as `steps`
+    float dropout = 0.1f;          // attention output, FFN hidden, gate hidden, positional encoding
     float attentionDropout = 0.1f; // on keys (geometric) or attention weights (softmax)
-    float gateDropout = 0.1f;    // whole gate vector of a position set to 0 (copy) in training
-    float gateBiasInit = -3.0f;  // bg2
-    double learningRate = 0;     // this model's rate; 0 means the run's train.learningRate
+    float gateDropout = 0.1f;      // whole gate vector of a position set to 0 (copy) in training
+    float gateBiasInit = -3.0f;    // bg2
+    double learningRate = 0;       // this model's rate; 0 means the run's train.learningRate
 
     int effectiveEvalSteps() const { return evalSteps > 0 ? evalSteps : steps; }
     double effectiveLearningRate(double runRate) const { return learningRate > 0 ? learningRate : runRate; }
@@ -49,11 +49,11 @@ struct TrainConfig {
     int batchSize = 128;
     double learningRate = 1e-3;
     double weightDecay = 0.01;
-    double gradClip = 5.0;       // global gradient norm; 0 disables
+    double gradClip = 5.0; // global gradient norm; 0 disables
     int steps = 10000;
     int evalInterval = 500;
-    uint64_t seed = 1;           // initialisation, batches, dropout
-    int threads = 1;             // Eigen/OpenMP threads used by one model
+    uint64_t seed = 1; // initialisation, batches, dropout
+    int threads = 1;   // Eigen/OpenMP threads used by one model
 };
 
 struct RunConfig {

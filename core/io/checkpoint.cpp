@@ -369,7 +369,8 @@ void saveCheckpoint(const fs::path& path, const CheckpointData& data) {
 }
 
 CheckpointData loadCheckpoint(const fs::path& path) {
-    return asFileError("cannot load checkpoint " + quote(path) + ": ", [&] { return loadCheckpointOrThrow(path); });
+    return asFileError("cannot load checkpoint " + quote(path) + ": ",
+                       [&] { return loadCheckpointOrThrow(path); });
 }
 
 CheckpointData checkpointFromBytes(std::string_view bytes) {

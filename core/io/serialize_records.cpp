@@ -117,10 +117,12 @@ void readModelRecord(const json& j, ModelRecord& r, const std::string& path) {
     // Optional: records written before the loss log existed have none.
     if (const json* log = find(j, "lossLog")) {
         const Fields lf(*log, f.path("lossLog"), true);
-        r.lossLog.steps = toArray<int>(*lf.get("steps"), lf.path("steps"),
-                                       [](const json& v, const std::string& p) { return toIntIn(v, p, 0, INT_MAX); });
-        r.lossLog.loss = toArray<double>(*lf.get("loss"), lf.path("loss"),
-                                         [](const json& v, const std::string& p) { return toDouble(v, p, true); });
+        r.lossLog.steps =
+            toArray<int>(*lf.get("steps"), lf.path("steps"),
+                         [](const json& v, const std::string& p) { return toIntIn(v, p, 0, INT_MAX); });
+        r.lossLog.loss =
+            toArray<double>(*lf.get("loss"), lf.path("loss"),
+                            [](const json& v, const std::string& p) { return toDouble(v, p, true); });
         if (r.lossLog.loss.size() != r.lossLog.steps.size())
             fail(lf.path("loss"), "has " + std::to_string(r.lossLog.loss.size()) + " values for " +
                                       std::to_string(r.lossLog.steps.size()) + " steps");
@@ -182,8 +184,12 @@ void from_json(const json& j, EvalRecord& r) {
 }
 
 void to_json(json& j, const ModelRecord& r) {
-    j = json{{"config", r.config},       {"history", r.history}, {"bestEval", r.bestEval},
-             {"stepsDone", r.stepsDone}, {"status", r.status},   {"checkpointFile", r.checkpointFile},
+    j = json{{"config", r.config},
+             {"history", r.history},
+             {"bestEval", r.bestEval},
+             {"stepsDone", r.stepsDone},
+             {"status", r.status},
+             {"checkpointFile", r.checkpointFile},
              {"lossLog", json{{"steps", r.lossLog.steps}, {"loss", doubleArrayJson(r.lossLog.loss)}}}};
 }
 void from_json(const json& j, ModelRecord& r) {

@@ -30,11 +30,13 @@ void geometricForward(const S* s, int T, int len, S* att, S* logPOut, GeometricW
         const S* lq = logQ.data() + size_t(i) * T;
         prefix[0] = 0;
         // The column itself and padded keys are masked: transparent in the scan.
-        for (int k = 0; k < T; ++k) prefix[k + 1] = prefix[k] + ((k < len && k != i) ? lq[k] : S(0));
+        for (int k = 0; k < T; ++k)
+            prefix[k + 1] = prefix[k] + ((k < len && k != i) ? lq[k] : S(0));
         S* a = att + size_t(i) * T;
         const S* lp = logPOut + size_t(i) * T;
         for (int j = 0; j < len; ++j) {
-            if (j == i) continue;
+            if (j == i)
+                continue;
             // Keys closer than j: (2i-j, j) when j is right of i; (j, 2i-j] when j is left of i.
             const int lo = j > i ? std::max(0, 2 * i - j + 1) : j + 1;
             const int hi = j > i ? j - 1 : std::min(T - 1, 2 * i - j);
@@ -44,8 +46,7 @@ void geometricForward(const S* s, int T, int len, S* att, S* logPOut, GeometricW
     out = out.exp(); // exp(-inf) = 0 on masked entries
 }
 
-template <typename S>
-void geometricForward(const S* s, int T, int len, S* att) {
+template <typename S> void geometricForward(const S* s, int T, int len, S* att) {
     GeometricWork<S> w;
     AlignedVector<S> logP(size_t(T) * T);
     geometricForward(s, T, len, att, logP.data(), w);
@@ -71,7 +72,8 @@ void geometricBackwardFromLogP(const S* logP, const S* att, const S* dAtt, int T
         S* dsi = ds + size_t(i) * T;
         std::fill(diff, diff + T + 1, S(0));
         for (int j = 0; j < len; ++j) {
-            if (j == i) continue;
+            if (j == i)
+                continue;
             const int lo = j > i ? std::max(0, 2 * i - j + 1) : j + 1;
             const int hi = j > i ? j - 1 : std::min(T - 1, 2 * i - j);
             if (lo <= hi) {
@@ -88,8 +90,7 @@ void geometricBackwardFromLogP(const S* logP, const S* att, const S* dAtt, int T
     }
 }
 
-template <typename S>
-void geometricBackward(const S* s, const S* att, const S* dAtt, int T, int len, S* ds) {
+template <typename S> void geometricBackward(const S* s, const S* att, const S* dAtt, int T, int len, S* ds) {
     using Arr = Eigen::Array<S, Eigen::Dynamic, 1>;
     const size_t TT = size_t(T) * T;
     GeometricWork<S> w;
@@ -97,15 +98,15 @@ void geometricBackward(const S* s, const S* att, const S* dAtt, int T, int len, 
     geometricBackwardFromLogP(logP.data(), att, dAtt, T, len, ds, w);
 }
 
-template <typename S>
-void geometricNaive(const S* s, int T, int len, S* att) {
+template <typename S> void geometricNaive(const S* s, int T, int len, S* att) {
     for (int i = 0; i < T; ++i)
         for (int j = 0; j < T; ++j) {
             S a = 0;
             if (i < len && j < len && j != i) {
                 a = sigmoid(s[size_t(i) * T + j]);
                 for (int k = 0; k < len; ++k)
-                    if (k != i && geometricCloser(i, j, k)) a *= S(1) - sigmoid(s[size_t(i) * T + k]);
+                    if (k != i && geometricCloser(i, j, k))
+                        a *= S(1) - sigmoid(s[size_t(i) * T + k]);
             }
             att[size_t(i) * T + j] = a;
         }
@@ -152,7 +153,8 @@ void GeometricAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const
     c.dot.resize(size_t(B) * H * TT);
     c.logP.resize(size_t(B) * H * TT);
     c.att.resize(size_t(B) * H * TT);
-    if (normalizeL1) c.rowSum.assign(size_t(B) * H * T, S(0));
+    if (normalizeL1)
+        c.rowSum.assign(size_t(B) * H * T, S(0));
     c.mixed.resize(N, C);
     scratch.resize(std::max<size_t>(scratch.size(), size_t(omp_get_max_threads())));
 
@@ -174,17 +176,20 @@ void GeometricAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const
                 const S back = rows[Index(i) * P + 3 * C + 2 * h];    // prefer left (j < i)
                 const S fwd = rows[Index(i) * P + 3 * C + 2 * h + 1]; // prefer right (j > i)
                 for (int j = 0; j < len; ++j)
-                    scores[size_t(i) * T + j] = alpha * dot[size_t(i) * T + j] + rho * (j > i ? fwd : back) + gamma;
+                    scores[size_t(i) * T + j] =
+                        alpha * dot[size_t(i) * T + j] + rho * (j > i ? fwd : back) + gamma;
             }
             S* a = c.att.data() + base;
             geometricForward(scores, T, len, a, c.logP.data() + base, w.kernel);
             if (normalizeL1) {
                 for (int i = 0; i < len; ++i) {
                     S sum = 0;
-                    for (int j = 0; j < len; ++j) sum += a[size_t(i) * T + j];
+                    for (int j = 0; j < len; ++j)
+                        sum += a[size_t(i) * T + j];
                     c.rowSum[(size_t(b) * H + h) * T + i] = sum;
                     const S inv = S(1) / (sum + S(1e-6));
-                    for (int j = 0; j < len; ++j) a[size_t(i) * T + j] *= inv;
+                    for (int j = 0; j < len; ++j)
+                        a[size_t(i) * T + j] *= inv;
                 }
             }
             productAB<S>(Block<const S>{a, len, len, T}, v, S(1),
@@ -240,7 +245,8 @@ void GeometricAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, cons
                 for (int i = 0; i < len; ++i) {
                     const S denom = c.rowSum[(size_t(b) * H + h) * T + i] + S(1e-6);
                     S inner = 0;
-                    for (int j = 0; j < len; ++j) inner += dA[size_t(i) * T + j] * A[size_t(i) * T + j];
+                    for (int j = 0; j < len; ++j)
+                        inner += dA[size_t(i) * T + j] * A[size_t(i) * T + j];
                     for (int j = 0; j < len; ++j) {
                         dA[size_t(i) * T + j] = (dA[size_t(i) * T + j] - inner) / denom;
                         w.rawA[size_t(i) * T + j] = A[size_t(i) * T + j] * denom;
@@ -256,7 +262,8 @@ void GeometricAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, cons
                 const S fwd = rows[Index(i) * P + 3 * C + 2 * h + 1];
                 S dBack = 0, dFwd = 0;
                 for (int j = 0; j < len; ++j) {
-                    if (j == i) continue;
+                    if (j == i)
+                        continue;
                     const S g = dS[size_t(i) * T + j];
                     dAlpha += g * dot[size_t(i) * T + j];
                     dGamma += g;
@@ -279,7 +286,8 @@ void GeometricAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, cons
                 for (int i = 0; i < len; ++i) {
                     const S* m = c.keyMask.data() + (shape.start(b) + i) * C + h * D;
                     S* dki = dk.row(i);
-                    for (int t = 0; t < D; ++t) dki[t] *= m[t];
+                    for (int t = 0; t < D; ++t)
+                        dki[t] *= m[t];
                 }
         }
     }
@@ -305,8 +313,8 @@ void SoftmaxAttention<S>::declare(ParamStore<S>& store, const std::string& prefi
 }
 
 template <typename S>
-void SoftmaxAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape, bool training,
-                                  double attDropout, Rng& rng, Cache& c, Mat<S>& out) const {
+void SoftmaxAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape,
+                                  bool training, double attDropout, Rng& rng, Cache& c, Mat<S>& out) const {
     const int B = shape.batch, T = shape.positions, C = channels, H = heads, D = C / H;
     const Index N = shape.rows(), P = 3 * C;
     const S scale = S(1.0 / std::sqrt(double(D)));
@@ -339,16 +347,20 @@ void SoftmaxAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const B
             for (int i = 0; i < len; ++i) {
                 S* row = A + size_t(i) * T;
                 S mx = row[0];
-                for (int j = 1; j < len; ++j) mx = std::max(mx, row[j]);
+                for (int j = 1; j < len; ++j)
+                    mx = std::max(mx, row[j]);
                 S sum = 0;
-                for (int j = 0; j < len; ++j) sum += (row[j] = std::exp(row[j] - mx));
-                for (int j = 0; j < len; ++j) row[j] /= sum;
+                for (int j = 0; j < len; ++j)
+                    sum += (row[j] = std::exp(row[j] - mx));
+                for (int j = 0; j < len; ++j)
+                    row[j] /= sum;
             }
             const S* applied = A;
             if (drop) {
                 w.dropped.resize(TT);
                 const S* m = c.drop.data() + base;
-                for (size_t e = 0; e < TT; ++e) w.dropped[e] = A[e] * m[e];
+                for (size_t e = 0; e < TT; ++e)
+                    w.dropped[e] = A[e] * m[e];
                 applied = w.dropped.data();
             }
             productAB<S>(Block<const S>{applied, len, len, T}, v, S(1),
@@ -376,7 +388,8 @@ void SoftmaxAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, const 
     for (int b = 0; b < B; ++b) {
         Scratch& w = scratch[omp_get_thread_num()];
         w.dA.resize(TT);
-        if (drop) w.dropped.resize(TT);
+        if (drop)
+            w.dropped.resize(TT);
         const int len = shape.lengths[b];
         const S* rows = c.proj.data() + shape.start(b) * P;
         S* dRows = dProj.data() + shape.start(b) * P;
@@ -390,7 +403,8 @@ void SoftmaxAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, const 
             const S* m = drop ? c.drop.data() + base : nullptr;
             const S* applied = A;
             if (drop) {
-                for (size_t e = 0; e < TT; ++e) w.dropped[e] = A[e] * m[e];
+                for (size_t e = 0; e < TT; ++e)
+                    w.dropped[e] = A[e] * m[e];
                 applied = w.dropped.data();
             }
             S* dA = w.dA.data();
@@ -403,10 +417,13 @@ void SoftmaxAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, const 
                 S* dai = dA + size_t(i) * T;
                 const S* ai = A + size_t(i) * T;
                 if (drop)
-                    for (int j = 0; j < len; ++j) dai[j] *= m[size_t(i) * T + j];
+                    for (int j = 0; j < len; ++j)
+                        dai[j] *= m[size_t(i) * T + j];
                 S inner = 0;
-                for (int j = 0; j < len; ++j) inner += dai[j] * ai[j];
-                for (int j = 0; j < len; ++j) dai[j] = ai[j] * (dai[j] - inner);
+                for (int j = 0; j < len; ++j)
+                    inner += dai[j] * ai[j];
+                for (int j = 0; j < len; ++j)
+                    dai[j] = ai[j] * (dai[j] - inner);
             }
             const Block<const S> ds{dA, len, len, T};
             productAB<S>(ds, k, scale, Block<S>{dRows + h * D, len, D, P}, false);
@@ -416,14 +433,14 @@ void SoftmaxAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, const 
     linearBackward<S>(dProj, x, store.valueRows(p.wq, p.wkv), store.gradRows(p.wq, p.wkv), &dx, accumulateDx);
 }
 
-#define NDR_INSTANTIATE(S)                                                                          \
-    template void geometricForward<S>(const S*, int, int, S*);                                      \
-    template void geometricBackward<S>(const S*, const S*, const S*, int, int, S*);                 \
-    template void geometricForward<S>(const S*, int, int, S*, S*, GeometricWork<S>&);               \
-    template void geometricBackwardFromLogP<S>(const S*, const S*, const S*, int, int, S*,          \
-                                               GeometricWork<S>&);                                  \
-    template void geometricNaive<S>(const S*, int, int, S*);                                        \
-    template struct GeometricAttention<S>;                                                          \
+#define NDR_INSTANTIATE(S)                                                                                   \
+    template void geometricForward<S>(const S*, int, int, S*);                                               \
+    template void geometricBackward<S>(const S*, const S*, const S*, int, int, S*);                          \
+    template void geometricForward<S>(const S*, int, int, S*, S*, GeometricWork<S>&);                        \
+    template void geometricBackwardFromLogP<S>(const S*, const S*, const S*, int, int, S*,                   \
+                                               GeometricWork<S>&);                                           \
+    template void geometricNaive<S>(const S*, int, int, S*);                                                 \
+    template struct GeometricAttention<S>;                                                                   \
     template struct SoftmaxAttention<S>;
 NDR_INSTANTIATE(float)
 NDR_INSTANTIATE(double)

@@ -1,5 +1,6 @@
 // Multi-head self-attention in the two flavours of docs/design.md §2: softmax (vanilla Transformer) and
-// directional geometric attention (NDR), each a forward/backward pair over a padded or packed batch (BatchShape).
+// directional geometric attention (NDR), each a forward/backward pair over a padded or packed batch
+// (BatchShape).
 #pragma once
 
 #include "core/nn/layers.h"
@@ -15,9 +16,9 @@ namespace ndr {
 // starts[b] .. starts[b+1]-1, exactly its real positions, so row-wise work skips the padding
 // (N = starts[B]). The attention maps stay (B, H, T, T) in both.
 struct BatchShape {
-    int batch = 0, positions = 0;      // B, T (the longest length)
-    const int* lengths = nullptr;      // (B) real lengths
-    const int* starts = nullptr;       // (B + 1) first row of each example; null: padded layout
+    int batch = 0, positions = 0; // B, T (the longest length)
+    const int* lengths = nullptr; // (B) real lengths
+    const int* starts = nullptr;  // (B + 1) first row of each example; null: padded layout
 
     Index start(int b) const { return starts ? Index(starts[b]) : Index(b) * positions; }
     // Rows that example b owns: its real positions, plus padding in the padded layout.
@@ -29,15 +30,13 @@ struct BatchShape {
 // Keys j >= len and j == i are masked; query rows i >= len are left at zero.
 // A_ij = sigmoid(s_ij) * prod_{k closer to i than j} (1 - sigmoid(s_ik)), computed in log space with a
 // prefix sum of log(1 - P) so each row costs O(T) instead of O(T^2).
-template <typename S>
-void geometricForward(const S* scores, int T, int len, S* att);
+template <typename S> void geometricForward(const S* scores, int T, int len, S* att);
 // Backward of geometricForward: ds (T, T) = d loss / d scores given dA and the cached A.
 template <typename S>
 void geometricBackward(const S* scores, const S* att, const S* dAtt, int T, int len, S* dScores);
 
 // Buffers of the two kernels, kept by the caller between calls: a layer calls them B*H times per step.
-template <typename S>
-struct GeometricWork {
+template <typename S> struct GeometricWork {
     AlignedVector<S> a, b; // (T, T) each
     std::vector<S> prefix; // (T + 1)
 };
@@ -49,30 +48,29 @@ template <typename S>
 void geometricBackwardFromLogP(const S* logP, const S* att, const S* dAtt, int T, int len, S* dScores,
                                GeometricWork<S>& work);
 // The O(T^3) formula, straight from the definition; the oracle for the two above.
-template <typename S>
-void geometricNaive(const S* scores, int T, int len, S* att);
+template <typename S> void geometricNaive(const S* scores, int T, int len, S* att);
 // Tensors closer to i than j (docs/design.md §2): |k-i| < |j-i|, or equal distance and k > j.
 inline bool geometricCloser(int i, int j, int k) {
     const int dk = k > i ? k - i : i - k, dj = j > i ? j - i : i - j;
     return dk < dj || (dk == dj && k > j);
 }
 
-// Directional geometric attention (docs/design.md §2). Parameters, consecutive so [Wq; Wkv; Wqp] is one matrix:
+// Directional geometric attention (docs/design.md §2). Parameters, consecutive so [Wq; Wkv; Wqp] is one
+// matrix:
 //   Wq (C, C), Wkv (2C, C), Wqp (2H, C); qBias (1, C) = c_h; posBias (1, 2H) = bqp;
 //   scalars (1, 3) = [alpha, rho, gamma]; Wo (C, C).
-template <typename S>
-struct GeometricAttention {
+template <typename S> struct GeometricAttention {
     struct Params {
         int wq = -1, wkv = -1, wqp = -1, qBias = -1, posBias = -1, scalars = -1, wo = -1;
     };
     struct Cache {
-        Mat<S> proj;          // (N, 3C + 2H): [q + c | k (dropped out) | v | (b, f) per head]
-        Mat<S> keyMask;       // (N, C) dropout multipliers applied to k (empty: no key dropout)
-        AlignedVector<S> dot;   // (B, H, T, T) q_i . k_j
-        AlignedVector<S> logP;  // (B, H, T, T) log sigmoid(s_ij), for the backward
-        AlignedVector<S> att;   // (B, H, T, T) A after normalisation (what is applied to v)
+        Mat<S> proj;             // (N, 3C + 2H): [q + c | k (dropped out) | v | (b, f) per head]
+        Mat<S> keyMask;          // (N, C) dropout multipliers applied to k (empty: no key dropout)
+        AlignedVector<S> dot;    // (B, H, T, T) q_i . k_j
+        AlignedVector<S> logP;   // (B, H, T, T) log sigmoid(s_ij), for the backward
+        AlignedVector<S> att;    // (B, H, T, T) A after normalisation (what is applied to v)
         AlignedVector<S> rowSum; // (B, H, T) sum_j A_ij before L1 normalisation (only with L1)
-        Mat<S> mixed;         // (N, C) concat_h sum_j A_ij v_j
+        Mat<S> mixed;            // (N, C) concat_h sum_j A_ij v_j
     };
 
     // Per-(example, head) buffers of one OpenMP thread, kept between calls.
@@ -84,13 +82,12 @@ struct GeometricAttention {
     Params p;
     int channels = 0, heads = 0;
     bool normalizeL1 = false;
-    mutable Mat<S> dMixed; // backward temporary, kept to avoid reallocation
+    mutable Mat<S> dMixed;                // backward temporary, kept to avoid reallocation
     mutable std::vector<Scratch> scratch; // one per thread
-    mutable AlignedVector<S> projBias; // (3C + 2H) [c | 0 | 0 | bqp], the bias row of proj
+    mutable AlignedVector<S> projBias;    // (3C + 2H) [c | 0 | 0 | bqp], the bias row of proj
 
     void declare(ParamStore<S>& store, const std::string& prefix, int c, int h, bool l1);
-    template <typename InitRng>
-    void init(ParamStore<S>& store, InitRng& rng) const;
+    template <typename InitRng> void init(ParamStore<S>& store, InitRng& rng) const;
     // out (N, C); x (N, C)
     void forward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape, bool training,
                  double keyDropout, Rng& rng, Cache& c, Mat<S>& out) const;
@@ -101,16 +98,15 @@ struct GeometricAttention {
 
 // Softmax multi-head attention without biases (as the released code's baseline):
 //   Wq (C, C), Wkv (2C, C), Wo (C, C); attention dropout on the attention weights.
-template <typename S>
-struct SoftmaxAttention {
+template <typename S> struct SoftmaxAttention {
     struct Params {
         int wq = -1, wkv = -1, wo = -1;
     };
     struct Cache {
-        Mat<S> proj;          // (N, 3C): [q | k | v]
-        AlignedVector<S> att;   // (B, H, T, T) softmax weights
-        AlignedVector<S> drop;  // (B, H, T, T) dropout multipliers on the weights (empty: none)
-        Mat<S> mixed;         // (N, C)
+        Mat<S> proj;           // (N, 3C): [q | k | v]
+        AlignedVector<S> att;  // (B, H, T, T) softmax weights
+        AlignedVector<S> drop; // (B, H, T, T) dropout multipliers on the weights (empty: none)
+        Mat<S> mixed;          // (N, C)
     };
 
     struct Scratch {
@@ -119,12 +115,11 @@ struct SoftmaxAttention {
 
     Params p;
     int channels = 0, heads = 0;
-    mutable Mat<S> dMixed; // backward temporary, kept to avoid reallocation
+    mutable Mat<S> dMixed;                // backward temporary, kept to avoid reallocation
     mutable std::vector<Scratch> scratch; // one per thread
 
     void declare(ParamStore<S>& store, const std::string& prefix, int c, int h);
-    template <typename InitRng>
-    void init(ParamStore<S>& store, InitRng& rng) const;
+    template <typename InitRng> void init(ParamStore<S>& store, InitRng& rng) const;
     void forward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape, bool training,
                  double attDropout, Rng& rng, Cache& c, Mat<S>& out) const;
     void backward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape, const Cache& c,
@@ -132,12 +127,12 @@ struct SoftmaxAttention {
 };
 
 // Xavier-uniform initialisation of a (out, in) weight with the given gain.
-template <typename S, typename WT, typename InitRng>
-void xavierUniform(WT&& w, double gain, InitRng& rng) {
+template <typename S, typename WT, typename InitRng> void xavierUniform(WT&& w, double gain, InitRng& rng) {
     const double bound = gain * std::sqrt(6.0 / double(w.rows() + w.cols()));
     std::uniform_real_distribution<double> u(-bound, bound);
     for (Index i = 0; i < w.rows(); ++i)
-        for (Index j = 0; j < w.cols(); ++j) w(i, j) = S(u(rng));
+        for (Index j = 0; j < w.cols(); ++j)
+            w(i, j) = S(u(rng));
 }
 
 template <typename S>
@@ -150,8 +145,8 @@ void GeometricAttention<S>::init(ParamStore<S>& store, InitRng& rng) const {
     store.value(p.posBias).setZero();
     auto sc = store.value(p.scalars);
     sc(0, 0) = S(1.0 / std::sqrt(double(channels / heads))); // alpha
-    sc(0, 1) = S(1);                                          // rho
-    sc(0, 2) = S(0);                                          // gamma
+    sc(0, 1) = S(1);                                         // rho
+    sc(0, 2) = S(0);                                         // gamma
     xavierUniform<S>(store.value(p.wo), 1.0, rng);
 }
 

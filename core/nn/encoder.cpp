@@ -19,15 +19,19 @@ template <typename S>
 void EncoderLayer<S>::declare(ParamStore<S>& store, const std::string& prefix, const ModelConfig& config) {
     cfg = config;
     const int C = cfg.dModel, F = cfg.dFF, H = cfg.heads;
-    if (cfg.attention == AttentionKind::Geometric) geo.declare(store, prefix, C, H, cfg.geomNorm == GeomNorm::L1);
-    else soft.declare(store, prefix, C, H);
+    if (cfg.attention == AttentionKind::Geometric)
+        geo.declare(store, prefix, C, H, cfg.geomNorm == GeomNorm::L1);
+    else
+        soft.declare(store, prefix, C, H);
     ln1g = store.add(prefix + "ln1.gain", 1, C);
     ln1b = store.add(prefix + "ln1.bias", 1, C);
     // W1 and Wg1 both read z: declared consecutively so one product computes both.
     w1 = store.add(prefix + "ffn.w1", F, C);
-    if (gated()) wg1 = store.add(prefix + "gate.w1", C, C);
+    if (gated())
+        wg1 = store.add(prefix + "gate.w1", C, C);
     b1 = store.add(prefix + "ffn.b1", 1, F);
-    if (gated()) bg1 = store.add(prefix + "gate.b1", 1, C);
+    if (gated())
+        bg1 = store.add(prefix + "gate.b1", 1, C);
     w2 = store.add(prefix + "ffn.w2", C, F);
     b2 = store.add(prefix + "ffn.b2", 1, C);
     ln2g = store.add(prefix + "ln2.gain", 1, C);
@@ -41,8 +45,10 @@ void EncoderLayer<S>::declare(ParamStore<S>& store, const std::string& prefix, c
 template <typename S>
 template <typename InitRng>
 void EncoderLayer<S>::init(ParamStore<S>& store, InitRng& rng) const {
-    if (cfg.attention == AttentionKind::Geometric) geo.init(store, rng);
-    else soft.init(store, rng);
+    if (cfg.attention == AttentionKind::Geometric)
+        geo.init(store, rng);
+    else
+        soft.init(store, rng);
     const double reluGain = std::sqrt(2.0);
     store.value(ln1g).setOnes();
     store.value(ln1b).setZero();
@@ -88,7 +94,8 @@ void EncoderLayer<S>::forward(ParamStore<S>& store, const Mat<S>& x, const Batch
     linearForwardBias<S>(c.z, store.valueRows(w1, last), store.valuePtr(b1), hidden);
     hidden = hidden.cwiseMax(S(0));
     c.hiddenKeep = drop ? S(1.0 / (1.0 - cfg.dropout)) : S(1);
-    if (drop) dropoutInPlace(hidden.data(), hidden.size(), cfg.dropout, rng);
+    if (drop)
+        dropoutInPlace(hidden.data(), hidden.size(), cfg.dropout, rng);
     // ff = W2 Dropout(hidden) + b2
     Mat<S>& ff = ws.ff;
     linearForwardBias<S>(hidden.leftCols(F), store.value(w2), store.valuePtr(b2), ff);
@@ -111,7 +118,8 @@ void EncoderLayer<S>::forward(ParamStore<S>& store, const Mat<S>& x, const Batch
     c.gateKeep.assign(N, S(1));
     if (training && cfg.gateDropout > 0) {
         KeepDraws draws(cfg.gateDropout, rng);
-        for (Index i = 0; i < N; ++i) c.gateKeep[i] = draws.next() ? S(1) : S(0);
+        for (Index i = 0; i < N; ++i)
+            c.gateKeep[i] = draws.next() ? S(1) : S(0);
     }
     out.resize(N, C);
     for (Index i = 0; i < N; ++i) {
@@ -121,7 +129,8 @@ void EncoderLayer<S>::forward(ParamStore<S>& store, const Mat<S>& x, const Batch
         const S* gi = c.gate.data() + i * C;
         S* oi = out.data() + i * C;
 #pragma omp simd
-        for (Index j = 0; j < C; ++j) oi[j] = xi[j] + keep * (gi[j] * (ui[j] - xi[j]));
+        for (Index j = 0; j < C; ++j)
+            oi[j] = xi[j] + keep * (gi[j] * (ui[j] - xi[j]));
     }
 }
 
@@ -138,8 +147,10 @@ void EncoderLayer<S>::backward(ParamStore<S>& store, const Mat<S>& x, const Batc
         // out = LN2(z + Dropout(ff))
         LayerNorm<S>::backward(dOut, store.value(ln2g), store.grad(ln2g), store.grad(ln2b), c.ln2, dy);
         dz = dy;
-        if (c.ffMask.size() > 0) dff.noalias() = dy.cwiseProduct(c.ffMask);
-        else dff = dy;
+        if (c.ffMask.size() > 0)
+            dff.noalias() = dy.cwiseProduct(c.ffMask);
+        else
+            dff = dy;
         biasBackward(dff, store.grad(b2));
         linearBackward<S>(dff, c.hiddenDropped.leftCols(F), store.value(w2), store.grad(w2), &dHiddenFF);
 
@@ -169,7 +180,8 @@ void EncoderLayer<S>::backward(ParamStore<S>& store, const Mat<S>& x, const Batc
             }
         }
         auto dHiddenGate = dHidden.rightCols(C);
-        linearBackward<S>(dGateLogit, c.hiddenDropped.rightCols(C), store.value(wg2), store.grad(wg2), &dHiddenGate);
+        linearBackward<S>(dGateLogit, c.hiddenDropped.rightCols(C), store.value(wg2), store.grad(wg2),
+                          &dHiddenGate);
         // u = LN2(ff)
         LayerNorm<S>::backward(du, store.value(ln2g), store.grad(ln2g), store.grad(ln2b), c.ln2, dff);
         biasBackward(dff, store.grad(b2));
@@ -182,7 +194,8 @@ void EncoderLayer<S>::backward(ParamStore<S>& store, const Mat<S>& x, const Batc
         S* dh = dHidden.data();
         const Index n = dHidden.size();
 #pragma omp simd
-        for (Index e = 0; e < n; ++e) dh[e] = hd[e] > S(0) ? dh[e] * keep : S(0);
+        for (Index e = 0; e < n; ++e)
+            dh[e] = hd[e] > S(0) ? dh[e] * keep : S(0);
     }
     biasBackward(dHidden, RowVecMap<S>(store.grad(b1).data(), dHidden.cols()));
     const int last = gated() ? wg1 : w1;
@@ -190,31 +203,36 @@ void EncoderLayer<S>::backward(ParamStore<S>& store, const Mat<S>& x, const Batc
     // z = LN1(x + Dropout(a))
     LayerNorm<S>::backward(dz, store.value(ln1g), store.grad(ln1g), store.grad(ln1b), c.ln1, dy);
     // x reaches the residual layer's output only through LN1 and attention
-    if (gated()) dx += dy;
-    else dx = dy;
+    if (gated())
+        dx += dy;
+    else
+        dx = dy;
     const Mat<S>* da = &dy;
     if (c.attMask.size() > 0) {
         ws.da.noalias() = dy.cwiseProduct(c.attMask);
         da = &ws.da;
     }
     // The attention's input gradient is added straight into dx.
-    if (cfg.attention == AttentionKind::Geometric) geo.backward(store, x, shape, c.geo, *da, dx, ws.dProj, true);
-    else soft.backward(store, x, shape, c.soft, *da, dx, ws.dProj, true);
+    if (cfg.attention == AttentionKind::Geometric)
+        geo.backward(store, x, shape, c.geo, *da, dx, ws.dProj, true);
+    else
+        soft.backward(store, x, shape, c.soft, *da, dx, ws.dProj, true);
 }
 
-template <typename S>
-double EncoderLayer<S>::forwardFlops(const BatchShape& shape) const {
+template <typename S> double EncoderLayer<S>::forwardFlops(const BatchShape& shape) const {
     const double C = cfg.dModel, F = cfg.dFF, H = cfg.heads, D = C / H;
     const double N = double(shape.rows());
     double f = 0;
     f += 2 * N * C * (cfg.attention == AttentionKind::Geometric ? 3 * C + 2 * H : 3 * C); // projections
     double pairs = 0;
-    for (int b = 0; b < shape.batch; ++b) pairs += double(shape.lengths[b]) * shape.lengths[b];
-    f += 2 * 2 * pairs * H * D;                          // q.k and A v
-    f += 2 * N * C * C;                                  // Wo
-    f += 2 * N * C * (F + (gated() ? C : 0));            // [W1; Wg1]
-    f += 2 * N * F * C;                                  // W2
-    if (gated()) f += 2 * N * C * C;                     // Wg2
+    for (int b = 0; b < shape.batch; ++b)
+        pairs += double(shape.lengths[b]) * shape.lengths[b];
+    f += 2 * 2 * pairs * H * D;               // q.k and A v
+    f += 2 * N * C * C;                       // Wo
+    f += 2 * N * C * (F + (gated() ? C : 0)); // [W1; Wg1]
+    f += 2 * N * F * C;                       // W2
+    if (gated())
+        f += 2 * N * C * C; // Wg2
     return f;
 }
 
@@ -236,20 +254,20 @@ Encoder<S>::Encoder(const ModelConfig& config, int vocabSize, int symbols)
     store_.finalize();
 }
 
-template <typename S>
-void Encoder<S>::init(uint64_t seed) {
+template <typename S> void Encoder<S>::init(uint64_t seed) {
     std::mt19937_64 rng(seed);
     std::normal_distribution<double> normal(0.0, 1.0);
     auto emb = store_.value(embedding_);
-    for (Index i = 0; i < emb.size(); ++i) emb.data()[i] = S(normal(rng));
-    for (const auto& l : layers_) l.init(store_, rng);
+    for (Index i = 0; i < emb.size(); ++i)
+        emb.data()[i] = S(normal(rng));
+    for (const auto& l : layers_)
+        l.init(store_, rng);
     xavierUniform<S>(store_.value(readoutW_), 1.0, rng);
     store_.value(readoutB_).setZero();
     store_.zeroGrad();
 }
 
-template <typename S>
-void Encoder<S>::embed(const Batch& batch, bool training, Rng& rng) {
+template <typename S> void Encoder<S>::embed(const Batch& batch, bool training, Rng& rng) {
     const int T = batch.positions, C = cfg_.dModel;
     const Index N = shape_.rows();
     auto emb = store_.value(embedding_);
@@ -258,7 +276,8 @@ void Encoder<S>::embed(const Batch& batch, bool training, Rng& rng) {
     if (sinusoidal && sinusoids_.rows() < T) {
         sinusoids_.resize(T, C);
         for (int t = 0; t < T; ++t)
-            for (int c = 0; c < C; ++c) sinusoids_(t, c) = S(sinusoid(t, c, C));
+            for (int c = 0; c < C; ++c)
+                sinusoids_(t, c) = S(sinusoid(t, c, C));
     }
     Mat<S>& h0 = h_[0];
     h0.resize(N, C);
@@ -266,7 +285,8 @@ void Encoder<S>::embed(const Batch& batch, bool training, Rng& rng) {
         for (Index t = 0; t < shape_.span(b); ++t) {
             auto row = h0.row(shape_.start(b) + t);
             row = emb.row(batch.tokens[Index(b) * T + t]);
-            if (sinusoidal) row += sinusoids_.row(t);
+            if (sinusoidal)
+                row += sinusoids_.row(t);
         }
     if (cfg_.positional == PositionalKind::Sinusoidal) {
         dropoutMask(embMask_, N, C, cfg_.dropout, training, rng);
@@ -274,11 +294,11 @@ void Encoder<S>::embed(const Batch& batch, bool training, Rng& rng) {
     }
 }
 
-template <typename S>
-void Encoder<S>::readout(const Mat<S>& h, const Batch& batch) {
+template <typename S> void Encoder<S>::readout(const Mat<S>& h, const Batch& batch) {
     const int B = batch.batch;
     last_.resize(B, cfg_.dModel);
-    for (int b = 0; b < B; ++b) last_.row(b) = h.row(shape_.start(b) + batch.lengths[b] - 1);
+    for (int b = 0; b < B; ++b)
+        last_.row(b) = h.row(shape_.start(b) + batch.lengths[b] - 1);
     linearForward<S>(last_, store_.value(readoutW_), logits_);
     addBias(logits_, store_.value(readoutB_));
     probs_.resize(B, symbols_);
@@ -291,7 +311,8 @@ void Encoder<S>::readout(const Mat<S>& h, const Batch& batch) {
 
 template <typename S>
 S Encoder<S>::forward(const Batch& batch, int steps, bool training, Rng& rng, bool keepCaches) {
-    if (steps < 1) throw std::invalid_argument("forward needs at least one step");
+    if (steps < 1)
+        throw std::invalid_argument("forward needs at least one step");
     if (!cfg_.sharedWeights && steps > cfg_.steps)
         throw std::invalid_argument("a model with separate layers cannot run more steps than it has layers");
     batch_ = batch;
@@ -299,8 +320,10 @@ S Encoder<S>::forward(const Batch& batch, int steps, bool training, Rng& rng, bo
     steps_ = steps;
     kept_ = keepCaches;
     const int slots = keepCaches ? steps : 1;
-    if (int(caches_.size()) < slots) caches_.resize(slots);
-    if (int(h_.size()) < (keepCaches ? steps + 1 : 2)) h_.resize(keepCaches ? steps + 1 : 2);
+    if (int(caches_.size()) < slots)
+        caches_.resize(slots);
+    if (int(h_.size()) < (keepCaches ? steps + 1 : 2))
+        h_.resize(keepCaches ? steps + 1 : 2);
     embed(batch_, training, rng);
     for (int t = 0; t < steps; ++t) {
         const int in = keepCaches ? t : t % 2, out = keepCaches ? t + 1 : (t + 1) % 2;
@@ -308,37 +331,40 @@ S Encoder<S>::forward(const Batch& batch, int steps, bool training, Rng& rng, bo
     }
     readout(h_[keepCaches ? steps : steps % 2], batch_);
     double loss = 0;
-    for (int b = 0; b < batch_.batch; ++b) loss -= std::log(std::max(double(probs_(b, batch_.targets[b])), 1e-300));
+    for (int b = 0; b < batch_.batch; ++b)
+        loss -= std::log(std::max(double(probs_(b, batch_.targets[b])), 1e-300));
     return S(loss / batch_.batch);
 }
 
-template <typename S>
-void Encoder<S>::backward() {
-    if (!kept_) throw std::logic_error("backward() needs a forward() that kept its caches");
+template <typename S> void Encoder<S>::backward() {
+    if (!kept_)
+        throw std::logic_error("backward() needs a forward() that kept its caches");
     const int B = batch_.batch, T = batch_.positions;
     // loss = mean_b -log softmax(logits_b)[target_b]
     Mat<S>&dLogits = dLogits_, &dLast = dLast_, &dh = dh_, &dPrev = dPrev_;
     dLogits = probs_;
-    for (int b = 0; b < B; ++b) dLogits(b, batch_.targets[b]) -= S(1);
+    for (int b = 0; b < B; ++b)
+        dLogits(b, batch_.targets[b]) -= S(1);
     dLogits /= S(B);
     biasBackward(dLogits, store_.grad(readoutB_));
     linearBackward<S>(dLogits, last_, store_.value(readoutW_), store_.grad(readoutW_), &dLast);
     dh.setZero(shape_.rows(), cfg_.dModel);
-    for (int b = 0; b < B; ++b) dh.row(shape_.start(b) + batch_.lengths[b] - 1) = dLast.row(b);
+    for (int b = 0; b < B; ++b)
+        dh.row(shape_.start(b) + batch_.lengths[b] - 1) = dLast.row(b);
     for (int t = steps_ - 1; t >= 0; --t) {
         layer(t).backward(store_, h_[t], shape_, caches_[t], dh, dPrev);
         std::swap(dh, dPrev);
     }
     // h0 = Dropout(E[token] + PE)
-    if (cfg_.positional == PositionalKind::Sinusoidal) dh.array() *= embMask_.array();
+    if (cfg_.positional == PositionalKind::Sinusoidal)
+        dh.array() *= embMask_.array();
     auto dEmb = store_.grad(embedding_);
     for (int b = 0; b < B; ++b)
         for (Index t = 0; t < shape_.span(b); ++t)
             dEmb.row(batch_.tokens[Index(b) * T + t]) += dh.row(shape_.start(b) + t);
 }
 
-template <typename S>
-Trace Encoder<S>::trace(const std::vector<int>& tokens, int steps, bool fullGates) {
+template <typename S> Trace Encoder<S>::trace(const std::vector<int>& tokens, int steps, bool fullGates) {
     if (!cfg_.sharedWeights && steps > cfg_.steps)
         throw std::invalid_argument("a model with separate layers cannot run more steps than it has layers");
     Batch batch;
@@ -351,8 +377,10 @@ Trace Encoder<S>::trace(const std::vector<int>& tokens, int steps, bool fullGate
     batch_ = batch;
     setShape();
     kept_ = false;
-    if (caches_.empty()) caches_.resize(1);
-    if (h_.size() < 2) h_.resize(2);
+    if (caches_.empty())
+        caches_.resize(1);
+    if (h_.size() < 2)
+        h_.resize(2);
     Rng unused(0);
     embed(batch_, false, unused);
 
@@ -365,14 +393,17 @@ Trace Encoder<S>::trace(const std::vector<int>& tokens, int steps, bool fullGate
     tr.symbols = symbols_;
     tr.attention.resize(size_t(steps) * H * T * T);
     const bool gated = cfg_.update == UpdateKind::CopyGate;
-    if (gated) tr.gates.resize(size_t(steps) * T);
-    if (gated && fullGates) tr.gateChannels.resize(size_t(steps) * T * C);
+    if (gated)
+        tr.gates.resize(size_t(steps) * T);
+    if (gated && fullGates)
+        tr.gateChannels.resize(size_t(steps) * T * C);
     auto record = [&](const Mat<S>& h) {
         readout(h, batch_);
         int best = 0;
         for (int s = 0; s < symbols_; ++s) {
             tr.stepProbs.push_back(float(probs_(0, s)));
-            if (probs_(0, s) > probs_(0, best)) best = s;
+            if (probs_(0, s) > probs_(0, best))
+                best = s;
         }
         tr.stepAnswers.push_back(best);
     };
@@ -383,7 +414,8 @@ Trace Encoder<S>::trace(const std::vector<int>& tokens, int steps, bool fullGate
         const auto& att = layer(t).attention(c);
         std::copy(att.begin(), att.end(), tr.attention.begin() + size_t(t) * H * T * T);
         if (gated) {
-            for (int i = 0; i < T; ++i) tr.gates[size_t(t) * T + i] = float(c.gate.row(i).mean());
+            for (int i = 0; i < T; ++i)
+                tr.gates[size_t(t) * T + i] = float(c.gate.row(i).mean());
             if (fullGates)
                 for (int i = 0; i < T; ++i)
                     for (int ch = 0; ch < C; ++ch)
@@ -394,24 +426,27 @@ Trace Encoder<S>::trace(const std::vector<int>& tokens, int steps, bool fullGate
     return tr;
 }
 
-template <typename S>
-void Encoder<S>::setShape() {
+template <typename S> void Encoder<S>::setShape() {
     shape_ = BatchShape{batch_.batch, batch_.positions, batch_.lengths.data()};
-    if (!packedRows_) return;
+    if (!packedRows_)
+        return;
     starts_.resize(size_t(batch_.batch) + 1);
     starts_[0] = 0;
-    for (int b = 0; b < batch_.batch; ++b) starts_[b + 1] = starts_[b] + batch_.lengths[b];
+    for (int b = 0; b < batch_.batch; ++b)
+        starts_[b + 1] = starts_[b] + batch_.lengths[b];
     shape_.starts = starts_.data();
 }
 
-template <typename S>
-double Encoder<S>::trainingFlops(const Batch& batch, int steps) const {
+template <typename S> double Encoder<S>::trainingFlops(const Batch& batch, int steps) const {
     std::vector<int> starts(size_t(batch.batch) + 1, 0);
-    for (int b = 0; b < batch.batch; ++b) starts[b + 1] = starts[b] + batch.lengths[b];
+    for (int b = 0; b < batch.batch; ++b)
+        starts[b + 1] = starts[b] + batch.lengths[b];
     BatchShape shape{batch.batch, batch.positions, batch.lengths.data()};
-    if (packedRows_) shape.starts = starts.data();
+    if (packedRows_)
+        shape.starts = starts.data();
     double f = 0;
-    for (int t = 0; t < steps; ++t) f += layer(t).forwardFlops(shape);
+    for (int t = 0; t < steps; ++t)
+        f += layer(t).forwardFlops(shape);
     f += 2.0 * batch.batch * cfg_.dModel * symbols_; // readout
     return 3 * f; // backward: one product for the input gradient and one for the weight gradient
 }

@@ -3,8 +3,8 @@
 // copy-gated update, and a readout on the [E] column. Every part is a hand-written forward/backward pair.
 #pragma once
 
-#include "core/nn/attention.h"
 #include "core/config/config.h"
+#include "core/nn/attention.h"
 #include "core/nn/params.h"
 #include "core/records/records.h"
 #include "core/task/task.h"
@@ -15,24 +15,23 @@
 namespace ndr {
 
 // One layer: attention followed by the residual post-LN update or the copy-gated update.
-template <typename S>
-struct EncoderLayer {
+template <typename S> struct EncoderLayer {
     struct Cache {
         typename GeometricAttention<S>::Cache geo;
         typename SoftmaxAttention<S>::Cache soft;
-        Mat<S> att;          // (N, C) attention output a
-        Mat<S> attMask;      // (N, C) dropout multipliers on a (empty: no dropout)
+        Mat<S> att;     // (N, C) attention output a
+        Mat<S> attMask; // (N, C) dropout multipliers on a (empty: no dropout)
         typename LayerNorm<S>::Cache ln1;
-        Mat<S> z;            // (N, C) LN1(x + drop(a))
+        Mat<S> z; // (N, C) LN1(x + drop(a))
         // (N, F) or (N, F + C): Dropout(ReLU([W1; Wg1] z + [b1 | bg1])). The backward needs no separate
         // mask or pre-dropout copy: where this is positive the ReLU passed and the multiplier was
         // hiddenKeep; everywhere else the gradient is zero.
         Mat<S> hiddenDropped;
-        S hiddenKeep = 1;    // 1/(1-p) in training with dropout, else 1
-        Mat<S> ffMask;       // (N, C) residual only: dropout on the FFN output (empty: no dropout)
+        S hiddenKeep = 1; // 1/(1-p) in training with dropout, else 1
+        Mat<S> ffMask;    // (N, C) residual only: dropout on the FFN output (empty: no dropout)
         typename LayerNorm<S>::Cache ln2;
-        Mat<S> u;            // (N, C) copy gate only: LN2(FFN(z))
-        Mat<S> gate;         // (N, C) copy gate: sigmoid(gate logits), before gate dropout
+        Mat<S> u;                  // (N, C) copy gate only: LN2(FFN(z))
+        Mat<S> gate;               // (N, C) copy gate: sigmoid(gate logits), before gate dropout
         AlignedVector<S> gateKeep; // (N) 1, or 0 where gate dropout copies the whole column
     };
 
@@ -50,8 +49,7 @@ struct EncoderLayer {
 
     bool gated() const { return cfg.update == UpdateKind::CopyGate; }
     void declare(ParamStore<S>& store, const std::string& prefix, const ModelConfig& config);
-    template <typename InitRng>
-    void init(ParamStore<S>& store, InitRng& rng) const;
+    template <typename InitRng> void init(ParamStore<S>& store, InitRng& rng) const;
     // out (N, C) from x (N, C)
     void forward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape, bool training, Rng& rng,
                  Cache& c, Mat<S>& out) const;
@@ -66,8 +64,7 @@ struct EncoderLayer {
     }
 };
 
-template <typename S>
-class Encoder {
+template <typename S> class Encoder {
 public:
     Encoder(const ModelConfig& config, int vocabSize, int symbols);
 
@@ -118,16 +115,16 @@ private:
     Batch batch_;
     BatchShape shape_;
     bool packedRows_ = true;
-    std::vector<int> starts_;                        // (B + 1) first row of each example when packed
+    std::vector<int> starts_; // (B + 1) first row of each example when packed
     int steps_ = 0;
     bool kept_ = false;
-    std::vector<Mat<S>> h_;                          // (steps + 1) x (N, C) states
+    std::vector<Mat<S>> h_; // (steps + 1) x (N, C) states
     std::vector<typename EncoderLayer<S>::Cache> caches_;
-    Mat<S> embMask_;                                 // (N, C) dropout on embedding + positions
-    Mat<S> sinusoids_;                               // (T, C) sinusoidal encoding of the positions seen so far
-    Mat<S> last_;                                    // (B, C) the [E] rows after the last step
-    Mat<S> logits_, probs_;                          // (B, S)
-    Mat<S> dLogits_, dLast_, dh_, dPrev_;            // backward temporaries, kept between steps
+    Mat<S> embMask_;                      // (N, C) dropout on embedding + positions
+    Mat<S> sinusoids_;                    // (T, C) sinusoidal encoding of the positions seen so far
+    Mat<S> last_;                         // (B, C) the [E] rows after the last step
+    Mat<S> logits_, probs_;               // (B, S)
+    Mat<S> dLogits_, dLast_, dh_, dPrev_; // backward temporaries, kept between steps
 };
 
 // Sinusoidal positional encoding value (Vaswani et al.), position t, channel c of C.

@@ -42,12 +42,10 @@ public:
         s_[3] = rotl(s_[3], 45);
         return result;
     }
-    template <typename Os>
-    friend Os& operator<<(Os& os, const Xoshiro256& r) {
+    template <typename Os> friend Os& operator<<(Os& os, const Xoshiro256& r) {
         return os << r.s_[0] << ' ' << r.s_[1] << ' ' << r.s_[2] << ' ' << r.s_[3], os;
     }
-    template <typename Is>
-    friend Is& operator>>(Is& is, Xoshiro256& r) {
+    template <typename Is> friend Is& operator>>(Is& is, Xoshiro256& r) {
         return is >> r.s_[0] >> r.s_[1] >> r.s_[2] >> r.s_[3], is;
     }
 
@@ -63,7 +61,8 @@ using Rng = Xoshiro256;
 // Bernoulli(keep = 1 - p) draws, four per generator call.
 class KeepDraws {
 public:
-    KeepDraws(double p, Rng& rng) : threshold_(uint32_t(std::min(std::max(p, 0.0), 1.0) * 65536.0)), rng_(rng) {}
+    KeepDraws(double p, Rng& rng)
+        : threshold_(uint32_t(std::min(std::max(p, 0.0), 1.0) * 65536.0)), rng_(rng) {}
     bool next() {
         if (left_ == 0) {
             bits_ = rng_();
@@ -82,14 +81,15 @@ private:
     int left_ = 0;
 };
 
-template <typename S>
-inline S sigmoid(S x) { return S(1) / (S(1) + std::exp(-x)); }
+template <typename S> inline S sigmoid(S x) {
+    return S(1) / (S(1) + std::exp(-x));
+}
 // log(sigmoid(x)), stable for large |x|.
-template <typename S>
-inline S logSigmoid(S x) { return x >= S(0) ? -std::log1p(std::exp(-x)) : x - std::log1p(std::exp(x)); }
+template <typename S> inline S logSigmoid(S x) {
+    return x >= S(0) ? -std::log1p(std::exp(-x)) : x - std::log1p(std::exp(x));
+}
 // Vectorised log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)).
-template <typename ArrayT>
-inline auto logSigmoidArray(const ArrayT& x) {
+template <typename ArrayT> inline auto logSigmoidArray(const ArrayT& x) {
     using S = typename ArrayT::Scalar;
     // log(1 + e) rather than log1p(e): Eigen vectorises log but not log1p, and for e < 2^-24 the
     // difference is below float resolution of the result.
@@ -111,27 +111,29 @@ inline void linearForwardBias(const XT& x, const WT& w, const S* bias, Mat<S>& y
     // Row assignments, which Eigen vectorises: std::copy would be one memmove call per row, and
     // replicate() computes an index modulo per coefficient.
     const Eigen::Map<const RowVec<S>> b(bias, out);
-    for (Index i = 0; i < n; ++i) y.row(i) = b;
+    for (Index i = 0; i < n; ++i)
+        y.row(i) = b;
     y.noalias() += x * w.transpose();
 }
-template <typename S, typename BT>
-inline void addBias(Mat<S>& y, const BT& bias) {
+template <typename S, typename BT> inline void addBias(Mat<S>& y, const BT& bias) {
     y.rowwise() += bias.row(0);
 }
 // Backward of Y = X W^T: dW += dY^T X, and dX = dY W (assigned, or added when accumulate).
 // dx may be a block of a wider matrix (e.g. the columns of dHidden that one map feeds).
 template <typename S, typename DYT, typename XT, typename WT, typename DWT, typename DXT = Mat<S>>
-inline void linearBackward(const DYT& dy, const XT& x, const WT& w, DWT&& dw, DXT* dx, bool accumulate = false) {
+inline void linearBackward(const DYT& dy, const XT& x, const WT& w, DWT&& dw, DXT* dx,
+                           bool accumulate = false) {
     dw.noalias() += dy.transpose() * x;
     if (dx) {
-        if (accumulate) dx->noalias() += dy * w;
-        else dx->noalias() = dy * w;
+        if (accumulate)
+            dx->noalias() += dy * w;
+        else
+            dx->noalias() = dy * w;
     }
 }
 // db += column sums of dy, row by row: dy is row-major, so this runs along memory and vectorises
 // over the columns (a colwise() sum walks down strided columns).
-template <typename DYT, typename DBT>
-inline void biasBackward(const DYT& dy, DBT&& db) {
+template <typename DYT, typename DBT> inline void biasBackward(const DYT& dy, DBT&& db) {
     using S = typename std::decay_t<DBT>::Scalar;
     const Index rows = dy.rows(), cols = dy.cols(), stride = dy.outerStride();
     const S* in = dy.data();
@@ -139,30 +141,31 @@ inline void biasBackward(const DYT& dy, DBT&& db) {
     for (Index r = 0; r < rows; ++r) {
         const S* row = in + r * stride;
 #pragma omp simd
-        for (Index j = 0; j < cols; ++j) out[j] += row[j];
+        for (Index j = 0; j < cols; ++j)
+            out[j] += row[j];
     }
 }
 
 // Calls use(i, multiplier) for i in [0, n): 0 with probability p, else 1/(1-p). Each 64-bit draw is
 // four 16-bit lanes, lowest first, compared with a threshold (the same draws as KeepDraws).
-template <typename S, typename Use>
-void forEachDropoutMultiplier(Index n, double p, Rng& rng, Use&& use) {
+template <typename S, typename Use> void forEachDropoutMultiplier(Index n, double p, Rng& rng, Use&& use) {
     const uint16_t threshold = uint16_t(std::min(p, 65535.0 / 65536.0) * 65536.0);
     const S keep = S(1.0 / (1.0 - p));
     Index i = 0;
     for (; i + 4 <= n; i += 4) {
         const uint64_t bits = rng();
-        for (int l = 0; l < 4; ++l) use(i + l, uint16_t(bits >> (16 * l)) >= threshold ? keep : S(0));
+        for (int l = 0; l < 4; ++l)
+            use(i + l, uint16_t(bits >> (16 * l)) >= threshold ? keep : S(0));
     }
     if (i < n) {
         const uint64_t bits = rng();
-        for (int l = 0; i < n; ++i, ++l) use(i, uint16_t(bits >> (16 * l)) >= threshold ? keep : S(0));
+        for (int l = 0; i < n; ++i, ++l)
+            use(i, uint16_t(bits >> (16 * l)) >= threshold ? keep : S(0));
     }
 }
 
 // Fills m[0, n) with the dropout multipliers.
-template <typename S>
-void dropoutFill(S* m, Index n, double p, Rng& rng) {
+template <typename S> void dropoutFill(S* m, Index n, double p, Rng& rng) {
     forEachDropoutMultiplier<S>(n, p, rng, [m](Index i, S k) { m[i] = k; });
 }
 
@@ -170,20 +173,20 @@ void dropoutFill(S* m, Index n, double p, Rng& rng) {
 template <typename S>
 void dropoutMask(Mat<S>& mask, Index rows, Index cols, double p, bool training, Rng& rng) {
     mask.resize(rows, cols);
-    if (!training || p <= 0) mask.setOnes();
-    else dropoutFill(mask.data(), rows * cols, p, rng);
+    if (!training || p <= 0)
+        mask.setOnes();
+    else
+        dropoutFill(mask.data(), rows * cols, p, rng);
 }
 
 // x *= dropout multipliers without storing them: the caller can tell them afterwards from x itself
 // where x was positive (ReLU outputs). Same draws as dropoutFill.
-template <typename S>
-void dropoutInPlace(S* x, Index n, double p, Rng& rng) {
+template <typename S> void dropoutInPlace(S* x, Index n, double p, Rng& rng) {
     forEachDropoutMultiplier<S>(n, p, rng, [x](Index i, S k) { x[i] *= k; });
 }
 
 // Row-wise layer norm with learned gain and bias (eps 1e-5, biased variance, as torch.nn.LayerNorm).
-template <typename S>
-struct LayerNorm {
+template <typename S> struct LayerNorm {
     struct Cache {
         Mat<S> xhat; // (N, C)
         Vec<S> rstd; // (N)
@@ -207,11 +210,13 @@ struct LayerNorm {
             S* yi = y.data() + i * C;
             S sum = 0;
 #pragma omp simd reduction(+ : sum)
-            for (Index j = 0; j < C; ++j) sum += xi[j];
+            for (Index j = 0; j < C; ++j)
+                sum += xi[j];
             const S mean = sum * invC;
             S sq = 0;
 #pragma omp simd reduction(+ : sq)
-            for (Index j = 0; j < C; ++j) sq += (xi[j] - mean) * (xi[j] - mean);
+            for (Index j = 0; j < C; ++j)
+                sq += (xi[j] - mean) * (xi[j] - mean);
             const S rstd = S(1) / std::sqrt(sq * invC + S(kEps));
             c.rstd(i) = rstd;
 #pragma omp simd
@@ -224,7 +229,8 @@ struct LayerNorm {
 
     // dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)), dxhat = dy * gain
     template <typename GT, typename DGT, typename DBT>
-    static void backward(const Mat<S>& dy, const GT& gain, DGT&& dgain, DBT&& dbias, const Cache& c, Mat<S>& dx) {
+    static void backward(const Mat<S>& dy, const GT& gain, DGT&& dgain, DBT&& dbias, const Cache& c,
+                         Mat<S>& dx) {
         const Index n = dy.rows(), C = dy.cols();
         dx.resize(n, C);
         const S* g = gain.data();
@@ -248,7 +254,8 @@ struct LayerNorm {
             m2 *= invC;
             const S r = c.rstd(i);
 #pragma omp simd
-            for (Index j = 0; j < C; ++j) dxi[j] = r * (dyi[j] * g[j] - m1 - hi[j] * m2);
+            for (Index j = 0; j < C; ++j)
+                dxi[j] = r * (dyi[j] * g[j] - m1 - hi[j] * m2);
         }
     }
 };

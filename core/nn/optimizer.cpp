@@ -28,11 +28,13 @@ void AdamW::step(float* p, const float* g, size_t n) {
 
 double clipGradNorm(float* grads, size_t n, double maxNorm) {
     double sq = 0;
-    for (size_t i = 0; i < n; ++i) sq += double(grads[i]) * grads[i];
+    for (size_t i = 0; i < n; ++i)
+        sq += double(grads[i]) * grads[i];
     const double norm = std::sqrt(sq);
     if (maxNorm > 0 && norm > maxNorm) {
         const float scale = float(maxNorm / (norm + 1e-6));
-        for (size_t i = 0; i < n; ++i) grads[i] *= scale;
+        for (size_t i = 0; i < n; ++i)
+            grads[i] *= scale;
     }
     return norm;
 }

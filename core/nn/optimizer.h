@@ -10,8 +10,8 @@ namespace ndr {
 
 struct AdamW {
     double learningRate = 1e-3, weightDecay = 0.01, beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
-    int64_t t = 0;               // updates done
-    std::vector<float> m, v;     // first and second moments, same layout as the parameters
+    int64_t t = 0;           // updates done
+    std::vector<float> m, v; // first and second moments, same layout as the parameters
 
     // p <- p (1 - lr wd);  m, v <- moving averages;  p <- p - lr mhat / (sqrt(vhat) + eps)
     void step(float* params, const float* grads, size_t n);

@@ -2,8 +2,8 @@
 // so that the optimiser, clipping and checkpoints are single loops over flat arrays.
 #pragma once
 
-#include "core/records/records.h"
 #include "core/nn/tensor.h"
+#include "core/records/records.h"
 
 #include <cassert>
 #include <string>
@@ -11,8 +11,7 @@
 
 namespace ndr {
 
-template <typename Scalar>
-class ParamStore {
+template <typename Scalar> class ParamStore {
 public:
     // Declares a tensor; valid only before finalize(). Returns its id.
     int add(const std::string& name, int rows, int cols) {
@@ -28,14 +27,20 @@ public:
         grads_.assign(size_, Scalar(0));
     }
 
-    MatMap<Scalar> value(int id) { return {values_.data() + offsets_[id], layout_[id].rows, layout_[id].cols}; }
+    MatMap<Scalar> value(int id) {
+        return {values_.data() + offsets_[id], layout_[id].rows, layout_[id].cols};
+    }
     MatMap<Scalar> grad(int id) { return {grads_.data() + offsets_[id], layout_[id].rows, layout_[id].cols}; }
     const Scalar* valuePtr(int id) const { return values_.data() + offsets_[id]; }
 
     // Tensors first..last (inclusive) stacked by rows; they must share the column count and be
     // declared consecutively, which makes e.g. [Wq; Wkv; Wqp] one matrix for one product.
-    MatMap<Scalar> valueRows(int first, int last) { return {values_.data() + offsets_[first], stackedRows(first, last), layout_[first].cols}; }
-    MatMap<Scalar> gradRows(int first, int last) { return {grads_.data() + offsets_[first], stackedRows(first, last), layout_[first].cols}; }
+    MatMap<Scalar> valueRows(int first, int last) {
+        return {values_.data() + offsets_[first], stackedRows(first, last), layout_[first].cols};
+    }
+    MatMap<Scalar> gradRows(int first, int last) {
+        return {grads_.data() + offsets_[first], stackedRows(first, last), layout_[first].cols};
+    }
 
     void zeroGrad() { std::fill(grads_.begin(), grads_.end(), Scalar(0)); }
 
@@ -52,7 +57,8 @@ private:
         int rows = 0;
         for (int i = first; i <= last; ++i) {
             assert(layout_[i].cols == layout_[first].cols);
-            assert(i == first || offsets_[i] == offsets_[i - 1] + size_t(layout_[i - 1].rows) * layout_[i - 1].cols);
+            assert(i == first ||
+                   offsets_[i] == offsets_[i - 1] + size_t(layout_[i - 1].rows) * layout_[i - 1].cols);
             rows += layout_[i].rows;
         }
         return rows;

@@ -9,21 +9,18 @@
 namespace ndr {
 
 // A row-major block inside a bigger row-major buffer: element (i, j) is data[i * stride + j].
-template <typename S>
-struct Block {
+template <typename S> struct Block {
     S* data = nullptr;
     int rows = 0, cols = 0;
     Index stride = 0;
     S* row(int i) const { return data + Index(i) * stride; }
 };
-template <typename S>
-Block<S> blockOf(S* data, Index stride, int rows, int cols) {
+template <typename S> Block<S> blockOf(S* data, Index stride, int rows, int cols) {
     return Block<S>{data, rows, cols, stride};
 }
 
 // c (m, n) = scale * a (m, k) b (n, k)^T      q k^T, dMixed v^T
-template <typename S>
-inline void productABt(Block<const S> a, Block<const S> b, S scale, Block<S> c) {
+template <typename S> inline void productABt(Block<const S> a, Block<const S> b, S scale, Block<S> c) {
     const int m = a.rows, n = b.rows, k = a.cols;
     for (int i = 0; i < m; ++i) {
         const S* ai = a.row(i);
@@ -33,7 +30,8 @@ inline void productABt(Block<const S> a, Block<const S> b, S scale, Block<S> c) 
             S sum = 0;
             // The reduction may be reordered into SIMD lanes (deterministic for a given k).
 #pragma omp simd reduction(+ : sum)
-            for (int t = 0; t < k; ++t) sum += ai[t] * bj[t];
+            for (int t = 0; t < k; ++t)
+                sum += ai[t] * bj[t];
             ci[j] = scale * sum;
         }
     }
@@ -50,13 +48,16 @@ inline void productABFixed(Block<const S> a, Block<const S> b, S scale, Block<S>
         const S* ai = a.row(i);
         S* ci = c.row(i);
         S acc[NW];
-        for (int t = 0; t < NW; ++t) acc[t] = accumulate ? ci[t] : S(0);
+        for (int t = 0; t < NW; ++t)
+            acc[t] = accumulate ? ci[t] : S(0);
         for (int j = 0; j < a.cols; ++j) {
             const S w = scale * ai[j];
             const S* bj = b.row(j);
-            for (int t = 0; t < NW; ++t) acc[t] += w * bj[t];
+            for (int t = 0; t < NW; ++t)
+                acc[t] += w * bj[t];
         }
-        for (int t = 0; t < NW; ++t) ci[t] = acc[t];
+        for (int t = 0; t < NW; ++t)
+            ci[t] = acc[t];
     }
 }
 
@@ -65,13 +66,16 @@ inline void productAtBFixed(Block<const S> a, Block<const S> b, S scale, Block<S
     for (int j = 0; j < a.cols; ++j) {
         S* cj = c.row(j);
         S acc[NW];
-        for (int t = 0; t < NW; ++t) acc[t] = accumulate ? cj[t] : S(0);
+        for (int t = 0; t < NW; ++t)
+            acc[t] = accumulate ? cj[t] : S(0);
         for (int i = 0; i < a.rows; ++i) {
             const S w = scale * a.row(i)[j];
             const S* bi = b.row(i);
-            for (int t = 0; t < NW; ++t) acc[t] += w * bi[t];
+            for (int t = 0; t < NW; ++t)
+                acc[t] += w * bi[t];
         }
-        for (int t = 0; t < NW; ++t) cj[t] = acc[t];
+        for (int t = 0; t < NW; ++t)
+            cj[t] = acc[t];
     }
 }
 
@@ -81,24 +85,32 @@ inline void productAtBFixed(Block<const S> a, Block<const S> b, S scale, Block<S
 template <typename S>
 inline void productAB(Block<const S> a, Block<const S> b, S scale, Block<S> c, bool accumulate) {
     switch (b.cols) {
-    case 8: return detail::productABFixed<8>(a, b, scale, c, accumulate);
-    case 12: return detail::productABFixed<12>(a, b, scale, c, accumulate);
-    case 16: return detail::productABFixed<16>(a, b, scale, c, accumulate);
-    case 32: return detail::productABFixed<32>(a, b, scale, c, accumulate);
-    case 64: return detail::productABFixed<64>(a, b, scale, c, accumulate);
-    default: break;
+    case 8:
+        return detail::productABFixed<8>(a, b, scale, c, accumulate);
+    case 12:
+        return detail::productABFixed<12>(a, b, scale, c, accumulate);
+    case 16:
+        return detail::productABFixed<16>(a, b, scale, c, accumulate);
+    case 32:
+        return detail::productABFixed<32>(a, b, scale, c, accumulate);
+    case 64:
+        return detail::productABFixed<64>(a, b, scale, c, accumulate);
+    default:
+        break;
     }
     const int m = a.rows, k = a.cols, n = b.cols;
     for (int i = 0; i < m; ++i) {
         const S* ai = a.row(i);
         S* ci = c.row(i);
         if (!accumulate)
-            for (int t = 0; t < n; ++t) ci[t] = S(0);
+            for (int t = 0; t < n; ++t)
+                ci[t] = S(0);
         for (int j = 0; j < k; ++j) {
             const S w = scale * ai[j];
             const S* bj = b.row(j);
 #pragma omp simd
-            for (int t = 0; t < n; ++t) ci[t] += w * bj[t];
+            for (int t = 0; t < n; ++t)
+                ci[t] += w * bj[t];
         }
     }
 }
@@ -107,55 +119,62 @@ inline void productAB(Block<const S> a, Block<const S> b, S scale, Block<S> c, b
 template <typename S>
 inline void productAtB(Block<const S> a, Block<const S> b, S scale, Block<S> c, bool accumulate) {
     switch (b.cols) {
-    case 8: return detail::productAtBFixed<8>(a, b, scale, c, accumulate);
-    case 12: return detail::productAtBFixed<12>(a, b, scale, c, accumulate);
-    case 16: return detail::productAtBFixed<16>(a, b, scale, c, accumulate);
-    case 32: return detail::productAtBFixed<32>(a, b, scale, c, accumulate);
-    case 64: return detail::productAtBFixed<64>(a, b, scale, c, accumulate);
-    default: break;
+    case 8:
+        return detail::productAtBFixed<8>(a, b, scale, c, accumulate);
+    case 12:
+        return detail::productAtBFixed<12>(a, b, scale, c, accumulate);
+    case 16:
+        return detail::productAtBFixed<16>(a, b, scale, c, accumulate);
+    case 32:
+        return detail::productAtBFixed<32>(a, b, scale, c, accumulate);
+    case 64:
+        return detail::productAtBFixed<64>(a, b, scale, c, accumulate);
+    default:
+        break;
     }
     const int m = a.rows, k = a.cols, n = b.cols;
     for (int j = 0; j < k; ++j) {
         S* cj = c.row(j);
         if (!accumulate)
-            for (int t = 0; t < n; ++t) cj[t] = S(0);
+            for (int t = 0; t < n; ++t)
+                cj[t] = S(0);
         for (int i = 0; i < m; ++i) {
             const S w = scale * a.row(i)[j];
             const S* bi = b.row(i);
 #pragma omp simd
-            for (int t = 0; t < n; ++t) cj[t] += w * bi[t];
+            for (int t = 0; t < n; ++t)
+                cj[t] += w * bi[t];
         }
     }
 }
 
 namespace reference {
 
-template <typename S>
-using BlockMap = Eigen::Map<Mat<S>, 0, Eigen::OuterStride<>>;
-template <typename S>
-using ConstBlockMap = Eigen::Map<const Mat<S>, 0, Eigen::OuterStride<>>;
-template <typename S>
-ConstBlockMap<S> map(Block<const S> b) {
+template <typename S> using BlockMap = Eigen::Map<Mat<S>, 0, Eigen::OuterStride<>>;
+template <typename S> using ConstBlockMap = Eigen::Map<const Mat<S>, 0, Eigen::OuterStride<>>;
+template <typename S> ConstBlockMap<S> map(Block<const S> b) {
     return ConstBlockMap<S>(b.data, b.rows, b.cols, Eigen::OuterStride<>(b.stride));
 }
-template <typename S>
-BlockMap<S> map(Block<S> b) {
+template <typename S> BlockMap<S> map(Block<S> b) {
     return BlockMap<S>(b.data, b.rows, b.cols, Eigen::OuterStride<>(b.stride));
 }
 
-template <typename S>
-void productABt(Block<const S> a, Block<const S> b, S scale, Block<S> c) {
+template <typename S> void productABt(Block<const S> a, Block<const S> b, S scale, Block<S> c) {
     map(c).noalias() = scale * map(a).lazyProduct(map(b).transpose());
 }
 template <typename S>
 void productAB(Block<const S> a, Block<const S> b, S scale, Block<S> c, bool accumulate) {
-    if (accumulate) map(c).noalias() += (scale * map(a)).lazyProduct(map(b));
-    else map(c).noalias() = (scale * map(a)).lazyProduct(map(b));
+    if (accumulate)
+        map(c).noalias() += (scale * map(a)).lazyProduct(map(b));
+    else
+        map(c).noalias() = (scale * map(a)).lazyProduct(map(b));
 }
 template <typename S>
 void productAtB(Block<const S> a, Block<const S> b, S scale, Block<S> c, bool accumulate) {
-    if (accumulate) map(c).noalias() += (scale * map(a).transpose()).lazyProduct(map(b));
-    else map(c).noalias() = (scale * map(a).transpose()).lazyProduct(map(b));
+    if (accumulate)
+        map(c).noalias() += (scale * map(a).transpose()).lazyProduct(map(b));
+    else
+        map(c).noalias() = (scale * map(a).transpose()).lazyProduct(map(b));
 }
 
 } // namespace reference

@@ -13,27 +13,19 @@ namespace ndr {
 //   H heads, D per-head width (C / H), S output symbols, V vocabulary.
 // Row index of (b, t) is b*T + t: an example's positions are consecutive rows.
 
-template <typename Scalar>
-using Mat = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-template <typename Scalar>
-using Vec = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
-template <typename Scalar>
-using RowVec = Eigen::Matrix<Scalar, 1, Eigen::Dynamic>;
+template <typename Scalar> using Mat = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <typename Scalar> using Vec = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
+template <typename Scalar> using RowVec = Eigen::Matrix<Scalar, 1, Eigen::Dynamic>;
 
-template <typename Scalar>
-using MatMap = Eigen::Map<Mat<Scalar>>;
-template <typename Scalar>
-using ConstMatMap = Eigen::Map<const Mat<Scalar>>;
-template <typename Scalar>
-using VecMap = Eigen::Map<Vec<Scalar>>;
-template <typename Scalar>
-using RowVecMap = Eigen::Map<RowVec<Scalar>>;
+template <typename Scalar> using MatMap = Eigen::Map<Mat<Scalar>>;
+template <typename Scalar> using ConstMatMap = Eigen::Map<const Mat<Scalar>>;
+template <typename Scalar> using VecMap = Eigen::Map<Vec<Scalar>>;
+template <typename Scalar> using RowVecMap = Eigen::Map<RowVec<Scalar>>;
 
 using Index = Eigen::Index;
 
 // Heap buffers viewed through Eigen maps are aligned like Eigen's own matrices: the summation order of
 // vectorised reductions depends on the address alignment, and runs must repeat bit for bit.
-template <typename Scalar>
-using AlignedVector = std::vector<Scalar, Eigen::aligned_allocator<Scalar>>;
+template <typename Scalar> using AlignedVector = std::vector<Scalar, Eigen::aligned_allocator<Scalar>>;
 
 } // namespace ndr

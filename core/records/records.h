@@ -1,5 +1,5 @@
-// What training produces and files keep: evaluation records, the trace of one example (docs/design.md §5), and
-// the run record that ties a configuration to its history.
+// What training produces and files keep: evaluation records, the trace of one example (docs/design.md §5),
+// and the run record that ties a configuration to its history.
 #pragma once
 
 #include "core/config/config.h"
@@ -20,16 +20,16 @@ struct TensorInfo {
 // Everything the inspector reads for one example (docs/design.md §5). Step t = 1..steps is one application of
 // the layer; "after step 0" means the embeddings.
 struct Trace {
-    std::vector<int> tokens;            // (T) token ids `[B] ... [E]`
+    std::vector<int> tokens;             // (T) token ids `[B] ... [E]`
     std::vector<std::string> tokenNames; // (T)
     int steps = 0, heads = 0, positions = 0, symbols = 0;
-    std::vector<float> attention;       // (steps, H, T, T): [t][h][target][source]
-    std::vector<float> gates;           // (steps, T) mean gate over channels; empty for residual models
-    std::vector<float> gateChannels;    // (steps, T, C) full gate vectors; filled only on request
-    std::vector<float> stepProbs;       // (steps+1, S) readout on [E] after 0..steps steps
-    std::vector<int> stepAnswers;       // (steps+1) argmax of stepProbs
-    std::vector<int> intermediates;     // (T) ground truth per position (see CtlTask::intermediates)
-    int answer = -1;                    // ground truth
+    std::vector<float> attention;    // (steps, H, T, T): [t][h][target][source]
+    std::vector<float> gates;        // (steps, T) mean gate over channels; empty for residual models
+    std::vector<float> gateChannels; // (steps, T, C) full gate vectors; filled only on request
+    std::vector<float> stepProbs;    // (steps+1, S) readout on [E] after 0..steps steps
+    std::vector<int> stepAnswers;    // (steps+1) argmax of stepProbs
+    std::vector<int> intermediates;  // (T) ground truth per position (see CtlTask::intermediates)
+    int answer = -1;                 // ground truth
 
     float att(int t, int h, int target, int source) const {
         return attention[((size_t(t) * heads + h) * positions + target) * positions + source];
@@ -40,17 +40,17 @@ struct Trace {
 
 // One evaluation during training.
 struct EvalRecord {
-    int step = 0;                    // training steps done
-    double elapsedSeconds = 0;       // training wall time so far (evaluation excluded)
-    double stepsPerSecond = 0;       // since the previous evaluation
-    double trainLoss = 0;            // mean training loss since the previous evaluation
-    std::vector<int> depths;         // evaluated depths, ascending
-    std::vector<double> accuracy;    // (depths) on the fixed evaluation sets
-    std::vector<double> loss;        // (depths) mean cross-entropy on the same sets
-    double trainAccuracy = 0;        // means over the depths of each split (NaN if the split is empty)
+    int step = 0;                 // training steps done
+    double elapsedSeconds = 0;    // training wall time so far (evaluation excluded)
+    double stepsPerSecond = 0;    // since the previous evaluation
+    double trainLoss = 0;         // mean training loss since the previous evaluation
+    std::vector<int> depths;      // evaluated depths, ascending
+    std::vector<double> accuracy; // (depths) on the fixed evaluation sets
+    std::vector<double> loss;     // (depths) mean cross-entropy on the same sets
+    double trainAccuracy = 0;     // means over the depths of each split (NaN if the split is empty)
     double validAccuracy = 0;
     double testAccuracy = 0;
-    Trace probe;                     // trace of the run's probe example (may be empty)
+    Trace probe; // trace of the run's probe example (may be empty)
 };
 
 // The training loss over the run, one point per kLossLogEvery steps (the mean over those steps), so
@@ -65,10 +65,10 @@ struct ModelRecord {
     ModelConfig config;
     std::vector<EvalRecord> history;
     LossLog lossLog;
-    int bestEval = -1;               // index into history with the best validation accuracy (ties: latest)
+    int bestEval = -1; // index into history with the best validation accuracy (ties: latest)
     int stepsDone = 0;
-    std::string status = "new";      // "new", "training", "stopped", "finished", "diverged: <why>"
-    std::string checkpointFile;      // file name of the weights, relative to the run file
+    std::string status = "new"; // "new", "training", "stopped", "finished", "diverged: <why>"
+    std::string checkpointFile; // file name of the weights, relative to the run file
 };
 
 struct RunRecord {
@@ -76,7 +76,7 @@ struct RunRecord {
     static constexpr int kVersion = 1;
     RunConfig config;
     std::vector<std::vector<int>> tables; // function tables used (tables[f][x])
-    Example probe;                   // the example traced at every evaluation
+    Example probe;                        // the example traced at every evaluation
     std::vector<ModelRecord> models;
 };
 

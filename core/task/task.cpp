@@ -31,7 +31,6 @@ uint64_t mixSeed(uint64_t seed, uint64_t depth) {
     return z ^ (z >> 31);
 }
 
-
 } // namespace
 
 CtlTask::CtlTask(const TaskConfig& config) : config_(config) {

@@ -23,20 +23,20 @@ struct Example {
 
 // A padded batch of model inputs `[B] tokens [E] [PAD]...`, row-major (B, T).
 struct Batch {
-    int batch = 0;                // B
-    int positions = 0;            // T, the longest sequence in the batch
-    std::vector<int> tokens;      // (B*T) token ids, padded with padToken()
-    std::vector<int> lengths;     // (B) real length including [B] and [E]; [E] sits at lengths[b]-1
-    std::vector<int> targets;     // (B) the answer symbol
-    std::vector<int> depths;      // (B)
+    int batch = 0;            // B
+    int positions = 0;        // T, the longest sequence in the batch
+    std::vector<int> tokens;  // (B*T) token ids, padded with padToken()
+    std::vector<int> lengths; // (B) real length including [B] and [E]; [E] sits at lengths[b]-1
+    std::vector<int> targets; // (B) the answer symbol
+    std::vector<int> depths;  // (B)
 };
 
 enum class Split { Train, Valid, Test, None };
 
 struct ParseResult {
-    std::optional<Example> example; // set on success
-    std::string error;              // set on failure: names the offending token and what was expected
-    int tokenIndex = -1;            // index of the offending whitespace-separated token, -1 if none
+    std::optional<Example> example;   // set on success
+    std::string error;                // set on failure: names the offending token and what was expected
+    int tokenIndex = -1;              // index of the offending whitespace-separated token, -1 if none
     int charBegin = -1, charEnd = -1; // its character range in the input (UTF-8 bytes)
 };
 
@@ -55,7 +55,8 @@ public:
     int endToken() const { return beginToken() + 1; }
     int padToken() const { return beginToken() + 2; }
     std::string tokenName(int token) const; // "101", "b", "[B]", "[E]", "[PAD]"
-    std::string symbolName(int symbol) const;   // S a power of two: bit strings (S=8: "000".."111"); else "0".."S-1"
+    std::string
+    symbolName(int symbol) const; // S a power of two: bit strings (S=8: "000".."111"); else "0".."S-1"
     std::string functionName(int function) const; // "a".."z"
     std::vector<std::string> symbolNames() const;
     std::vector<std::string> functionNames() const;

@@ -36,7 +36,8 @@ std::vector<Gemm> stepProducts(const ModelConfig& m, Index rows, int symbols, in
     maps.push_back({C, C});
     maps.push_back({F + (gated ? C : 0), C});
     maps.push_back({C, F});
-    if (gated) maps.push_back({C, C});
+    if (gated)
+        maps.push_back({C, C});
     std::vector<Gemm> g;
     for (int s = 0; s < m.steps; ++s)
         for (auto [out, in] : maps) {
@@ -57,12 +58,14 @@ double gemmRate(const std::vector<Gemm>& shapes, double seconds) {
         c.push_back(Mat<float>::Zero(s.m, s.n));
         flops += 2.0 * s.m * s.n * s.k;
     }
-    for (size_t i = 0; i < shapes.size(); ++i) c[i].noalias() = a[i] * b[i]; // warm-up
+    for (size_t i = 0; i < shapes.size(); ++i)
+        c[i].noalias() = a[i] * b[i]; // warm-up
     int reps = 0;
     const auto t0 = Clock::now();
     double elapsed = 0;
     while (elapsed < seconds || reps == 0) {
-        for (size_t i = 0; i < shapes.size(); ++i) c[i].noalias() = a[i] * b[i];
+        for (size_t i = 0; i < shapes.size(); ++i)
+            c[i].noalias() = a[i] * b[i];
         ++reps;
         elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
     }
@@ -114,12 +117,14 @@ BenchResult runBench(const BenchCase& c, int runs, double secondsPerRun) {
     };
     // Batches are drawn before timing so the rate is that of the model alone.
     std::vector<Batch> batches;
-    for (int i = 0; i < 16; ++i) batches.push_back(task.trainBatch(c.batchSize, batchRng));
+    for (int i = 0; i < 16; ++i)
+        batches.push_back(task.trainBatch(c.batchSize, batchRng));
     r.positions = batches[0].positions;
     double flops = 0, rows = 0;
     for (const auto& b : batches) {
         flops += model.trainingFlops(b, c.model.steps);
-        for (int len : b.lengths) rows += c.paddedRows ? b.positions : len;
+        for (int len : b.lengths)
+            rows += c.paddedRows ? b.positions : len;
     }
     r.flopsPerStep = flops / double(batches.size());
     r.rows = rows / double(batches.size());
@@ -139,7 +144,8 @@ BenchResult runBench(const BenchCase& c, int runs, double secondsPerRun) {
     r.gflops = r.flopsPerStep * r.medianStepsPerSecond / 1e9;
     const auto shapes = stepProducts(c.model, Index(std::lround(r.rows)), c.task.symbols, c.batchSize);
     std::vector<double> gemm;
-    for (int run = 0; run < std::max(1, runs); ++run) gemm.push_back(gemmRate(shapes, std::min(1.0, secondsPerRun)));
+    for (int run = 0; run < std::max(1, runs); ++run)
+        gemm.push_back(gemmRate(shapes, std::min(1.0, secondsPerRun)));
     r.gemmGflops = median(gemm);
     r.fractionOfGemm = r.gemmGflops > 0 ? r.gflops / r.gemmGflops : 0;
     return r;

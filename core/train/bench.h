@@ -23,12 +23,12 @@ struct BenchResult {
     BenchCase config;
     std::vector<double> stepsPerSecond; // one per run
     double medianStepsPerSecond = 0;
-    double flopsPerStep = 0;            // matrix-product FLOPs of forward + backward
-    double gflops = 0;                  // at the median rate
-    double gemmGflops = 0;              // Eigen sgemm alone on this step's product shapes (median)
-    double fractionOfGemm = 0;          // gflops / gemmGflops
-    int positions = 0;                  // T of the measured batches
-    double rows = 0;                    // activation rows per step (mean over the measured batches)
+    double flopsPerStep = 0;   // matrix-product FLOPs of forward + backward
+    double gflops = 0;         // at the median rate
+    double gemmGflops = 0;     // Eigen sgemm alone on this step's product shapes (median)
+    double fractionOfGemm = 0; // gflops / gemmGflops
+    int positions = 0;         // T of the measured batches
+    double rows = 0;           // activation rows per step (mean over the measured batches)
 };
 
 // The configurations of the issue: the stub NDR and vanilla (one thread), d 128 NDR and vanilla, and

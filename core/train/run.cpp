@@ -18,7 +18,8 @@ std::string fileStem(const std::string& name) {
             s += '-';
         }
     }
-    while (!s.empty() && s.back() == '-') s.pop_back();
+    while (!s.empty() && s.back() == '-')
+        s.pop_back();
     return s.empty() ? "model" : s;
 }
 
@@ -27,7 +28,8 @@ std::vector<std::string> checkpointStems(const std::vector<ModelConfig>& models)
     std::map<std::string, int> seen;
     for (const auto& m : models) {
         std::string stem = fileStem(m.name);
-        if (const int n = seen[stem]++; n > 0) stem += "-" + std::to_string(n + 1);
+        if (const int n = seen[stem]++; n > 0)
+            stem += "-" + std::to_string(n + 1);
         names.push_back(stem);
     }
     return names;
@@ -67,7 +69,8 @@ void saveRunFiles(const std::filesystem::path& runFile, RunRecord& record,
     std::error_code ec;
     for (const auto& entry : std::filesystem::directory_iterator(dir.empty() ? "." : dir, ec)) {
         const std::string name = entry.path().filename().string();
-        if (std::find(written.begin(), written.end(), name) != written.end()) continue;
+        if (std::find(written.begin(), written.end(), name) != written.end())
+            continue;
         for (const auto& stem : stems)
             if (isSavedCheckpointOf(name, stem)) {
                 std::error_code removeError;
@@ -79,7 +82,8 @@ void saveRunFiles(const std::filesystem::path& runFile, RunRecord& record,
 Run::Run(const RunConfig& config) {
     if (const auto problems = validate(config); !problems.empty()) {
         std::string all;
-        for (const auto& p : problems) all += (all.empty() ? "" : "; ") + p;
+        for (const auto& p : problems)
+            all += (all.empty() ? "" : "; ") + p;
         throw std::invalid_argument("invalid configuration: " + all);
     }
     record_.config = config;
@@ -111,7 +115,8 @@ std::unique_ptr<Run> Run::open(const std::filesystem::path& runFile, const std::
         run->trainers_.push_back(std::make_unique<Trainer>(rec.config, int(i), *run->task_, rec.probe));
         const bool wanted = only.empty() || std::find(only.begin(), only.end(), int(i)) != only.end();
         run->restored_.push_back(wanted);
-        if (!wanted) continue;
+        if (!wanted)
+            continue;
         const auto& model = rec.models[i];
         if (model.checkpointFile.empty())
             throw FileError(runFile.string() + ": model " + model.config.name +
@@ -127,7 +132,8 @@ std::unique_ptr<Run> Run::open(const std::filesystem::path& runFile, const std::
         } catch (const std::exception& e) {
             // Every refusal names its file; the trainer's own messages may not.
             const std::string what = e.what();
-            if (what.find(ckptPath.string()) != std::string::npos) throw;
+            if (what.find(ckptPath.string()) != std::string::npos)
+                throw;
             throw FileError("cannot use checkpoint '" + ckptPath.string() + "': " + what);
         }
     }
@@ -136,7 +142,8 @@ std::unique_ptr<Run> Run::open(const std::filesystem::path& runFile, const std::
 
 void Run::setTotalSteps(int steps) {
     record_.config.train.steps = steps;
-    for (auto& t : trainers_) t->setTotalSteps(steps);
+    for (auto& t : trainers_)
+        t->setTotalSteps(steps);
 }
 
 RunRecord Run::record() const {
@@ -145,17 +152,20 @@ RunRecord Run::record() const {
         if (restored_[i]) {
             const std::string file = r.models[i].checkpointFile;
             r.models[i] = trainers_[i]->record();
-            if (r.models[i].checkpointFile.empty()) r.models[i].checkpointFile = file;
+            if (r.models[i].checkpointFile.empty())
+                r.models[i].checkpointFile = file;
         }
     return r;
 }
 
 void Run::save(const std::filesystem::path& runFile) const {
     if (std::find(restored_.begin(), restored_.end(), false) != restored_.end())
-        throw FileError("cannot save " + runFile.string() + ": the run was opened with only some of its models");
+        throw FileError("cannot save " + runFile.string() +
+                        ": the run was opened with only some of its models");
     RunRecord r = record();
     std::vector<CheckpointData> checkpoints;
-    for (const auto& t : trainers_) checkpoints.push_back(t->checkpoint());
+    for (const auto& t : trainers_)
+        checkpoints.push_back(t->checkpoint());
     saveRunFiles(runFile, r, checkpoints);
 }
 

@@ -57,8 +57,8 @@ public:
 
 private:
     Run() = default;
-    RunRecord record_;                       // config, tables, probe; models[] as opened
-    std::vector<bool> restored_;             // (models) trainer state is live, not record_.models[i]
+    RunRecord record_;           // config, tables, probe; models[] as opened
+    std::vector<bool> restored_; // (models) trainer state is live, not record_.models[i]
     std::unique_ptr<CtlTask> task_;
     std::vector<std::unique_ptr<Trainer>> trainers_;
 };

@@ -12,9 +12,11 @@ namespace ndr {
 namespace {
 
 double mean(const std::vector<double>& xs) {
-    if (xs.empty()) return std::numeric_limits<double>::quiet_NaN();
+    if (xs.empty())
+        return std::numeric_limits<double>::quiet_NaN();
     double s = 0;
-    for (double x : xs) s += x;
+    for (double x : xs)
+        s += x;
     return s / double(xs.size());
 }
 
@@ -30,14 +32,17 @@ Example defaultProbe(const CtlTask& task) {
 Trainer::Trainer(const RunConfig& config, int modelIndex, const CtlTask& task, const Example& probe)
     : config_(config), modelIndex_(modelIndex), task_(task), probe_(probe),
       model_(config.models.at(modelIndex), task.vocabSize(), task.config().symbols),
-      batchRng_(config.train.seed), dropoutRng_(uint32_t(config.train.seed * 2654435761ULL ^ kDropoutStream)) {
+      batchRng_(config.train.seed),
+      dropoutRng_(uint32_t(config.train.seed * 2654435761ULL ^ kDropoutStream)) {
     model_.init(config.train.seed);
     adam_.learningRate = config.models[modelIndex].effectiveLearningRate(config.train.learningRate);
     adam_.weightDecay = config.train.weightDecay;
     record_.config = config.models[modelIndex];
 }
 
-void Trainer::setThreads() const { omp_set_num_threads(std::max(1, config_.train.threads)); }
+void Trainer::setThreads() const {
+    omp_set_num_threads(std::max(1, config_.train.threads));
+}
 
 double Trainer::trainStep() {
     setThreads();
@@ -45,7 +50,8 @@ double Trainer::trainStep() {
     auto& store = model_.params();
     store.zeroGrad();
     const float loss = model_.forward(batch, model_.config().steps, true, dropoutRng_, true);
-    if (!std::isfinite(loss)) return loss;
+    if (!std::isfinite(loss))
+        return loss;
     model_.backward();
     clipGradNorm(store.grads().data(), store.size(), config_.train.gradClip);
     adam_.step(store.values().data(), store.grads().data(), store.size());
@@ -62,13 +68,15 @@ std::pair<double, double> Trainer::accuracy(const std::vector<Example>& examples
 bool Trainer::accuracyInto(const std::vector<Example>& examples, int steps, const std::atomic<bool>* stop,
                            std::pair<double, double>& out) {
     setThreads();
-    if (steps <= 0) steps = model_.config().effectiveEvalSteps();
+    if (steps <= 0)
+        steps = model_.config().effectiveEvalSteps();
     const size_t chunk = 512;
     size_t correct = 0;
     double lossSum = 0;
     Rng unused(0);
     for (size_t start = 0; start < examples.size(); start += chunk) {
-        if (stop && stop->load(std::memory_order_relaxed)) return false;
+        if (stop && stop->load(std::memory_order_relaxed))
+            return false;
         const size_t end = std::min(examples.size(), start + chunk);
         const std::vector<Example> part(examples.begin() + start, examples.begin() + end);
         const Batch batch = task_.makeBatch(part);
@@ -78,7 +86,8 @@ bool Trainer::accuracyInto(const std::vector<Example>& examples, int steps, cons
         for (int b = 0; b < batch.batch; ++b) {
             Index arg;
             logits.row(b).maxCoeff(&arg);
-            if (int(arg) == batch.targets[b]) ++correct;
+            if (int(arg) == batch.targets[b])
+                ++correct;
         }
     }
     const double n = double(std::max<size_t>(1, examples.size()));
@@ -88,9 +97,11 @@ bool Trainer::accuracyInto(const std::vector<Example>& examples, int steps, cons
 
 Trace Trainer::traceOf(const Example& e, int steps, bool fullGates) {
     setThreads();
-    if (steps <= 0) steps = model_.config().effectiveEvalSteps();
+    if (steps <= 0)
+        steps = model_.config().effectiveEvalSteps();
     Trace tr = model_.trace(task_.tokens(e), steps, fullGates);
-    for (int t : tr.tokens) tr.tokenNames.push_back(task_.tokenName(t));
+    for (int t : tr.tokens)
+        tr.tokenNames.push_back(task_.tokenName(t));
     tr.intermediates = task_.intermediates(e);
     tr.answer = task_.answer(e);
     return tr;
@@ -110,16 +121,24 @@ std::optional<EvalRecord> Trainer::evaluateUnless(const std::atomic<bool>* stop)
     std::vector<double> train, valid, test;
     for (int d : task_.allDepths()) {
         std::pair<double, double> result;
-        if (!accuracyInto(task_.evalSet(d), 0, stop, result)) return std::nullopt;
+        if (!accuracyInto(task_.evalSet(d), 0, stop, result))
+            return std::nullopt;
         const auto [acc, loss] = result;
         r.depths.push_back(d);
         r.accuracy.push_back(acc);
         r.loss.push_back(loss);
         switch (task_.splitOf(d)) {
-        case Split::Train: train.push_back(acc); break;
-        case Split::Valid: valid.push_back(acc); break;
-        case Split::Test: test.push_back(acc); break;
-        case Split::None: break;
+        case Split::Train:
+            train.push_back(acc);
+            break;
+        case Split::Valid:
+            valid.push_back(acc);
+            break;
+        case Split::Test:
+            test.push_back(acc);
+            break;
+        case Split::None:
+            break;
         }
     }
     r.trainAccuracy = mean(train);
@@ -164,18 +183,21 @@ std::string Trainer::run(const ProgressFn& onProgress, const std::atomic<bool>* 
             // An evaluation can take a while on big sets: it gives way to `stop` between chunks and is
             // done first thing on the next call instead.
             const auto r = evaluateUnless(stop);
-            if (!r) break;
+            if (!r)
+                break;
             evalPending_ = false;
             TrainProgress p = progressNow(lastLoss);
             p.eval = &*r;
-            if (onProgress) onProgress(p);
+            if (onProgress)
+                onProgress(p);
             continue;
         }
         if (record_.stepsDone >= total) {
             record_.status = "finished";
             return record_.status;
         }
-        if (stopped()) break;
+        if (stopped())
+            break;
         const auto t0 = Clock::now();
         const double loss = trainStep();
         const double dt = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -198,7 +220,8 @@ std::string Trainer::run(const ProgressFn& onProgress, const std::atomic<bool>* 
         rate = rate == 0 ? 1.0 / dt : 0.95 * rate + 0.05 / dt;
         lastLoss = loss;
         evalPending_ = record_.stepsDone % config_.train.evalInterval == 0 || record_.stepsDone == total;
-        if (!evalPending_ && onProgress) onProgress(progressNow(loss));
+        if (!evalPending_ && onProgress)
+            onProgress(progressNow(loss));
     }
     record_.status = "stopped";
     return record_.status;
@@ -206,7 +229,8 @@ std::string Trainer::run(const ProgressFn& onProgress, const std::atomic<bool>* 
 
 bool Trainer::useBestWeights() {
     auto& values = model_.params().values();
-    if (bestParams_.size() != values.size()) return false;
+    if (bestParams_.size() != values.size())
+        return false;
     values.assign(bestParams_.begin(), bestParams_.end());
     return true;
 }
@@ -228,7 +252,8 @@ CheckpointData Trainer::checkpoint() const {
     return d;
 }
 
-void Trainer::restore(const CheckpointData& data, const ModelRecord& record, const std::filesystem::path& path) {
+void Trainer::restore(const CheckpointData& data, const ModelRecord& record,
+                      const std::filesystem::path& path) {
     checkCheckpointMatches(data, model_.config(), model_.params().layout(), path);
     model_.params().values().assign(data.params.begin(), data.params.end());
     bestParams_ = data.bestParams;
@@ -237,7 +262,8 @@ void Trainer::restore(const CheckpointData& data, const ModelRecord& record, con
     if (!data.rngState.empty()) {
         std::istringstream is(data.rngState);
         is >> batchRng_ >> dropoutRng_ >> adam_.t >> trainSeconds_;
-        if (!is) throw FileError("checkpoint: the training generator state is damaged");
+        if (!is)
+            throw FileError("checkpoint: the training generator state is damaged");
     }
     record_ = record;
     record_.stepsDone = int(data.step);

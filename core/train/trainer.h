@@ -3,8 +3,8 @@
 // Knows nothing of threads or windows: progress goes out through a callback, stop comes in as a flag.
 #pragma once
 
-#include "core/nn/encoder.h"
 #include "core/io/files.h"
+#include "core/nn/encoder.h"
 #include "core/nn/optimizer.h"
 #include "core/records/records.h"
 #include "core/task/task.h"
@@ -19,8 +19,8 @@ namespace ndr {
 
 struct TrainProgress {
     int step = 0, totalSteps = 0;
-    double loss = 0;               // this step's training loss
-    double stepsPerSecond = 0;     // recent rate
+    double loss = 0;           // this step's training loss
+    double stepsPerSecond = 0; // recent rate
     double etaSeconds = 0;
     const EvalRecord* eval = nullptr; // set when this call reports an evaluation
 };
@@ -44,8 +44,8 @@ public:
     // ("finished", "stopped", or "diverged: ..."), also kept in record().status.
     std::string run(const ProgressFn& onProgress, const std::atomic<bool>* stop);
 
-    double trainStep();           // one optimisation step; returns the loss
-    EvalRecord evaluate();        // on the fixed evaluation sets, at the current step (appended to history)
+    double trainStep();    // one optimisation step; returns the loss
+    EvalRecord evaluate(); // on the fixed evaluation sets, at the current step (appended to history)
     // Accuracy and mean loss on a set of examples, with `steps` steps (0: the model's evaluation steps).
     std::pair<double, double> accuracy(const std::vector<Example>& examples, int steps = 0);
     Trace traceOf(const Example& e, int steps = 0, bool fullGates = false);
@@ -81,10 +81,10 @@ private:
     ModelRecord record_;
     std::vector<float> bestParams_;
     double trainSeconds_ = 0;
-    double lossSum_ = 0;              // since the last evaluation
+    double lossSum_ = 0; // since the last evaluation
     int lossCount_ = 0;
-    bool evalPending_ = false;        // an evaluation is due before the next step
-    double logSum_ = 0;               // since the last loss-log point
+    bool evalPending_ = false; // an evaluation is due before the next step
+    double logSum_ = 0;        // since the last loss-log point
     int logCount_ = 0;
     int lastEvalStep_ = 0;
     double lastEvalSeconds_ = 0;

@@ -1,20 +1,20 @@
 // Tests of the `ndr` command-line tool, run as a separate process: train writes a run that loads,
 // predict returns a trace of the right shape, eval and bench print tables, and bad input fails cleanly.
 #include "core/io/files.h"
-#include "ui/export/gif_writer.h"
-#include "core/records/records.h"
-#include "core/train/run.h"
 #include "core/io/serialize.h"
+#include "core/records/records.h"
 #include "core/task/task.h"
+#include "core/train/run.h"
 #include "testutil.h"
+#include "ui/export/gif_writer.h"
 
-#include <nlohmann/json.hpp>
 #include <QDateTime>
 #include <QFileInfo>
 #include <QImage>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <nlohmann/json.hpp>
 #include <random>
 
 using namespace ndr;
@@ -181,9 +181,9 @@ private slots:
         const QString out = path("exported");
         Result r = runNdr({"export", runFile_, "--out", out, "--width", "800", "--height", "500"});
         QVERIFY2(r.exitCode == 0, describe(r));
-        for (const QString f : {"learning-curves.png", "depth-accuracy.png", "length-generalisation.png",
-                                "attention-maps.png", "gate-map.png", "dashboard.png", "frames/frame-000.png",
-                                "frames/frame-001.png"}) {
+        for (const QString f :
+             {"learning-curves.png", "depth-accuracy.png", "length-generalisation.png", "attention-maps.png",
+              "gate-map.png", "dashboard.png", "frames/frame-000.png", "frames/frame-001.png"}) {
             QImage img(out + "/" + f);
             QVERIFY2(!img.isNull(), qPrintable(f));
         }

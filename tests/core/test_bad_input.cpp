@@ -3,9 +3,9 @@
 // without a large allocation, and without changing anything already on disk.
 #include "core/config/config.h"
 #include "core/io/files.h"
-#include "core/train/run.h"
 #include "core/io/serialize.h"
 #include "core/task/task.h"
+#include "core/train/run.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

@@ -134,7 +134,12 @@ std::vector<Rule> rules() {
         {"dFF 0", [](RunConfig& c) { c.models[0].dFF = 0; }, "models[0].dFF", "between 1 and 16384"},
         {"dFF too big", [](RunConfig& c) { c.models[0].dFF = 16385; }, "models[0].dFF", "got 16385"},
         {"steps 0", [](RunConfig& c) { c.models[0].steps = 0; }, "models[0].steps", "between 1 and 64"},
-        {"steps too many", [](RunConfig& c) { c.models[0].steps = 65; c.models[0].evalSteps = 0; }, "models[0].steps", "got 65"},
+        {"steps too many",
+         [](RunConfig& c) {
+             c.models[0].steps = 65;
+             c.models[0].evalSteps = 0;
+         },
+         "models[0].steps", "got 65"},
         {"evalSteps below steps", [](RunConfig& c) { c.models[0].evalSteps = 5; }, "models[0].evalSteps",
          "between steps (8) and 128"},
         {"evalSteps too many", [](RunConfig& c) { c.models[0].evalSteps = 129; }, "models[0].evalSteps",

@@ -2,8 +2,8 @@
 // refused with a message that says why (and quickly, without huge allocations), and saves are atomic.
 #include "core/config/config.h"
 #include "core/io/files.h"
-#include "core/records/records.h"
 #include "core/io/serialize.h"
+#include "core/records/records.h"
 
 #include <QDir>
 #include <QTemporaryDir>

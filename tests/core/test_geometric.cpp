@@ -14,7 +14,8 @@ private:
     static std::vector<double> randomScores(int T, std::mt19937_64& rng, double scale) {
         std::normal_distribution<double> n(0.0, scale);
         std::vector<double> s(size_t(T) * T);
-        for (auto& v : s) v = n(rng);
+        for (auto& v : s)
+            v = n(rng);
         return s;
     }
 
@@ -47,7 +48,8 @@ private slots:
                 double sum = 0;
                 for (int j = 0; j < T; ++j) {
                     const double a = fast[size_t(i) * T + j];
-                    if (i >= len || j >= len || i == j) QCOMPARE(a, 0.0);
+                    if (i >= len || j >= len || i == j)
+                        QCOMPARE(a, 0.0);
                     sum += a;
                 }
                 QVERIFY2(sum <= 1.0 + 1e-12, "a row of geometric attention sums to more than 1");
@@ -106,7 +108,8 @@ private slots:
                 std::vector<double> out(s.size());
                 geometricNaive(s.data(), T, len, out.data());
                 double l = 0;
-                for (size_t m = 0; m < s.size(); ++m) l += out[m] * r[m];
+                for (size_t m = 0; m < s.size(); ++m)
+                    l += out[m] * r[m];
                 return l;
             };
             s[k] = keep + h;
@@ -117,7 +120,8 @@ private slots:
             fd[k] = (lp - lm) / (2 * h);
         }
         // Masked scores (diagonal, padding) have no influence: both must be exactly zero there.
-        NDR_EXPECT_CLOSE("geometric backward vs finite differences", ds.data(), fd.data(), s.size(), 1e-8, 1e-6);
+        NDR_EXPECT_CLOSE("geometric backward vs finite differences", ds.data(), fd.data(), s.size(), 1e-8,
+                         1e-6);
     }
 };
 

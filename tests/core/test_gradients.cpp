@@ -17,7 +17,8 @@ constexpr double kStep = 1e-6, kAtol = 1e-7, kRtol = 1e-5;
 Md randomMat(Index r, Index c, std::mt19937_64& rng, double scale = 1.0) {
     std::normal_distribution<double> n(0.0, scale);
     Md m(r, c);
-    for (Index i = 0; i < m.size(); ++i) m.data()[i] = n(rng);
+    for (Index i = 0; i < m.size(); ++i)
+        m.data()[i] = n(rng);
     return m;
 }
 
@@ -34,10 +35,12 @@ void checkParams(const std::string& label, Values& values, const Grads& analytic
         const size_t n = size_t(t.rows) * t.cols;
         std::vector<size_t> picks;
         if (n <= size_t(perTensor)) {
-            for (size_t i = 0; i < n; ++i) picks.push_back(offset + i);
+            for (size_t i = 0; i < n; ++i)
+                picks.push_back(offset + i);
         } else {
             std::uniform_int_distribution<size_t> u(0, n - 1);
-            for (int i = 0; i < perTensor; ++i) picks.push_back(offset + u(rng));
+            for (int i = 0; i < perTensor; ++i)
+                picks.push_back(offset + u(rng));
         }
         for (size_t k : picks) {
             const double keep = values[k];
@@ -50,7 +53,8 @@ void checkParams(const std::string& label, Values& values, const Grads& analytic
             want.push_back((lp - lm) / (2 * kStep));
         }
         std::string report;
-        if (!ndrtest::allClose(label + " d/d " + t.name, got.data(), want.data(), got.size(), kAtol, kRtol, &report))
+        if (!ndrtest::allClose(label + " d/d " + t.name, got.data(), want.data(), got.size(), kAtol, kRtol,
+                               &report))
             QFAIL(report.c_str());
         got.clear();
         want.clear();
@@ -92,11 +96,21 @@ ModelConfig smallModel(AttentionKind att, UpdateKind upd, PositionalKind pos, bo
 
 ModelConfig modelVariant(int variant) {
     switch (variant) {
-    case 0: return smallModel(AttentionKind::Geometric, UpdateKind::CopyGate, PositionalKind::None, true, GeomNorm::Off);
-    case 1: return smallModel(AttentionKind::Softmax, UpdateKind::Residual, PositionalKind::Sinusoidal, true, GeomNorm::Off);
-    case 2: return smallModel(AttentionKind::Geometric, UpdateKind::CopyGate, PositionalKind::None, true, GeomNorm::L1);
-    case 3: return smallModel(AttentionKind::Geometric, UpdateKind::CopyGate, PositionalKind::None, false, GeomNorm::Off);
-    default: return smallModel(AttentionKind::Softmax, UpdateKind::Residual, PositionalKind::Sinusoidal, false, GeomNorm::Off);
+    case 0:
+        return smallModel(AttentionKind::Geometric, UpdateKind::CopyGate, PositionalKind::None, true,
+                          GeomNorm::Off);
+    case 1:
+        return smallModel(AttentionKind::Softmax, UpdateKind::Residual, PositionalKind::Sinusoidal, true,
+                          GeomNorm::Off);
+    case 2:
+        return smallModel(AttentionKind::Geometric, UpdateKind::CopyGate, PositionalKind::None, true,
+                          GeomNorm::L1);
+    case 3:
+        return smallModel(AttentionKind::Geometric, UpdateKind::CopyGate, PositionalKind::None, false,
+                          GeomNorm::Off);
+    default:
+        return smallModel(AttentionKind::Softmax, UpdateKind::Residual, PositionalKind::Sinusoidal, false,
+                          GeomNorm::Off);
     }
 }
 
@@ -163,20 +177,27 @@ private slots:
         ParamStore<double> store;
         GeometricAttention<double> geo;
         SoftmaxAttention<double> soft;
-        if (geometric) geo.declare(store, "", 8, 2, l1);
-        else soft.declare(store, "", 8, 2);
+        if (geometric)
+            geo.declare(store, "", 8, 2, l1);
+        else
+            soft.declare(store, "", 8, 2);
         store.finalize();
-        if (geometric) geo.init(store, rng);
-        else soft.init(store, rng);
+        if (geometric)
+            geo.init(store, rng);
+        else
+            soft.init(store, rng);
         // Move the scalars and biases off their initial values so every term is exercised.
-        for (auto& v : store.values()) v += 0.1 * std::normal_distribution<double>(0, 1)(rng);
+        for (auto& v : store.values())
+            v += 0.1 * std::normal_distribution<double>(0, 1)(rng);
         Md x = randomMat(12, 8, rng);
         const Md r = randomMat(12, 8, rng);
         const double p = training ? 0.3 : 0.0;
         auto run = [&](Md& out, auto& cacheG, auto& cacheS) {
             Rng drop(99);
-            if (geometric) geo.forward(store, x, kShape, training, p, drop, cacheG, out);
-            else soft.forward(store, x, kShape, training, p, drop, cacheS, out);
+            if (geometric)
+                geo.forward(store, x, kShape, training, p, drop, cacheG, out);
+            else
+                soft.forward(store, x, kShape, training, p, drop, cacheS, out);
         };
         auto loss = [&] {
             Md out;
@@ -189,8 +210,10 @@ private slots:
         GeometricAttention<double>::Cache cg;
         SoftmaxAttention<double>::Cache cs;
         run(out, cg, cs);
-        if (geometric) geo.backward(store, x, kShape, cg, r, dx, scratch);
-        else soft.backward(store, x, kShape, cs, r, dx, scratch);
+        if (geometric)
+            geo.backward(store, x, kShape, cg, r, dx, scratch);
+        else
+            soft.backward(store, x, kShape, cs, r, dx, scratch);
         const std::string label = geometric ? "geometric attention" : "softmax attention";
         checkInput(label, x, dx, loss);
         checkParams(label, store.values(), store.grads(), store.layout(), loss, 40, rng);
@@ -220,7 +243,8 @@ private slots:
         layer.declare(store, "", cfg);
         store.finalize();
         layer.init(store, rng);
-        for (auto& v : store.values()) v += 0.05 * std::normal_distribution<double>(0, 1)(rng);
+        for (auto& v : store.values())
+            v += 0.05 * std::normal_distribution<double>(0, 1)(rng);
         Md x = randomMat(12, 8, rng);
         const Md r = randomMat(12, 8, rng);
         auto loss = [&] {
@@ -259,7 +283,8 @@ private slots:
         model.setPackedRows(packed);
         model.init(11);
         std::mt19937_64 rng(4);
-        for (auto& v : model.params().values()) v += 0.05 * std::normal_distribution<double>(0, 1)(rng);
+        for (auto& v : model.params().values())
+            v += 0.05 * std::normal_distribution<double>(0, 1)(rng);
         const Batch batch = smallBatch();
         auto loss = [&] {
             Rng drop(8);
@@ -305,8 +330,9 @@ private slots:
             return r;
         };
         const Result packed = run(true), padded = run(false);
-        QVERIFY2(std::abs(packed.loss - padded.loss) < 1e-12,
-                 qPrintable(QString("loss %1 vs %2").arg(packed.loss, 0, 'g', 17).arg(padded.loss, 0, 'g', 17)));
+        QVERIFY2(
+            std::abs(packed.loss - padded.loss) < 1e-12,
+            qPrintable(QString("loss %1 vs %2").arg(packed.loss, 0, 'g', 17).arg(padded.loss, 0, 'g', 17)));
         QVERIFY((packed.logits - padded.logits).cwiseAbs().maxCoeff() < 1e-12);
         QCOMPARE(packed.grads.size(), padded.grads.size());
         double worst = 0, largest = 0;

@@ -17,8 +17,8 @@ namespace {
 // Folder -> the project folders its files may include (besides itself).
 const std::map<std::string, std::set<std::string>>& rules() {
     static const std::set<std::string> coreData = {"core/config", "core/task", "core/records"};
-    static const std::set<std::string> core = {"core/config", "core/task", "core/records", "core/nn",
-                                               "core/io",     "core/train"};
+    static const std::set<std::string> core = {"core/config", "core/task", "core/records",
+                                               "core/nn",     "core/io",   "core/train"};
     static const std::map<std::string, std::set<std::string>> r = [] {
         std::map<std::string, std::set<std::string>> m;
         m["core/config"] = {};
@@ -57,7 +57,8 @@ struct Include {
 
 std::vector<Include> includesUnder(const fs::path& root, const std::string& top) {
     // Built from pieces: moc's preprocessor trips over an include directive inside a literal.
-    static const std::regex directive(std::string("^\\s*") + '#' + "\\s*inc" + "lude\\s*([<\"])([^>\"]+)[>\"]");
+    static const std::regex directive(std::string("^\\s*") + '#' + "\\s*inc" +
+                                      "lude\\s*([<\"])([^>\"]+)[>\"]");
     std::vector<Include> out;
     for (const auto& entry : fs::recursive_directory_iterator(root / top)) {
         const std::string ext = entry.path().extension().string();
@@ -70,7 +71,8 @@ std::vector<Include> includesUnder(const fs::path& root, const std::string& top)
             ++line;
             std::smatch m;
             if (std::regex_search(text, m, directive))
-                out.push_back({fs::relative(entry.path(), root).generic_string(), line, m[2].str(), m[1] == "<"});
+                out.push_back(
+                    {fs::relative(entry.path(), root).generic_string(), line, m[2].str(), m[1] == "<"});
         }
     }
     return out;

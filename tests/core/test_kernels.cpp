@@ -11,21 +11,19 @@ using namespace ndr;
 
 namespace {
 
-template <typename S>
-AlignedVector<S> randomBuffer(size_t n, std::mt19937_64& rng) {
+template <typename S> AlignedVector<S> randomBuffer(size_t n, std::mt19937_64& rng) {
     std::normal_distribution<double> d(0.0, 1.0);
     AlignedVector<S> v(n);
-    for (auto& x : v) x = S(d(rng));
+    for (auto& x : v)
+        x = S(d(rng));
     return v;
 }
 
 // Tolerances: double agrees to rounding; float sums of up to 256 terms reordered into SIMD lanes.
-template <typename S>
-constexpr double kTol = sizeof(S) == 8 ? 1e-12 : 2e-5;
+template <typename S> constexpr double kTol = sizeof(S) == 8 ? 1e-12 : 2e-5;
 
 // Blocks sit inside wider buffers (stride > cols) at an offset, as a head's columns of `proj` do.
-template <typename S>
-void checkShapes(int m, int n, int d) {
+template <typename S> void checkShapes(int m, int n, int d) {
     std::mt19937_64 rng(uint64_t(m * 1000 + n * 10 + d));
     const Index pad = 5, off = 3;
     const Index sA = std::max({m, n, d}) + pad, sB = d + pad + 2, sC = std::max({m, n, d}) + pad + 1;

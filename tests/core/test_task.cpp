@@ -1,5 +1,5 @@
-// Tests of the CTL task (docs/design.md §1): tables, ground truth in both orders, text round trips, parser errors,
-// balanced training batches that never touch held-out examples, and deterministic evaluation sets.
+// Tests of the CTL task (docs/design.md §1): tables, ground truth in both orders, text round trips, parser
+// errors, balanced training batches that never touch held-out examples, and deterministic evaluation sets.
 #include "core/task/task.h"
 #include "testutil.h"
 
@@ -191,7 +191,8 @@ private slots:
         CtlTask forward(c);
         c.order = Order::Backward;
         CtlTask backward(c);
-        // The example of docs/design.md §1: `101 b d h` forward and `h d b 101` backward are the same expression.
+        // The example of docs/design.md §1: `101 b d h` forward and `h d b 101` backward are the same
+        // expression.
         Example e{5, {1, 3, 7}};
         QCOMPARE(forward.format(e), std::string("101 b d h"));
         QCOMPARE(backward.format(e), std::string("h d b 101"));

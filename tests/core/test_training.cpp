@@ -6,7 +6,6 @@
 
 #include <QTemporaryDir>
 
-
 using namespace ndr;
 
 namespace {
@@ -24,7 +23,8 @@ RunConfig tinyRun(uint64_t seed) {
 
 std::vector<double> losses(Trainer& t, int n) {
     std::vector<double> out;
-    for (int i = 0; i < n; ++i) out.push_back(t.trainStep());
+    for (int i = 0; i < n; ++i)
+        out.push_back(t.trainStep());
     return out;
 }
 
@@ -40,7 +40,8 @@ private slots:
             const CtlTask task(c.task);
             Trainer a(c, m, task, defaultProbe(task)), b(c, m, task, defaultProbe(task));
             const auto la = losses(a, 15), lb = losses(b, 15);
-            for (size_t i = 0; i < la.size(); ++i) QCOMPARE(la[i], lb[i]); // bit for bit
+            for (size_t i = 0; i < la.size(); ++i)
+                QCOMPARE(la[i], lb[i]); // bit for bit
             const RunConfig other = tinyRun(8);
             Trainer d(other, m, task, defaultProbe(task));
             QVERIFY2(losses(d, 15) != la, "a different seed gave the same losses");
@@ -73,7 +74,8 @@ private slots:
             Trainer t(c, m, task, defaultProbe(task));
             t.model().setPackedRows(packed);
             const auto l = losses(t, 5);
-            NDR_EXPECT_CLOSE(c.models[m].name + " first losses", l.data(), golden[m].data(), l.size(), 1e-4, 1e-4);
+            NDR_EXPECT_CLOSE(c.models[m].name + " first losses", l.data(), golden[m].data(), l.size(), 1e-4,
+                             1e-4);
         }
     }
 
@@ -90,7 +92,8 @@ private slots:
         b.restore(ckpt, rec, "memory");
         QCOMPARE(b.step(), 10);
         const auto resumed = losses(b, 10);
-        for (size_t i = 0; i < rest.size(); ++i) QCOMPARE(resumed[i], rest[i]);
+        for (size_t i = 0; i < rest.size(); ++i)
+            QCOMPARE(resumed[i], rest[i]);
     }
 
     void savedRunReopensAndContinuesTheSame() {

@@ -1,8 +1,8 @@
 // libFuzzer target: the run-record loader, on any bytes. It must refuse with FileError (any other
 // exception escapes and is a finding), and a record it accepts must save and load back unchanged.
 #include "core/io/files.h"
-#include "fuzz_check.h"
 #include "core/io/serialize.h"
+#include "fuzz_check.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,9 +1,9 @@
 // The experiment panel driven through its widgets: presets fill every field, edits switch to custom,
 // the core's validation shows inline and gates Start, state locks the fields, settings persist.
 #include "core/config/config.h"
+#include "core/io/serialize.h"
 #include "ui/panel/experiment_panel.h"
 #include "ui/panel/real_spin_box.h"
-#include "core/io/serialize.h"
 
 #include <QCheckBox>
 #include <QComboBox>

@@ -56,7 +56,8 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(GifError, readGifInfo(f.fileName()));
         QVERIFY_THROWS_EXCEPTION(GifError, encodeGif({}, 100));
         // A failed write leaves an existing file alone.
-        QVERIFY_THROWS_EXCEPTION(GifError, writeGif(dir.filePath("no/such/dir/x.gif"), {QImage(4, 4, QImage::Format_RGB32)}, 100));
+        QVERIFY_THROWS_EXCEPTION(
+            GifError, writeGif(dir.filePath("no/such/dir/x.gif"), {QImage(4, 4, QImage::Format_RGB32)}, 100));
     }
 };
 

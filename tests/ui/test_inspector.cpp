@@ -1,15 +1,15 @@
 // The inspector on a tiny trained run, driven through its widgets: parsing and its messages, the true
 // answer and intermediates, each model's answer, stepping and clicking the heatmaps, more steps than
 // trained, halting (also as a pure function), steps needed, stale answers, exports and a run change.
-#include "ui/inspector/expression_input.h"
-#include "ui/export/gif_writer.h"
 #include "core/train/halting.h"
+#include "testutil.h"
+#include "ui/export/gif_writer.h"
+#include "ui/inspector/expression_input.h"
 #include "ui/inspector/inspector.h"
 #include "ui/inspector/model_step_view.h"
 #include "ui/inspector/steps_needed.h"
-#include "ui/training/training_session.h"
 #include "ui/plots/heatmap_plot.h"
-#include "testutil.h"
+#include "ui/training/training_session.h"
 
 #include <QCheckBox>
 #include <QComboBox>

@@ -1,8 +1,8 @@
 // The window's training session: both models train on worker threads and report snapshots; pause
 // holds them, resume and stop work; saving while training and reopening gives the same histories;
 // traces come back from the workers; a bad run file is refused and the open run stays as it was.
-#include "ui/training/training_session.h"
 #include "testutil.h"
+#include "ui/training/training_session.h"
 
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -25,7 +25,8 @@ ndr::RunConfig smallRun(int steps) {
 
 int minStep(const TrainingSession& s) {
     int m = INT_MAX;
-    for (const auto& p : s.models()) m = std::min(m, p.step);
+    for (const auto& p : s.models())
+        m = std::min(m, p.step);
     return m;
 }
 
@@ -43,7 +44,8 @@ private slots:
         QCOMPARE(s.state(), TrainingSession::State::Training);
         QTRY_VERIFY_WITH_TIMEOUT(minStep(s) >= 60, ndrtest::waitMs(20000));
         QVERIFY(progressed.count() > 0);
-        for (const auto& m : s.models()) QVERIFY(!m.history.empty()); // the evaluation at step 50
+        for (const auto& m : s.models())
+            QVERIFY(!m.history.empty()); // the evaluation at step 50
 
         s.pause();
         QCOMPARE(s.state(), TrainingSession::State::Paused);
@@ -73,7 +75,8 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(minStep(s) >= 5, ndrtest::waitMs(20000));
         s.stop();
         QTRY_COMPARE_WITH_TIMEOUT(s.state(), TrainingSession::State::Ready, ndrtest::waitMs(5000));
-        for (const auto& m : s.models()) QCOMPARE(m.status, QString("stopped"));
+        for (const auto& m : s.models())
+            QCOMPARE(m.status, QString("stopped"));
         // Stopping while paused also ends it.
         s.continueTraining(100000);
         QCOMPARE(s.state(), TrainingSession::State::Training);
@@ -113,7 +116,8 @@ private slots:
         // An opened run trains on.
         t.continueTraining(350);
         QTRY_COMPARE_WITH_TIMEOUT(t.state(), TrainingSession::State::Ready, ndrtest::waitMs(30000));
-        for (const auto& m : t.models()) QCOMPARE(m.step, 350);
+        for (const auto& m : t.models())
+            QCOMPARE(m.step, 350);
     }
 
     void badRunFileChangesNothing() {
@@ -146,7 +150,8 @@ private slots:
             const auto r = args.at(0).value<TraceResultPtr>();
             QCOMPARE(r->id, id);
             QVERIFY2(r->error.isEmpty() || r->model == 1, qPrintable(r->error));
-            if (r->model == 0) QCOMPARE(r->trace.steps, 6); // shared NDR layers run any number of steps
+            if (r->model == 0)
+                QCOMPARE(r->trace.steps, 6); // shared NDR layers run any number of steps
         }
         s.stop();
     }

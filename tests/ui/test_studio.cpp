@@ -3,18 +3,18 @@
 // values do not start; a bad run file is refused with a message and changes nothing; a dropped run
 // file opens; an opened run trains further; a NaN loss stops only that model; closing mid-training stops
 // the workers, and closing during a save waits for it.
+#include "core/train/run.h"
+#include "testutil.h"
 #include "ui/dashboard/dashboard.h"
-#include "ui/panel/experiment_panel.h"
 #include "ui/export/gif_writer.h"
 #include "ui/inspector/inspector.h"
-#include "ui/shell/main_window.h"
-#include "core/train/run.h"
+#include "ui/panel/experiment_panel.h"
 #include "ui/plots/attention_grid_view.h"
 #include "ui/plots/depth_bars_view.h"
 #include "ui/plots/gate_map_view.h"
 #include "ui/plots/learning_curves_view.h"
 #include "ui/plots/length_generalisation_view.h"
-#include "testutil.h"
+#include "ui/shell/main_window.h"
 
 #include <QComboBox>
 #include <QLabel>
@@ -37,7 +37,8 @@ namespace {
 
 template <typename W> W* child(QWidget& root, const QString& name) {
     W* w = root.findChild<W*>(name);
-    if (!w) qFatal("no %s named %s", W::staticMetaObject.className(), qPrintable(name));
+    if (!w)
+        qFatal("no %s named %s", W::staticMetaObject.className(), qPrintable(name));
     return w;
 }
 
@@ -61,13 +62,15 @@ std::vector<double> plotData(QWidget* view) {
         }
     for (int i = 0; i < plot->plottableCount(); ++i)
         if (auto* bars = qobject_cast<QCPBars*>(plot->plottable(i)))
-            for (auto it = bars->data()->constBegin(); it != bars->data()->constEnd(); ++it) out.push_back(it->value);
+            for (auto it = bars->data()->constBegin(); it != bars->data()->constEnd(); ++it)
+                out.push_back(it->value);
     return out;
 }
 
 int minStep(TrainingSession& s) {
     int m = INT_MAX;
-    for (const auto& p : s.models()) m = std::min(m, p.step);
+    for (const auto& p : s.models())
+        m = std::min(m, p.step);
     return m;
 }
 
@@ -95,9 +98,7 @@ class TestStudio : public QObject {
     QTemporaryDir dir_;
 
 private slots:
-    void initTestCase() {
-        qputenv("XDG_CONFIG_HOME", dir_.filePath("config").toLocal8Bit());
-    }
+    void initTestCase() { qputenv("XDG_CONFIG_HOME", dir_.filePath("config").toLocal8Bit()); }
 
     void trainPauseResumeSaveReopen() {
         MainWindow w(false);
@@ -113,8 +114,7 @@ private slots:
 
         // Snapshots arrive and every view's data changes.
         const auto before = plotData(&w.dashboard().learningCurves());
-        QTRY_VERIFY_WITH_TIMEOUT(minStep(w.session()) >= 100 &&
-                                     !w.session().models()[0].history.empty() &&
+        QTRY_VERIFY_WITH_TIMEOUT(minStep(w.session()) >= 100 && !w.session().models()[0].history.empty() &&
                                      !w.session().models()[1].history.empty(),
                                  ndrtest::waitMs(30000));
         w.redrawNow();
@@ -158,7 +158,8 @@ private slots:
             QVERIFY(same);
             QCOMPARE(plotData(same), plotData(v));
         }
-        QCOMPARE(reopened.dashboard().attention().weight(1, 2, -1, 3, 1), w.dashboard().attention().weight(1, 2, -1, 3, 1));
+        QCOMPARE(reopened.dashboard().attention().weight(1, 2, -1, 3, 1),
+                 w.dashboard().attention().weight(1, 2, -1, 3, 1));
         // The panel shows the opened run's configuration.
         QCOMPARE(reopened.panel().config().train.steps, 400);
 
@@ -184,7 +185,8 @@ private slots:
         setSpin(reopened.panel(), "train.steps", 500);
         QTest::mouseClick(child<QPushButton>(reopened.panel(), "start"), Qt::LeftButton);
         QCOMPARE(reopened.session().runFile(), file);
-        QTRY_COMPARE_WITH_TIMEOUT(reopened.session().state(), TrainingSession::State::Ready, ndrtest::waitMs(60000));
+        QTRY_COMPARE_WITH_TIMEOUT(reopened.session().state(), TrainingSession::State::Ready,
+                                  ndrtest::waitMs(60000));
         for (const auto& m : reopened.session().models()) {
             QCOMPARE(m.step, 500);
             QCOMPARE(int(m.history.size()), 5);
@@ -205,7 +207,8 @@ private slots:
         const QString file = dir_.filePath("poisoned/run.json");
         {
             ndr::Run run(c);
-            for (float& v : run.trainer(0).model().params().values()) v = std::numeric_limits<float>::quiet_NaN();
+            for (float& v : run.trainer(0).model().params().values())
+                v = std::numeric_limits<float>::quiet_NaN();
             QDir().mkpath(dir_.filePath("poisoned"));
             run.save(file.toStdString());
         }

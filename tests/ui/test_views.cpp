@@ -8,8 +8,8 @@
 #include "ui/plots/learning_curves_view.h"
 #include "ui/plots/length_generalisation_view.h"
 
-#include "ui/common/palette.h"
 #include "testutil.h"
+#include "ui/common/palette.h"
 #include "view_fixture.h"
 
 #include <QDir>
@@ -65,7 +65,8 @@ private slots:
         for (int i = 0; i < p->legend->itemCount(); ++i)
             if (auto* item = qobject_cast<QCPPlottableLegendItem*>(p->legend->item(i)))
                 entries << item->plottable()->name();
-        QCOMPARE(entries, QStringList({run_.names[0], run_.names[1], "train accuracy", "test accuracy", "chance 0.250"}));
+        QCOMPARE(entries, QStringList({run_.names[0], run_.names[1], "train accuracy", "test accuracy",
+                                       "chance 0.250"}));
         // The smoothed loss is the exponential moving average with weight 0.9 on the past.
         double ema = run_.losses[0][0];
         for (size_t i = 1; i < run_.losses[0].size(); ++i)

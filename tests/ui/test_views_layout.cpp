@@ -49,16 +49,22 @@ private slots:
         QCoreApplication::processEvents();
         QCustomPlot* p = plotOf(&view);
         p->replot();
-        const int line = QFontMetrics(p->plottable(0)->keyAxis()->axisRect()->axis(QCPAxis::atLeft)
-                                          ->tickLabelFont()).height();
+        const int line =
+            QFontMetrics(p->plottable(0)->keyAxis()->axisRect()->axis(QCPAxis::atLeft)->tickLabelFont())
+                .height();
         const int positions = longTrace(1, 1, false).positions;
         const auto maps = plottables<QCPColorMap>(p);
         QCOMPARE(int(maps.size()), 2 * steps - 2);
         for (const QCPColorMap* map : maps) {
             const QRect r = map->keyAxis()->axisRect()->rect();
             const QString what = QString("%1: %2x%3 at %4,%5 in a plot of %6x%7")
-                                     .arg(map->name()).arg(r.width()).arg(r.height()).arg(r.x()).arg(r.y())
-                                     .arg(p->width()).arg(p->height());
+                                     .arg(map->name())
+                                     .arg(r.width())
+                                     .arg(r.height())
+                                     .arg(r.x())
+                                     .arg(r.y())
+                                     .arg(p->width())
+                                     .arg(p->height());
             QVERIFY2(r.width() == r.height(), qPrintable(what));
             QVERIFY2(r.width() >= positions * line, qPrintable(what));
             QVERIFY2(r.right() < p->width() && r.bottom() < p->height(), qPrintable(what));
@@ -69,12 +75,16 @@ private slots:
         const QRect outer = scale->outerRect();
         QVERIFY2(bar.width() >= 8 && bar.height() >= 50 && outer.right() < p->width(),
                  qPrintable(QString("colour bar %1x%2, scale ends at %3 of %4")
-                                .arg(bar.width()).arg(bar.height()).arg(outer.right()).arg(p->width())));
+                                .arg(bar.width())
+                                .arg(bar.height())
+                                .arg(outer.right())
+                                .arg(p->width())));
         // The plot is as wide as the view shows (no sideways scrolling) and taller only to scroll.
         auto* scroll = view.findChild<QScrollArea*>();
         QVERIFY(scroll && p->width() <= scroll->viewport()->width());
         QVERIFY(!scroll->horizontalScrollBar()->isVisible());
-        QVERIFY(shoot(&view, QString("attention_grid_%1x%2_%3").arg(size.width()).arg(size.height()).arg(steps)));
+        QVERIFY(
+            shoot(&view, QString("attention_grid_%1x%2_%3").arg(size.width()).arg(size.height()).arg(steps)));
     }
 
     // The paper's split (train 1-5, valid 6-8, test 9-10) in a narrow and a wide plot: each band's
@@ -113,7 +123,8 @@ private slots:
             auto* text = qobject_cast<QCPItemText*>(p->item(i));
             if (!text || text->text().startsWith("chance") || !text->visible())
                 continue;
-            const QRect r = QRectF(text->topLeft->pixelPosition(), text->bottomRight->pixelPosition()).toRect();
+            const QRect r =
+                QRectF(text->topLeft->pixelPosition(), text->bottomRight->pixelPosition()).toRect();
             const double key = text->position->coords().x(); // the band's middle
             const QString what = QString("'%1' at %2..%3").arg(text->text()).arg(r.left()).arg(r.right());
             // The two test depths are too narrow for "test depths" at 280 px; every band has room at 960.
@@ -179,13 +190,14 @@ private slots:
                 QVERIFY(!items.empty());
                 for (size_t i = 0; i < items.size(); ++i) {
                     const QRect r = items[i]->outerRect();
-                    const QString what = QString("%1 %2, '%3': %4 px wide at x %5 (needs %6), plot %7 px")
-                                             .arg(view->metaObject()->className(), where)
-                                             .arg(static_cast<QCPPlottableLegendItem*>(items[i])
-                                                      ->plottable()->name())
-                                             .arg(r.width()).arg(r.x())
-                                             .arg(items[i]->minimumOuterSizeHint().width())
-                                             .arg(plotWidth);
+                    const QString what =
+                        QString("%1 %2, '%3': %4 px wide at x %5 (needs %6), plot %7 px")
+                            .arg(view->metaObject()->className(), where)
+                            .arg(static_cast<QCPPlottableLegendItem*>(items[i])->plottable()->name())
+                            .arg(r.width())
+                            .arg(r.x())
+                            .arg(items[i]->minimumOuterSizeHint().width())
+                            .arg(plotWidth);
                     QVERIFY2(r.width() >= items[i]->minimumOuterSizeHint().width(), qPrintable(what));
                     QVERIFY2(r.right() < plotWidth, qPrintable(what));
                     for (size_t j = 0; j < i; ++j)

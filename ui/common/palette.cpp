@@ -5,7 +5,7 @@ namespace ndrui {
 
 QColor modelColor(int index) {
     // Tableau 10 hues: distinguishable, colour-blind friendlier than pure primaries.
-    static const QColor colors[] = {QColor(31, 119, 180), QColor(255, 127, 14), QColor(44, 160, 44),
+    static const QColor colors[] = {QColor(31, 119, 180), QColor(255, 127, 14),  QColor(44, 160, 44),
                                     QColor(214, 39, 40),  QColor(148, 103, 189), QColor(140, 86, 75)};
     constexpr int n = int(sizeof colors / sizeof colors[0]);
     return colors[((index % n) + n) % n];
@@ -18,10 +18,14 @@ bool isDark(const QPalette& palette) {
 QColor splitShade(ndr::Split split, const QPalette& palette) {
     const int alpha = isDark(palette) ? 60 : 40;
     switch (split) {
-    case ndr::Split::Train: return QColor(44, 160, 44, alpha);
-    case ndr::Split::Valid: return QColor(188, 189, 34, alpha);
-    case ndr::Split::Test: return QColor(214, 39, 40, alpha);
-    case ndr::Split::None: break;
+    case ndr::Split::Train:
+        return QColor(44, 160, 44, alpha);
+    case ndr::Split::Valid:
+        return QColor(188, 189, 34, alpha);
+    case ndr::Split::Test:
+        return QColor(214, 39, 40, alpha);
+    case ndr::Split::None:
+        break;
     }
     return QColor(0, 0, 0, 0);
 }

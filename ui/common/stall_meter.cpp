@@ -40,7 +40,8 @@ int StallMeter::countOver(double ms) const {
 }
 
 double StallMeter::percentileMs(double p) const {
-    if (lateness_.empty()) return 0;
+    if (lateness_.empty())
+        return 0;
     std::vector<double> v = lateness_;
     const size_t k = std::min(v.size() - 1, size_t(p / 100.0 * double(v.size() - 1) + 0.5));
     std::nth_element(v.begin(), v.begin() + long(k), v.end());
@@ -48,8 +49,9 @@ double StallMeter::percentileMs(double p) const {
 }
 
 QString StallMeter::report() const {
-    return QStringLiteral("event loop: %1 ticks of %2 ms; lateness median %3 ms, p99 %4 ms, max %5 ms at %6 s; "
-                          "%7 ticks over 50 ms\n")
+    return QStringLiteral(
+               "event loop: %1 ticks of %2 ms; lateness median %3 ms, p99 %4 ms, max %5 ms at %6 s; "
+               "%7 ticks over 50 ms\n")
         .arg(ticks())
         .arg(intervalMs_)
         .arg(percentileMs(50), 0, 'f', 1)

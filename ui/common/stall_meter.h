@@ -18,11 +18,11 @@ public:
     void start(int intervalMs = 5);
     void stop();
     double maxLatenessMs() const { return maxLateMs_; }
-    double percentileMs(double p) const; // lateness percentile over all ticks (p in 0..100)
+    double percentileMs(double p) const;                  // lateness percentile over all ticks (p in 0..100)
     double maxAtSeconds() const { return maxAtSeconds_; } // when the longest stall ended, since start()
-    int countOver(double ms) const;      // ticks later than `ms`
+    int countOver(double ms) const;                       // ticks later than `ms`
     int ticks() const { return int(lateness_.size()); }
-    QString report() const;              // one line per figure
+    QString report() const; // one line per figure
 
 private:
     void tick();

@@ -25,10 +25,14 @@ void depthsOf(const ndr::TaskConfig& t, std::vector<int>& depths, std::vector<nd
     const int hi = std::max({t.trainMaxDepth, t.validMaxDepth, t.testMaxDepth});
     for (int d = 1; d <= hi; ++d) {
         ndr::Split s = ndr::Split::None;
-        if (d >= t.trainMinDepth && d <= t.trainMaxDepth) s = ndr::Split::Train;
-        else if (d >= t.validMinDepth && d <= t.validMaxDepth) s = ndr::Split::Valid;
-        else if (d >= t.testMinDepth && d <= t.testMaxDepth) s = ndr::Split::Test;
-        if (s == ndr::Split::None) continue;
+        if (d >= t.trainMinDepth && d <= t.trainMaxDepth)
+            s = ndr::Split::Train;
+        else if (d >= t.validMinDepth && d <= t.validMaxDepth)
+            s = ndr::Split::Valid;
+        else if (d >= t.testMinDepth && d <= t.testMaxDepth)
+            s = ndr::Split::Test;
+        if (s == ndr::Split::None)
+            continue;
         depths.push_back(d);
         splits.push_back(s);
     }
@@ -46,7 +50,8 @@ quint64 shapeOf(const ndr::RunRecord& r) {
     mix(quint64(r.config.task.testMaxDepth));
     mix(quint64(r.config.task.symbols));
     for (const auto& m : r.models)
-        for (char c : m.config.name) mix(quint64(uchar(c)));
+        for (char c : m.config.name)
+            mix(quint64(uchar(c)));
     return h;
 }
 
@@ -69,7 +74,8 @@ Dashboard::Dashboard(QWidget* parent) : QWidget(parent) {
     top->addWidget(curves_);
     top->addWidget(bars_);
     top->addWidget(length_);
-    for (int i = 0; i < 3; ++i) top->setStretchFactor(i, 1);
+    for (int i = 0; i < 3; ++i)
+        top->setStretchFactor(i, 1);
     auto* bottom = bottom_ = new QSplitter(Qt::Horizontal, this);
     bottom->addWidget(attention_);
     bottom->addWidget(gates_);
@@ -80,7 +86,8 @@ Dashboard::Dashboard(QWidget* parent) : QWidget(parent) {
     rows_->addWidget(bottom);
     rows_->setStretchFactor(0, 1);
     rows_->setStretchFactor(1, 1);
-    for (auto* s : {top, bottom, rows_}) s->setChildrenCollapsible(false);
+    for (auto* s : {top, bottom, rows_})
+        s->setChildrenCollapsible(false);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -89,7 +96,8 @@ Dashboard::Dashboard(QWidget* parent) : QWidget(parent) {
 
 void Dashboard::showEvent(QShowEvent* event) {
     QWidget::showEvent(event);
-    if (sized_) return;
+    if (sized_)
+        return;
     // Views ask for different widths (legends); start them on equal terms, the user drags from there.
     sized_ = true;
     const int w = std::max(300, width());
@@ -100,7 +108,8 @@ void Dashboard::showEvent(QShowEvent* event) {
 
 int Dashboard::evaluationCount(const ndr::RunRecord& record) {
     size_t n = 0;
-    for (const auto& m : record.models) n = std::max(n, m.history.size());
+    for (const auto& m : record.models)
+        n = std::max(n, m.history.size());
     return int(n);
 }
 
@@ -127,7 +136,8 @@ void Dashboard::showRecord(const ndr::RunRecord& record, int uptoEval) {
         bars_->setDepths(depths, splits);
         length_->setDepths(depths, splits);
         QStringList names;
-        for (const auto& m : record.models) names << QString::fromStdString(m.config.name);
+        for (const auto& m : record.models)
+            names << QString::fromStdString(m.config.name);
         curves_->setModelNames(names);
         curves_->setChance(chance);
         bars_->setChance(chance);
@@ -188,7 +198,8 @@ QImage Dashboard::renderAll(QSize size) {
     for (const auto& [name, view] : views()) {
         const QRect r(view->mapTo(this, QPoint(0, 0)), view->size());
         const QRect target(int(r.x() * sx), int(r.y() * sy), int(r.width() * sx), int(r.height() * sy));
-        if (target.isEmpty()) continue;
+        if (target.isEmpty())
+            continue;
         painter.drawImage(target.topLeft(), view->render(target.size()));
     }
     return image;

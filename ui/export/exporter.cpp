@@ -31,13 +31,16 @@ bool savePngAtomic(const QImage& image, const QString& path, QString* error) {
 
 QStringList dashboardExportFiles(const ndr::RunRecord& record, const ExportOptions& options) {
     QStringList files;
-    for (const char* name : {"learning-curves", "depth-accuracy", "length-generalisation", "attention-maps", "gate-map"})
+    for (const char* name :
+         {"learning-curves", "depth-accuracy", "length-generalisation", "attention-maps", "gate-map"})
         files << QString::fromLatin1(name) + ".png";
     files << "dashboard.png";
     if (options.frames) {
         const int n = Dashboard::evaluationCount(record);
-        for (int i = 0; i < n; ++i) files << frameName(i);
-        if (n > 0) files << "training.gif";
+        for (int i = 0; i < n; ++i)
+            files << frameName(i);
+        if (n > 0)
+            files << "training.gif";
     }
     return files;
 }
@@ -68,14 +71,17 @@ QStringList exportDashboard(const ndr::RunRecord& record, const QString& folder,
 
     for (const auto& [name, view] : dashboard.views()) {
         const QString path = dir.filePath(name + ".png");
-        if (!savePngAtomic(view->render(options.viewSize), path, error)) return written;
+        if (!savePngAtomic(view->render(options.viewSize), path, error))
+            return written;
         written << path;
     }
     const QString whole = dir.filePath("dashboard.png");
-    if (!savePngAtomic(dashboard.renderAll(options.dashboardSize), whole, error)) return written;
+    if (!savePngAtomic(dashboard.renderAll(options.dashboardSize), whole, error))
+        return written;
     written << whole;
 
-    if (!options.frames) return written;
+    if (!options.frames)
+        return written;
     const int n = Dashboard::evaluationCount(record);
     std::vector<QImage> frames;
     for (int i = 0; i < n; ++i) {
@@ -83,7 +89,8 @@ QStringList exportDashboard(const ndr::RunRecord& record, const QString& folder,
         QApplication::processEvents();
         frames.push_back(dashboard.renderAll(options.dashboardSize));
         const QString path = dir.filePath(frameName(i));
-        if (!savePngAtomic(frames.back(), path, error)) return written;
+        if (!savePngAtomic(frames.back(), path, error))
+            return written;
         written << path;
     }
     if (n > 0) {

@@ -25,27 +25,32 @@ QString gifMessage(int code) {
 struct GifCloser {
     void operator()(GifFileType* g) const {
         int err = 0;
-        if (g) EGifCloseFile(g, &err);
+        if (g)
+            EGifCloseFile(g, &err);
     }
 };
 
 void check(int result, GifFileType* gif, const char* what) {
     if (result != GIF_OK)
-        throw GifError(QStringLiteral("GIF encoding failed (%1): %2").arg(what, gifMessage(gif->Error)).toStdString());
+        throw GifError(
+            QStringLiteral("GIF encoding failed (%1): %2").arg(what, gifMessage(gif->Error)).toStdString());
 }
 
 } // namespace
 
 QByteArray encodeGif(const std::vector<QImage>& frames, int delayMs, int lastDelayMs) {
-    if (frames.empty()) throw GifError("no frames to encode");
-    if (lastDelayMs < 0) lastDelayMs = delayMs;
+    if (frames.empty())
+        throw GifError("no frames to encode");
+    if (lastDelayMs < 0)
+        lastDelayMs = delayMs;
     const QSize size = frames.front().size();
     if (size.isEmpty() || size.width() > 65535 || size.height() > 65535)
         throw GifError("GIF frames must be between 1x1 and 65535x65535 pixels");
     QByteArray out;
     int err = 0;
     std::unique_ptr<GifFileType, GifCloser> gif(EGifOpen(&out, appendBytes, &err));
-    if (!gif) throw GifError(("cannot start a GIF: " + gifMessage(err)).toStdString());
+    if (!gif)
+        throw GifError(("cannot start a GIF: " + gifMessage(err)).toStdString());
     EGifSetGifVersion(gif.get(), true);
     check(EGifPutScreenDesc(gif.get(), size.width(), size.height(), 8, 0, nullptr), gif.get(), "screen");
     // NETSCAPE2.0 application block: loop forever.
@@ -59,7 +64,9 @@ QByteArray encodeGif(const std::vector<QImage>& frames, int delayMs, int lastDel
     const int w = size.width(), h = size.height();
     std::vector<GifByteType> r(size_t(w) * h), g(r.size()), b(r.size()), indices(r.size());
     for (size_t f = 0; f < frames.size(); ++f) {
-        QImage img = frames[f].size() == size ? frames[f] : frames[f].scaled(size, Qt::IgnoreAspectRatio, Qt::SmoothTransformation);
+        QImage img = frames[f].size() == size
+                         ? frames[f]
+                         : frames[f].scaled(size, Qt::IgnoreAspectRatio, Qt::SmoothTransformation);
         img = img.convertToFormat(QImage::Format_RGB888);
         for (int y = 0; y < h; ++y) {
             const uchar* line = img.constScanLine(y);
@@ -71,8 +78,10 @@ QByteArray encodeGif(const std::vector<QImage>& frames, int delayMs, int lastDel
             }
         }
         int colors = 256;
-        std::unique_ptr<ColorMapObject, void (*)(ColorMapObject*)> map(GifMakeMapObject(256, nullptr), GifFreeMapObject);
-        if (!map) throw GifError("out of memory for a GIF colour map");
+        std::unique_ptr<ColorMapObject, void (*)(ColorMapObject*)> map(GifMakeMapObject(256, nullptr),
+                                                                       GifFreeMapObject);
+        if (!map)
+            throw GifError("out of memory for a GIF colour map");
         if (GifQuantizeBuffer(unsigned(w), unsigned(h), &colors, r.data(), g.data(), b.data(), indices.data(),
                               map->Colors) != GIF_OK)
             throw GifError("GIF colour quantisation failed");
@@ -88,7 +97,8 @@ QByteArray encodeGif(const std::vector<QImage>& frames, int delayMs, int lastDel
             check(EGifPutLine(gif.get(), indices.data() + size_t(y) * w, w), gif.get(), "frame pixels");
     }
     GifFileType* raw = gif.release();
-    if (EGifCloseFile(raw, &err) != GIF_OK) throw GifError(("cannot finish the GIF: " + gifMessage(err)).toStdString());
+    if (EGifCloseFile(raw, &err) != GIF_OK)
+        throw GifError(("cannot finish the GIF: " + gifMessage(err)).toStdString());
     return out;
 }
 
@@ -104,7 +114,8 @@ void writeGif(const QString& path, const std::vector<QImage>& frames, int delayM
 GifInfo readGifInfo(const QString& path) {
     int err = 0;
     GifFileType* gif = DGifOpenFileName(path.toLocal8Bit().constData(), &err);
-    if (!gif) throw GifError((path + ": not a readable GIF: " + gifMessage(err)).toStdString());
+    if (!gif)
+        throw GifError((path + ": not a readable GIF: " + gifMessage(err)).toStdString());
     GifInfo info;
     const int slurp = DGifSlurp(gif);
     const QString why = slurp == GIF_OK ? QString() : gifMessage(gif->Error);
@@ -121,7 +132,8 @@ GifInfo readGifInfo(const QString& path) {
             }
     }
     DGifCloseFile(gif, &err);
-    if (slurp != GIF_OK) throw GifError((path + ": the GIF does not decode: " + why).toStdString());
+    if (slurp != GIF_OK)
+        throw GifError((path + ": the GIF does not decode: " + why).toStdString());
     return info;
 }
 

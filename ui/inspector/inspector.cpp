@@ -2,8 +2,8 @@
 // Stepping lives in inspectorsteps.cpp, tables in inspectortables.cpp, frames in inspectorframes.cpp.
 #include "ui/inspector/inspector.h"
 
-#include "ui/inspector/expression_input.h"
 #include "core/train/halting.h"
+#include "ui/inspector/expression_input.h"
 #include "ui/inspector/model_step_view.h"
 #include "ui/inspector/steps_needed.h"
 #include "ui/training/training_session.h"

@@ -3,8 +3,8 @@
 // side; run NDR for more steps than trained, see when its gates close, export the steps as frames.
 #pragma once
 
-#include "ui/training/snapshot.h"
 #include "core/task/task.h"
+#include "ui/training/snapshot.h"
 
 #include <QImage>
 #include <QWidget>

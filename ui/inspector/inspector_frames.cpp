@@ -2,9 +2,9 @@
 // strip under a caption, written as PNGs and an animated GIF (see inspector.h).
 #include "ui/inspector/inspector.h"
 
+#include "ui/common/palette.h"
 #include "ui/export/gif_writer.h"
 #include "ui/inspector/model_step_view.h"
-#include "ui/common/palette.h"
 #include "ui/training/training_session.h"
 
 #include <QDir>

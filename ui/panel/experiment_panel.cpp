@@ -2,11 +2,11 @@
 // box ranges only keep typing sane, so every problem the core can report stays reachable and visible.
 #include "ui/panel/experiment_panel.h"
 
+#include "core/io/serialize.h"
 #include "ui/panel/form_fields.h"
 #include "ui/panel/models_group.h"
 #include "ui/panel/real_spin_box.h"
 #include "ui/panel/run_controls.h"
-#include "core/io/serialize.h"
 
 #include <QCheckBox>
 #include <QComboBox>

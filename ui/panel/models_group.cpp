@@ -1,8 +1,8 @@
 // One column per model, rows shared so NDR and vanilla read side by side (see modelsgroup.h).
 #include "ui/panel/models_group.h"
 
-#include "ui/panel/form_fields.h"
 #include "ui/common/palette.h"
+#include "ui/panel/form_fields.h"
 #include "ui/panel/real_spin_box.h"
 
 #include <QCheckBox>

@@ -47,8 +47,8 @@ AttentionGridView::Margins AttentionGridView::margins() const {
         if (hasAttention(traces_[i])) {
             for (const QString& label : tokenLabels(traces_[i]))
                 token = std::max(token, fm.horizontalAdvance(label));
-            title = std::max(title, QFontMetrics(bold).horizontalAdvance(
-                                        tr("%1 · mean of heads").arg(names_.value(i))));
+            title = std::max(
+                title, QFontMetrics(bold).horizontalAdvance(tr("%1 · mean of heads").arg(names_.value(i))));
         }
     Margins m;
     m.labelLeft = token + kLabelPadding + kTickOut + 4;
@@ -79,7 +79,8 @@ QSize AttentionGridView::neededSize(int columns, int side) const {
     const int rows = mapRows(columns);
     const int maps = m.labelLeft + columns * (side + m.right) + (columns - 1) * m.plainLeft;
     const int width = std::max(maps, m.titleWidth) + kGap + scaleWidth_;
-    const int height = blocks * (m.title + m.labelBottom - m.plainBottom) + rows * (m.top + side + m.plainBottom);
+    const int height =
+        blocks * (m.title + m.labelBottom - m.plainBottom) + rows * (m.top + side + m.plainBottom);
     return {width, height};
 }
 

@@ -2,8 +2,8 @@
 // Transformer's, for the mean over heads or a chosen head, on one shared 0..1 colour scale.
 #pragma once
 
-#include "ui/plots/plot_view.h"
 #include "core/records/records.h"
+#include "ui/plots/plot_view.h"
 
 #include <QStringList>
 #include <vector>

@@ -47,7 +47,8 @@ void DepthBarsView::fitShadeLabels(QSize size) {
         size = plot()->size();
     QCPLayout* layout = plot()->plotLayout();
     layout->setOuterRect(QRect(QPoint(0, 0), size));
-    for (auto phase : {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins, QCPLayoutElement::upLayout})
+    for (auto phase :
+         {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins, QCPLayoutElement::upLayout})
         layout->update(phase);
     const QCPAxis* x = plot()->xAxis;
     for (const Shade& s : shades_) {

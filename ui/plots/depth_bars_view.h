@@ -2,9 +2,9 @@
 // ranges shaded and labelled behind them, and the chance line.
 #pragma once
 
+#include "core/records/records.h"
 #include "ui/plots/plot_style.h"
 #include "ui/plots/plot_view.h"
-#include "core/records/records.h"
 
 #include <vector>
 

@@ -2,8 +2,8 @@
 // each model with gates; residual models have no gates and get a short note instead.
 #pragma once
 
-#include "ui/plots/plot_view.h"
 #include "core/records/records.h"
+#include "ui/plots/plot_view.h"
 
 #include <QStringList>
 #include <vector>

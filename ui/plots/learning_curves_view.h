@@ -2,9 +2,9 @@
 // test accuracy per evaluation, one colour per model, with the chance line.
 #pragma once
 
+#include "core/records/records.h"
 #include "ui/plots/plot_style.h"
 #include "ui/plots/plot_view.h"
-#include "core/records/records.h"
 
 #include <QStringList>
 #include <vector>

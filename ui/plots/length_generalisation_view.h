@@ -2,9 +2,9 @@
 // the view), solid for train depths, dotted for valid and dashed for test depths.
 #pragma once
 
+#include "core/records/records.h"
 #include "ui/plots/plot_style.h"
 #include "ui/plots/plot_view.h"
-#include "core/records/records.h"
 
 #include <QStringList>
 #include <vector>

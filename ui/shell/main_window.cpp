@@ -1,11 +1,11 @@
 // Main window wiring (see mainwindow.h).
 #include "ui/shell/main_window.h"
 
+#include "core/io/serialize.h"
 #include "ui/dashboard/dashboard.h"
-#include "ui/panel/experiment_panel.h"
 #include "ui/export/exporter.h"
 #include "ui/inspector/inspector.h"
-#include "core/io/serialize.h"
+#include "ui/panel/experiment_panel.h"
 
 #include <nlohmann/json.hpp>
 
@@ -32,10 +32,14 @@ constexpr int kMaxRecent = 8;
 
 QString stateText(TrainingSession::State s) {
     switch (s) {
-    case TrainingSession::State::Empty: return QObject::tr("No run");
-    case TrainingSession::State::Ready: return QObject::tr("Ready");
-    case TrainingSession::State::Training: return QObject::tr("Training");
-    case TrainingSession::State::Paused: return QObject::tr("Paused");
+    case TrainingSession::State::Empty:
+        return QObject::tr("No run");
+    case TrainingSession::State::Ready:
+        return QObject::tr("Ready");
+    case TrainingSession::State::Training:
+        return QObject::tr("Training");
+    case TrainingSession::State::Paused:
+        return QObject::tr("Paused");
     }
     return {};
 }
@@ -79,7 +83,8 @@ MainWindow::MainWindow(bool persistent, QWidget* parent) : QMainWindow(parent), 
         statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(file)), 5000);
         addRecent(file);
         updateTitle();
-        if (closeAfterSave_) close();
+        if (closeAfterSave_)
+            close();
     });
     connect(&session_, &TrainingSession::saveFailed, this, [this](const QString& message) {
         closeAfterSave_ = false;
@@ -102,7 +107,8 @@ MainWindow::~MainWindow() = default;
 void MainWindow::createMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     QAction* newAction = file->addAction(tr("&New run"), this, [this] {
-        if (session_.state() == TrainingSession::State::Training || session_.state() == TrainingSession::State::Paused)
+        if (session_.state() == TrainingSession::State::Training ||
+            session_.state() == TrainingSession::State::Paused)
             return showError(tr("Training is running"), tr("Stop the training before starting a new run."));
         panelDock_->show();
         panel_->setFocus();
@@ -128,8 +134,10 @@ void MainWindow::createMenus() {
     toggle->setText(tr("&Experiment panel"));
     toggle->setShortcut(QKeySequence(tr("Ctrl+1")));
     view->addAction(toggle);
-    view->addAction(tr("&Dashboard"), QKeySequence(tr("Ctrl+2")), this, [this] { tabs_->setCurrentWidget(dashboard_); });
-    view->addAction(tr("&Inspector"), QKeySequence(tr("Ctrl+3")), this, [this] { tabs_->setCurrentWidget(inspector_); });
+    view->addAction(tr("&Dashboard"), QKeySequence(tr("Ctrl+2")), this,
+                    [this] { tabs_->setCurrentWidget(dashboard_); });
+    view->addAction(tr("&Inspector"), QKeySequence(tr("Ctrl+3")), this,
+                    [this] { tabs_->setCurrentWidget(inspector_); });
     view->addSeparator();
     view->addAction(tr("&Redraw now"), QKeySequence(tr("F5")), this, &MainWindow::redrawNow);
 
@@ -137,7 +145,8 @@ void MainWindow::createMenus() {
     help->addAction(tr("&About NDR Studio"), this, &MainWindow::about);
     help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
 
-    for (QAction* a : {saveAction_, saveAsAction_, exportAction_}) a->setEnabled(false);
+    for (QAction* a : {saveAction_, saveAsAction_, exportAction_})
+        a->setEnabled(false);
 }
 
 void MainWindow::startTraining(const ndr::RunConfig& config) {
@@ -148,14 +157,16 @@ void MainWindow::startTraining(const ndr::RunConfig& config) {
         shown.train.steps = run.train.steps = 0;
         shown.preset = run.preset = "";
         int done = 0;
-        for (const auto& m : session_.models()) done = std::max(done, m.step);
+        for (const auto& m : session_.models())
+            done = std::max(done, m.step);
         if (nlohmann::json(shown) == nlohmann::json(run) && config.train.steps > done) {
             session_.continueTraining(config.train.steps);
             return;
         }
     }
     QString error;
-    if (!session_.start(config, &error)) showError(tr("Could not start training"), error);
+    if (!session_.start(config, &error))
+        showError(tr("Could not start training"), error);
 }
 
 void MainWindow::showModelProgress(int model) {
@@ -176,9 +187,15 @@ void MainWindow::onProgress(const SnapshotPtr& s) {
 void MainWindow::onStateChanged(TrainingSession::State state) {
     statusState_->setText(stateText(state));
     switch (state) {
-    case TrainingSession::State::Training: panel_->setState(ExperimentPanel::RunState::Training); break;
-    case TrainingSession::State::Paused: panel_->setState(ExperimentPanel::RunState::Paused); break;
-    default: panel_->setState(ExperimentPanel::RunState::Idle); break;
+    case TrainingSession::State::Training:
+        panel_->setState(ExperimentPanel::RunState::Training);
+        break;
+    case TrainingSession::State::Paused:
+        panel_->setState(ExperimentPanel::RunState::Paused);
+        break;
+    default:
+        panel_->setState(ExperimentPanel::RunState::Idle);
+        break;
     }
     const bool hasRun = session_.hasRun();
     saveAction_->setEnabled(hasRun);
@@ -188,13 +205,15 @@ void MainWindow::onStateChanged(TrainingSession::State state) {
 }
 
 void MainWindow::onRunChanged() {
-    for (size_t i = 0; i < session_.models().size(); ++i) showModelProgress(int(i));
+    for (size_t i = 0; i < session_.models().size(); ++i)
+        showModelProgress(int(i));
     onStateChanged(session_.state());
     redrawNow();
 }
 
 void MainWindow::scheduleRedraw() {
-    if (!redrawTimer_.isActive()) redrawTimer_.start();
+    if (!redrawTimer_.isActive())
+        redrawTimer_.start();
 }
 
 void MainWindow::redrawNow() {
@@ -208,8 +227,10 @@ void MainWindow::redrawNow() {
 
 void MainWindow::updateTitle() {
     QString title = tr("NDR Studio");
-    if (!session_.runFile().isEmpty()) title = QFileInfo(session_.runFile()).dir().dirName() + " — " + title;
-    else if (session_.hasRun()) title = QString::fromStdString(session_.config().preset) + " — " + title;
+    if (!session_.runFile().isEmpty())
+        title = QFileInfo(session_.runFile()).dir().dirName() + " — " + title;
+    else if (session_.hasRun())
+        title = QString::fromStdString(session_.config().preset) + " — " + title;
     setWindowTitle(title);
 }
 
@@ -231,8 +252,10 @@ void MainWindow::saveRun(const QString& file) {
         const QString dir = persistent_ ? QSettings().value("files/lastDir").toString() : QString();
         target = QFileDialog::getSaveFileName(this, tr("Save run"), QDir(dir).filePath("run.json"),
                                               tr("NDR Studio runs (*.json)"));
-        if (target.isEmpty()) return;
-        if (persistent_) QSettings().setValue("files/lastDir", QFileInfo(target).absolutePath());
+        if (target.isEmpty())
+            return;
+        if (persistent_)
+            QSettings().setValue("files/lastDir", QFileInfo(target).absolutePath());
     }
     session_.save(target);
     statusBar()->showMessage(tr("Saving…"));
@@ -240,18 +263,25 @@ void MainWindow::saveRun(const QString& file) {
 
 void MainWindow::openDialog() {
     const QString dir = persistent_ ? QSettings().value("files/lastDir").toString() : QString();
-    const QString file = QFileDialog::getOpenFileName(this, tr("Open run"), dir, tr("NDR Studio runs (*.json)"));
-    if (file.isEmpty()) return;
-    if (persistent_) QSettings().setValue("files/lastDir", QFileInfo(file).absolutePath());
+    const QString file =
+        QFileDialog::getOpenFileName(this, tr("Open run"), dir, tr("NDR Studio runs (*.json)"));
+    if (file.isEmpty())
+        return;
+    if (persistent_)
+        QSettings().setValue("files/lastDir", QFileInfo(file).absolutePath());
     openRun(file);
 }
 
 void MainWindow::exportDialog() {
-    if (!session_.hasRun()) return;
+    if (!session_.hasRun())
+        return;
     const QString last = persistent_ ? QSettings().value("files/exportDir").toString() : QString();
-    const QString folder = QFileDialog::getExistingDirectory(this, tr("Export the dashboard to a folder"), last);
-    if (folder.isEmpty()) return;
-    if (persistent_) QSettings().setValue("files/exportDir", folder);
+    const QString folder =
+        QFileDialog::getExistingDirectory(this, tr("Export the dashboard to a folder"), last);
+    if (folder.isEmpty())
+        return;
+    if (persistent_)
+        QSettings().setValue("files/exportDir", folder);
     exportTo(folder, false);
 }
 
@@ -262,7 +292,8 @@ bool MainWindow::exportTo(const QString& folder, bool overwrite) {
     if (!overwrite) {
         QStringList existing;
         for (const QString& f : dashboardExportFiles(record, options))
-            if (QFileInfo::exists(QDir(folder).filePath(f))) existing << f;
+            if (QFileInfo::exists(QDir(folder).filePath(f)))
+                existing << f;
         if (inspector_->tracesComplete() && QFileInfo::exists(QDir(folder).filePath("inspector/step-00.png")))
             existing << "inspector/step-00.png";
         if (!existing.isEmpty()) {
@@ -272,7 +303,8 @@ bool MainWindow::exportTo(const QString& folder, bool overwrite) {
                     .arg(QDir::toNativeSeparators(folder))
                     .arg(existing.size())
                     .arg(existing.mid(0, 3).join(", ") + (existing.size() > 3 ? ", …" : "")));
-            if (answer != QMessageBox::Yes) return false;
+            if (answer != QMessageBox::Yes)
+                return false;
             options.overwrite = true;
         }
     }
@@ -289,18 +321,21 @@ bool MainWindow::exportTo(const QString& folder, bool overwrite) {
         showError(tr("Export failed"), error);
         return false;
     }
-    statusBar()->showMessage(tr("Exported %1 files to %2").arg(count).arg(QDir::toNativeSeparators(folder)), 8000);
+    statusBar()->showMessage(tr("Exported %1 files to %2").arg(count).arg(QDir::toNativeSeparators(folder)),
+                             8000);
     return true;
 }
 
 void MainWindow::addRecent(const QString& file) {
-    if (!persistent_) return;
+    if (!persistent_)
+        return;
     QSettings settings;
     QStringList recent = settings.value("files/recent").toStringList();
     const QString path = QFileInfo(file).absoluteFilePath();
     recent.removeAll(path);
     recent.prepend(path);
-    while (recent.size() > kMaxRecent) recent.removeLast();
+    while (recent.size() > kMaxRecent)
+        recent.removeLast();
     settings.setValue("files/recent", recent);
     rebuildRecentMenu();
 }
@@ -342,7 +377,8 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
 
 void MainWindow::dropEvent(QDropEvent* event) {
     const auto urls = event->mimeData()->urls();
-    if (urls.size() != 1 || !urls.front().isLocalFile()) return;
+    if (urls.size() != 1 || !urls.front().isLocalFile())
+        return;
     event->acceptProposedAction();
     // Opening may show a message box: not from inside the drop handler.
     const QString file = urls.front().toLocalFile();

@@ -23,11 +23,11 @@ struct Snapshot {
     int model = 0;
     int step = 0, totalSteps = 0;
     double stepsPerSecond = 0, etaSeconds = 0;
-    std::vector<LossPoint> losses;      // loss-log points (ndr::LossLog) since the previous snapshot
+    std::vector<LossPoint> losses;       // loss-log points (ndr::LossLog) since the previous snapshot
     std::optional<ndr::EvalRecord> eval; // an evaluation done since the previous snapshot
-    int bestEval = -1;                  // index of the best-validation evaluation so far
-    QString status;                     // "training", "paused", "stopped", "finished", "diverged: ..."
-    bool done = false;                  // the worker has stopped training (status says why)
+    int bestEval = -1;                   // index of the best-validation evaluation so far
+    QString status;                      // "training", "paused", "stopped", "finished", "diverged: ..."
+    bool done = false;                   // the worker has stopped training (status says why)
 };
 using SnapshotPtr = std::shared_ptr<const Snapshot>;
 
@@ -45,7 +45,7 @@ struct TraceResult {
     quint64 id = 0;
     int model = 0;
     ndr::Trace trace;
-    QString error;                      // non-empty when the model could not trace the example
+    QString error; // non-empty when the model could not trace the example
 };
 using TraceResultPtr = std::shared_ptr<const TraceResult>;
 

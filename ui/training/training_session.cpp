@@ -32,7 +32,8 @@ bool TrainingSession::start(const ndr::RunConfig& config, QString* error) {
     }
     if (const auto problems = ndr::validate(config); !problems.empty()) {
         QStringList lines;
-        for (const auto& p : problems) lines << QString::fromStdString(p);
+        for (const auto& p : problems)
+            lines << QString::fromStdString(p);
         *error = tr("The configuration is not valid:\n%1").arg(lines.join('\n'));
         return false;
     }
@@ -101,7 +102,8 @@ bool TrainingSession::open(const QString& runFile, QString* error) {
         p.step = m.stepsDone;
         p.totalSteps = config_.train.steps;
         p.status = QString::fromStdString(m.status);
-        if (!m.history.empty()) p.stepsPerSecond = m.history.back().stepsPerSecond;
+        if (!m.history.empty())
+            p.stepsPerSecond = m.history.back().stepsPerSecond;
         models_.push_back(std::move(p));
     }
     setUpWorkers();
@@ -112,9 +114,11 @@ bool TrainingSession::open(const QString& runFile, QString* error) {
 }
 
 void TrainingSession::continueTraining(int totalSteps) {
-    if (!run_ || state_ == State::Training || state_ == State::Paused) return;
+    if (!run_ || state_ == State::Training || state_ == State::Paused)
+        return;
     int done = 0;
-    for (const auto& m : models_) done = std::max(done, m.step);
+    for (const auto& m : models_)
+        done = std::max(done, m.step);
     totalSteps = std::max(totalSteps, done);
     run_->setTotalSteps(totalSteps); // the workers are idle: nothing else touches the run now
     config_.train.steps = totalSteps;
@@ -123,7 +127,8 @@ void TrainingSession::continueTraining(int totalSteps) {
         auto& m = models_[i];
         m.totalSteps = totalSteps;
         // A diverged model's weights are not finite: training it further would only diverge again.
-        if (m.step >= totalSteps || m.status.startsWith("diverged") || m.status.startsWith("failed")) continue;
+        if (m.step >= totalSteps || m.status.startsWith("diverged") || m.status.startsWith("failed"))
+            continue;
         m.active = true;
         m.status = "training";
         workers_[i]->clearFlags();
@@ -134,14 +139,17 @@ void TrainingSession::continueTraining(int totalSteps) {
 }
 
 void TrainingSession::pause() {
-    if (state_ != State::Training) return;
+    if (state_ != State::Training)
+        return;
     paused_ = true;
-    for (auto* w : workers_) w->requestPause();
+    for (auto* w : workers_)
+        w->requestPause();
     updateState();
 }
 
 void TrainingSession::resume() {
-    if (state_ != State::Paused) return;
+    if (state_ != State::Paused)
+        return;
     paused_ = false;
     for (auto* w : workers_) {
         w->clearPause();
@@ -152,7 +160,8 @@ void TrainingSession::resume() {
 }
 
 void TrainingSession::stop() {
-    if (state_ != State::Training && state_ != State::Paused) return;
+    if (state_ != State::Training && state_ != State::Paused)
+        return;
     for (auto* w : workers_) {
         w->requestCancel();
         const auto held = handOver(w);
@@ -191,7 +200,8 @@ quint64 TrainingSession::requestTrace(const ndr::Example& example, int steps) {
 ndr::RunRecord TrainingSession::record() const {
     ndr::RunRecord r;
     r.config = config_;
-    if (run_) r.tables = run_->task().tables();
+    if (run_)
+        r.tables = run_->task().tables();
     r.probe = probe_;
     for (const auto& m : models_) {
         ndr::ModelRecord mr;
@@ -208,7 +218,8 @@ ndr::RunRecord TrainingSession::record() const {
 
 void TrainingSession::onSnapshot(const SnapshotPtr& s) {
     takeOver(sender()); // the worker, before `s` is read
-    if (s->runId != runId_ || s->model < 0 || s->model >= int(models_.size())) return;
+    if (s->runId != runId_ || s->model < 0 || s->model >= int(models_.size()))
+        return;
     auto& m = models_[size_t(s->model)];
     m.step = s->step;
     m.totalSteps = s->totalSteps;
@@ -220,8 +231,10 @@ void TrainingSession::onSnapshot(const SnapshotPtr& s) {
         m.lossLog.steps.push_back(p.step);
         m.lossLog.loss.push_back(p.loss);
     }
-    if (s->eval) m.history.push_back(*s->eval);
-    if (s->done) m.active = false;
+    if (s->eval)
+        m.history.push_back(*s->eval);
+    if (s->done)
+        m.active = false;
     emit progressed(s);
     updateState();
 }
@@ -230,9 +243,11 @@ void TrainingSession::onStateCaptured(const ModelStatePtr& s) {
     takeOver(sender());
     if (!saving_ || s->runId != saving_->runId || s->model < 0 || s->model >= int(saving_->states.size()))
         return;
-    if (!saving_->states[size_t(s->model)]) ++saving_->answered;
+    if (!saving_->states[size_t(s->model)])
+        ++saving_->answered;
     saving_->states[size_t(s->model)] = s;
-    if (saving_->answered == int(saving_->states.size())) finishSave();
+    if (saving_->answered == int(saving_->states.size()))
+        finishSave();
 }
 
 void TrainingSession::finishSave() {
@@ -245,7 +260,8 @@ void TrainingSession::finishSave() {
     for (const auto& st : pending->states) {
         ndr::ModelRecord mr = st->record;
         // Between two chunks the trainer says "stopped"; the file holds a run that can go on.
-        if (mr.status == "training") mr.status = "stopped";
+        if (mr.status == "training")
+            mr.status = "stopped";
         rec.models.push_back(std::move(mr));
         checkpoints.push_back(st->checkpoint);
     }
@@ -272,7 +288,8 @@ void TrainingSession::setUpWorkers() {
             emit traced(r);
         });
         // Runs on the worker's thread as it ends; tearDownWorkers takes over after wait().
-        connect(thread, &QThread::finished, thread, [worker] { handOver(worker); }, Qt::DirectConnection);
+        connect(
+            thread, &QThread::finished, thread, [worker] { handOver(worker); }, Qt::DirectConnection);
         thread->start();
         threads_.push_back(thread);
         workers_.push_back(worker);
@@ -280,12 +297,18 @@ void TrainingSession::setUpWorkers() {
 }
 
 void TrainingSession::tearDownWorkers() {
-    for (auto* w : workers_) w->requestCancel();
-    for (auto* t : threads_) t->quit();
-    for (auto* t : threads_) t->wait();
-    for (auto* w : workers_) takeOver(w);
-    for (auto* w : workers_) delete w; // their threads have finished: nothing runs on them any more
-    for (auto* t : threads_) delete t;
+    for (auto* w : workers_)
+        w->requestCancel();
+    for (auto* t : threads_)
+        t->quit();
+    for (auto* t : threads_)
+        t->wait();
+    for (auto* w : workers_)
+        takeOver(w);
+    for (auto* w : workers_)
+        delete w; // their threads have finished: nothing runs on them any more
+    for (auto* t : threads_)
+        delete t;
     workers_.clear();
     threads_.clear();
     saving_.reset();
@@ -294,9 +317,11 @@ void TrainingSession::tearDownWorkers() {
 void TrainingSession::updateState() {
     State s = State::Empty;
     if (run_) {
-        const bool active = std::any_of(models_.begin(), models_.end(), [](const auto& m) { return m.active; });
+        const bool active =
+            std::any_of(models_.begin(), models_.end(), [](const auto& m) { return m.active; });
         s = active ? (paused_ ? State::Paused : State::Training) : State::Ready;
-        if (!active) paused_ = false;
+        if (!active)
+            paused_ = false;
     }
     if (s != state_) {
         state_ = s;

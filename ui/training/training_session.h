@@ -66,7 +66,7 @@ public:
     ndr::RunRecord record() const;
 
 signals:
-    void runChanged();                         // a new or opened run: views reset
+    void runChanged();                            // a new or opened run: views reset
     void progressed(ndrui::SnapshotPtr snapshot); // after models() took the snapshot in
     void stateChanged(ndrui::TrainingSession::State state);
     void saved(const QString& runFile);

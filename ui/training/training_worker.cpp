@@ -36,13 +36,15 @@ void TrainingWorker::start() {
 
 void TrainingWorker::resume() {
     takeOver(this);
-    if (training_ || done_) return;
+    if (training_ || done_)
+        return;
     start();
 }
 
 void TrainingWorker::finishIfIdle() {
     takeOver(this);
-    if (!training_ && !done_) emitSnapshot("stopped", true);
+    if (!training_ && !done_)
+        emitSnapshot("stopped", true);
 }
 
 void TrainingWorker::trainChunk() {
@@ -76,9 +78,12 @@ void TrainingWorker::trainChunk() {
 void TrainingWorker::onProgress(const ndr::TrainProgress& p) {
     stepsPerSecond_ = p.stepsPerSecond;
     eta_ = p.etaSeconds;
-    if (p.eval) pendingEval_ = *p.eval;
-    if (p.eval || snapshotClock_.elapsed() >= kSnapshotMs) emitSnapshot("training", false);
-    if (chunkClock_.elapsed() >= kChunkMs) interrupt_ = true;
+    if (p.eval)
+        pendingEval_ = *p.eval;
+    if (p.eval || snapshotClock_.elapsed() >= kSnapshotMs)
+        emitSnapshot("training", false);
+    if (chunkClock_.elapsed() >= kChunkMs)
+        interrupt_ = true;
 }
 
 void TrainingWorker::emitSnapshot(const QString& status, bool done) {
@@ -126,7 +131,8 @@ void TrainingWorker::answerTraceRequest() {
     std::optional<TraceRequest> r;
     {
         const std::lock_guard<std::mutex> lock(requestsMutex_);
-        if (requests_.empty()) return;
+        if (requests_.empty())
+            return;
         r = std::move(requests_.front());
         requests_.pop_front();
     }

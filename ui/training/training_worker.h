@@ -3,8 +3,8 @@
 // effect between two training steps even while the worker is busy.
 #pragma once
 
-#include "ui/training/snapshot.h"
 #include "core/train/trainer.h"
+#include "ui/training/snapshot.h"
 
 #include <QElapsedTimer>
 #include <QObject>
@@ -26,13 +26,16 @@ public:
     // asked for after that is never undone by the queued call.
     void requestPause();
     void requestCancel();
-    void clearFlags() { pause_ = false; cancel_ = false; }
+    void clearFlags() {
+        pause_ = false;
+        cancel_ = false;
+    }
     void clearPause() { pause_ = false; }
     bool isTraining() const { return training_; }
 
 public slots:
-    void start();    // (re)starts training from the trainer's current step; after clearFlags()
-    void resume();   // after a pause; after clearPause()
+    void start();        // (re)starts training from the trainer's current step; after clearFlags()
+    void resume();       // after a pause; after clearPause()
     void finishIfIdle(); // after requestCancel: a paused worker reports that it stopped
     void captureState(); // emits stateCaptured with the model's record and checkpoint
     void trace(quint64 requestId, const ndr::Example& example, int steps); // emits traced
@@ -59,8 +62,8 @@ private:
     std::atomic<bool> pause_{false}, cancel_{false}, interrupt_{false};
     std::atomic<bool> training_{false};
     QElapsedTimer chunkClock_, snapshotClock_;
-    bool done_ = false;         // the last snapshot said so; start() clears it
-    size_t lossLogSent_ = 0;    // loss-log points already sent
+    bool done_ = false;      // the last snapshot said so; start() clears it
+    size_t lossLogSent_ = 0; // loss-log points already sent
     std::optional<ndr::EvalRecord> pendingEval_;
     double stepsPerSecond_ = 0, eta_ = 0;
     struct TraceRequest {

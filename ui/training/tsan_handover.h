@@ -36,7 +36,9 @@ private:
     std::lock_guard<std::recursive_mutex> lock_;
 };
 
-inline HandOverGuard handOver(const void* tag) { return HandOverGuard(tag); }
+inline HandOverGuard handOver(const void* tag) {
+    return HandOverGuard(tag);
+}
 inline void takeOver(const void* tag) {
     const std::lock_guard<std::recursive_mutex> lock(handOverMutex(tag));
     __tsan_acquire(const_cast<void*>(tag));
@@ -45,7 +47,9 @@ inline void takeOver(const void* tag) {
 struct HandOverGuard {
     ~HandOverGuard() {} // user-provided: a guard kept alive is not an unused variable
 };
-inline HandOverGuard handOver(const void*) { return {}; }
+inline HandOverGuard handOver(const void*) {
+    return {};
+}
 inline void takeOver(const void*) {}
 #endif
 
