@@ -8,6 +8,7 @@ packages=(
     qt6-base-dev qt6-base-dev-tools libqt6svg6 libqcustomplot-dev
     libeigen3-dev nlohmann-json3-dev libcli11-dev libgif-dev
     xvfb xauth fonts-dejavu-core clang-format
+    slurm-wlm munge
 )
 
 missing=()

@@ -1,11 +1,14 @@
-// `ndr sweep`: one training run per seed and a table of mean ± std over seeds, like the paper's.
+// `ndr sweep`: a sweep is a folder with a plan (sweep.json, one entry per run). `ndr sweep --seeds N`
+// makes the plan and runs it (here, one run after another or N processes at once, or as a Slurm job
+// array); `run-one` executes one entry, `status`, `collect` and `resubmit` work on any sweep folder.
 #include "commands.h"
 #include "common.h"
 #include "core/io/serialize.h"
+#include "core/train/sweep.h"
+#include "sweep_runner.h"
 #include "table.h"
 #include "training.h"
 
-#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -19,11 +22,8 @@ using json = nlohmann::ordered_json;
 
 struct SweepOptions : TrainOptions {
     int seeds = 0;
-};
-
-struct Aggregate {
-    std::vector<std::vector<double>> perDepth; // (depths, seeds done)
-    std::vector<double> test;                  // (seeds done)
+    bool planOnly = false;
+    EngineOptions engine;
 };
 
 json statsJson(const std::vector<double>& xs) {
@@ -38,108 +38,123 @@ std::string plusMinus(const std::vector<double>& xs) {
     return fixed(mean, 3) + " ± " + fixed(sd, 3);
 }
 
+const char* splitName(ndr::Split s) {
+    switch (s) {
+    case ndr::Split::Train:
+        return "train";
+    case ndr::Split::Valid:
+        return "valid";
+    case ndr::Split::Test:
+        return "test";
+    case ndr::Split::None:
+        break;
+    }
+    return "none";
+}
+
+// Prints the table of every group and writes summary.json; returns how many runs it covered.
+int collect(const fs::path& dir, const ndr::SweepPlan& plan) {
+    const auto groups = ndr::summariseSweep(dir, plan);
+    json out = json::array();
+    int covered = 0;
+    for (const auto& g : groups) {
+        covered += int(g.seeds.size());
+        const ndr::CtlTask shape(g.config.task);
+        const bool hasValid = !shape.depths(ndr::Split::Valid).empty();
+        const std::string at = hasValid ? "best-validation" : "latest";
+        std::vector<std::string> header = {"model"};
+        for (int d : shape.allDepths())
+            header.push_back("d" + std::to_string(d));
+        header.insert(header.end(), {"IID", "Longer"});
+        Table table(header, "l");
+        json models = json::array();
+        for (const auto& m : g.models) {
+            std::vector<std::string> row = {m.name};
+            json perDepth = json::array();
+            for (size_t d = 0; d < m.depths.size(); ++d) {
+                row.push_back(plusMinus(m.perDepth[d]));
+                json entry = {{"depth", m.depths[d]}, {"split", splitName(shape.splitOf(m.depths[d]))}};
+                entry.update(statsJson(m.perDepth[d]));
+                perDepth.push_back(entry);
+            }
+            row.push_back(plusMinus(m.iid));
+            row.push_back(plusMinus(m.test));
+            table.addRow(row);
+            models.push_back({{"name", m.name},
+                              {"perDepth", perDepth},
+                              {"iid", statsJson(m.iid)},
+                              {"test", statsJson(m.test)}});
+        }
+        std::cout << (g.group.empty() ? "" : g.group + ": ") << "accuracy at the " << at << " evaluation"
+                  << (hasValid ? "" : " (no validation split)") << ", mean ± std over " << g.seeds.size()
+                  << " of " << g.planned << " runs (" << splitSummary(g.config.task) << "; chance "
+                  << fixed(1.0 / g.config.task.symbols, 3)
+                  << "; IID: held-out examples of the training depths)\n";
+        table.print(std::cout);
+        out.push_back({{"group", g.group},
+                       {"preset", g.config.preset},
+                       {"seeds", g.seeds},
+                       {"planned", g.planned},
+                       {"evaluation", at},
+                       {"std", "sample standard deviation (n-1)"},
+                       {"models", models},
+                       {"config", json::parse(nlohmann::json(g.config).dump())}});
+    }
+    const json summary = {
+        {"format", "ndr-studio-sweep"}, {"version", 2}, {"kind", plan.kind}, {"groups", out}};
+    try {
+        ndr::writeFileAtomic(dir / "summary.json", summary.dump(2) + "\n");
+    } catch (const std::exception& e) {
+        throw CliError(std::string("cannot save the summary: ") + e.what());
+    }
+    std::cout << "Saved " << (dir / "summary.json").string() << std::endl;
+    return covered;
+}
+
+ndr::SweepPlan loadPlan(const fs::path& dir) {
+    try {
+        return ndr::loadSweepPlan(dir);
+    } catch (const std::exception& e) {
+        throw CliError(e.what());
+    }
+}
+
 int runSweep(const SweepOptions& o) {
     const ndr::RunConfig base = configFromOptions(o);
     const fs::path out = o.out.empty()
                              ? fs::path("runs") / (ndr::fileStem(base.preset) + "-sweep-" + timestamp())
                              : fs::path(o.out);
-    // Everything in the way is reported before the first seed spends minutes training.
-    for (int s = 1; s <= o.seeds; ++s)
-        checkOutputDir(out / ("seed-" + std::to_string(s)));
-    if (std::error_code ec; fs::exists(out / "summary.json", ec))
-        throw CliError((out / "summary.json").string() +
-                       " already exists; choose another --out or remove it");
-    const ndr::CtlTask shape(base.task);
-    // Without a validation split the trainer's best evaluation is simply the latest one.
-    const bool hasValid = !shape.depths(ndr::Split::Valid).empty();
-    const std::string at = hasValid ? "best-validation" : "latest";
-    const std::string atNote = hasValid ? "" : " (no validation split)";
-    const auto depths = shape.allDepths();
-    const size_t nModels = base.models.size();
-    std::vector<Aggregate> agg(nModels, Aggregate{std::vector<std::vector<double>>(depths.size()), {}});
-    std::vector<int> seedsDone;
+    const ndr::SweepPlan plan = ndr::seedPlan(base, o.seeds);
+    if (!o.planOnly)
+        checkEngine(o.engine); // before anything is written
+    createPlanFolder(out, plan);
+    std::cout << "Planned " << plan.runs.size() << " runs in " << (out / ndr::SweepPlan::kFileName).string()
+              << std::endl;
+    if (o.planOnly)
+        return 0;
+    const int code = runPlan(out, plan, o.engine, o.quiet, o.autosaveEvery);
+    if (o.engine.engine == Engine::Local && collect(out, plan) == 0)
+        return code ? code : kExitError;
+    return code;
+}
 
-    InterruptGuard guard;
-    for (int s = 1; s <= o.seeds && !stopRequested(); ++s) {
-        ndr::RunConfig c = base;
-        c.task.seed = c.train.seed = uint64_t(s);
-        const fs::path dir = out / ("seed-" + std::to_string(s));
-        if (!o.quiet)
-            announce(c, dir, "[seed " + std::to_string(s) + "/" + std::to_string(o.seeds) + "] ");
-        const TrainedRun run = trainAndSave(c, dir, o.quiet, o.autosaveEvery);
-        if (run.interrupted)
-            break; // a half-trained seed would bias the statistics
-        seedsDone.push_back(s);
-        std::string line = "seed " + std::to_string(s) + ": test at the " + at + " evaluation:";
-        for (size_t m = 0; m < nModels; ++m) {
-            const auto& rec = run.record.models[m];
-            if (rec.bestEval < 0 || rec.bestEval >= int(rec.history.size()))
-                continue;
-            const auto& best = rec.history[rec.bestEval];
-            for (size_t d = 0; d < depths.size(); ++d) {
-                const auto it = std::find(best.depths.begin(), best.depths.end(), depths[d]);
-                if (it != best.depths.end())
-                    agg[m].perDepth[d].push_back(best.accuracy[it - best.depths.begin()]);
-            }
-            agg[m].test.push_back(best.testAccuracy);
-            line += (m ? ", " : " ") + rec.config.name + " " + fixed(best.testAccuracy, 3);
-        }
-        std::cerr << line << "\n";
-    }
-    if (seedsDone.empty()) {
-        std::cerr << "ndr sweep: interrupted before the first seed finished; no summary\n";
-        return kExitInterrupted;
-    }
-
-    std::vector<std::string> header = {"model"};
-    for (int d : depths)
-        header.push_back("d" + std::to_string(d));
-    header.push_back("test");
-    Table table(header, "l");
-    json models = json::array();
-    for (size_t m = 0; m < nModels; ++m) {
-        std::vector<std::string> row = {base.models[m].name};
-        json perDepth = json::array();
-        for (size_t d = 0; d < depths.size(); ++d) {
-            row.push_back(plusMinus(agg[m].perDepth[d]));
-            const auto split = shape.splitOf(depths[d]);
-            json entry = {{"depth", depths[d]},
-                          {"split", split == ndr::Split::Train   ? "train"
-                                    : split == ndr::Split::Valid ? "valid"
-                                                                 : "test"}};
-            entry.update(statsJson(agg[m].perDepth[d]));
-            perDepth.push_back(entry);
-        }
-        row.push_back(plusMinus(agg[m].test));
-        table.addRow(row);
-        models.push_back(
-            {{"name", base.models[m].name}, {"perDepth", perDepth}, {"test", statsJson(agg[m].test)}});
-    }
-    std::cout << "Accuracy at the " << at << " evaluation" << atNote << ", mean ± std over "
-              << seedsDone.size() << " seeds (" << splitSummary(base.task) << "; chance "
-              << fixed(1.0 / base.task.symbols, 3) << ")\n";
-    table.print(std::cout);
-
-    const json summary = {{"format", "ndr-studio-sweep"},
-                          {"version", 1},
-                          {"preset", base.preset},
-                          {"seeds", seedsDone},
-                          {"evaluation", at + atNote},
-                          {"std", "sample standard deviation (n-1)"},
-                          {"models", models},
-                          {"config", json::parse(nlohmann::json(base).dump())}};
-    try {
-        ndr::writeFileAtomic(out / "summary.json", summary.dump(2) + "\n");
-    } catch (const std::exception& e) {
-        throw CliError(std::string("cannot save the summary: ") + e.what());
-    }
-    std::cout << "Saved " << (out / "summary.json").string() << " and the runs in " << out.string()
-              << "/seed-*" << std::endl;
-    if (stopRequested()) {
-        std::cerr << "ndr sweep: interrupted; the summary covers the seeds that finished\n";
-        return kExitInterrupted;
-    }
-    return 0;
+CLI::Option* addEngineOptions(CLI::App* cmd, EngineOptions& e) {
+    auto* engine = cmd->add_option("--engine", e.engine,
+                                   "Where the runs execute: local (this machine) or slurm (a job array)")
+                       ->transform(CLI::CheckedTransformer(std::map<std::string, Engine>{
+                           {"local", Engine::Local}, {"slurm", Engine::Slurm}}));
+    cmd->add_option("--jobs", e.jobs, "local: how many runs at once (each in its own process when above 1)")
+        ->check(positive());
+    cmd->add_option("--max-parallel", e.maxParallel,
+                    "slurm: at most this many array tasks at once (0: no limit)")
+        ->check(CLI::NonNegativeNumber);
+    cmd->add_option("--cpus-per-task", e.cpusPerTask, "slurm: CPUs per run")->check(positive());
+    cmd->add_option("--time", e.time, "slurm: time limit per run (e.g. 2:00:00)");
+    cmd->add_option("--mem", e.mem, "slurm: memory per run (e.g. 4G)");
+    cmd->add_option("--partition", e.partition, "slurm: the partition to submit to");
+    cmd->add_option("--sbatch-option", e.extra,
+                    "slurm: one more #SBATCH line (repeatable), e.g. --account=x");
+    return engine;
 }
 
 } // namespace
@@ -148,11 +163,60 @@ Command addSweepCommand(CLI::App& root) {
     auto opts = std::make_shared<SweepOptions>();
     auto* cmd = root.add_subcommand("sweep", "Train once per seed 1..N and summarise mean ± std over seeds");
     addTrainOptions(cmd, *opts);
-    cmd->add_option("--seeds", opts->seeds, "Number of seeds (runs 1..N, one after another)")
-        ->required()
-        ->check(positive());
-    cmd->footer("Saves each seed's run in <out>/seed-<s>/ and the table in <out>/summary.json.\n");
-    return {cmd, [opts] { return runSweep(*opts); }};
+    cmd->add_option("--seeds", opts->seeds, "Number of seeds (runs 1..N)")->check(positive());
+    cmd->add_flag("--plan-only", opts->planOnly,
+                  "Write the sweep folder's plan (sweep.json) and nothing else");
+    addEngineOptions(cmd, opts->engine);
+    cmd->footer(
+        "A sweep is a folder with a plan, sweep.json; each run goes to <out>/seed-<s>/, the table to "
+        "<out>/summary.json.\nOn any sweep folder: `ndr sweep run-one DIR INDEX`, `ndr sweep status DIR`, "
+        "`ndr sweep collect DIR`, `ndr sweep resubmit DIR`.\n");
+
+    struct DirIndex {
+        std::string dir;
+        int index = -1;
+        EngineOptions engine;
+        bool quiet = false;
+    };
+    auto sub = std::make_shared<DirIndex>();
+    auto* runOne = cmd->add_subcommand("run-one", "Execute one entry of a sweep plan (skips a finished run, "
+                                                  "resumes a partial one from its latest save)");
+    runOne->add_option("dir", sub->dir, "The sweep folder")->required();
+    runOne->add_option("index", sub->index, "The entry's index in the plan (0-based)")->required();
+    runOne->add_flag("--quiet", sub->quiet, "No progress bar");
+    auto* status =
+        cmd->add_subcommand("status", "How many runs of a sweep are done, running, failed, not started");
+    status->add_option("dir", sub->dir, "The sweep folder")->required();
+    auto* collectCmd = cmd->add_subcommand("collect", "Print and save the summary of the finished runs");
+    collectCmd->add_option("dir", sub->dir, "The sweep folder")->required();
+    auto* resubmit = cmd->add_subcommand("resubmit", "Run or submit again every entry that is not done, "
+                                                     "running or queued");
+    resubmit->add_option("dir", sub->dir, "The sweep folder")->required();
+    auto* resubmitEngine = addEngineOptions(resubmit, sub->engine);
+    resubmit->add_flag("--quiet", sub->quiet, "No progress bar");
+    for (auto* s : {runOne, status, collectCmd, resubmit})
+        s->fallthrough(false);
+
+    return {cmd, [opts, sub, runOne, status, collectCmd, resubmit, resubmitEngine] {
+                if (runOne->parsed())
+                    return runOneEntry(sub->dir, sub->index, sub->quiet);
+                if (status->parsed())
+                    return printStatus(sub->dir);
+                if (collectCmd->parsed()) {
+                    const ndr::SweepPlan plan = loadPlan(sub->dir);
+                    if (collect(sub->dir, plan) == 0)
+                        throw CliError("no run of " + sub->dir + " has finished yet (see `ndr sweep status " +
+                                       sub->dir + "`)");
+                    return 0;
+                }
+                sub->engine.engineGiven = resubmitEngine->count() > 0;
+                if (resubmit->parsed())
+                    return resubmitUnfinished(sub->dir, sub->engine, sub->quiet);
+                if (opts->seeds <= 0)
+                    throw CliError("give --seeds N (or a command: run-one, status, collect, resubmit)",
+                                   kExitUsage);
+                return runSweep(*opts);
+            }};
 }
 
 } // namespace ndrcli

@@ -42,10 +42,12 @@ std::string range(int lo, int hi) {
 InterruptGuard::InterruptGuard() {
     gStop = false;
     std::signal(SIGINT, onInterrupt);
+    std::signal(SIGTERM, onInterrupt); // what a scheduler sends to cancel a job
 }
 
 InterruptGuard::~InterruptGuard() {
     std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
 }
 
 bool stopRequested() {
@@ -147,8 +149,12 @@ TrainedRun trainAndSave(const ndr::RunConfig& config, const fs::path& outDir, bo
     fs::create_directories(outDir, ec);
     if (ec)
         throw CliError("cannot create the output folder " + outDir.string() + ": " + ec.message());
-
     ndr::Run run(config);
+    return trainAndSave(run, outDir, quiet, autosaveEvery);
+}
+
+TrainedRun trainAndSave(ndr::Run& run, const fs::path& outDir, bool quiet, int autosaveEvery) {
+    const ndr::RunConfig& config = run.config();
     TrainedRun out;
     out.runFile = outDir / "run.json";
     const int n = run.modelCount();

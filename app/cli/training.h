@@ -35,6 +35,9 @@ struct TrainedRun {
 // Throws CliError when the folder cannot be used or a file cannot be written.
 TrainedRun trainAndSave(const ndr::RunConfig& config, const fs::path& outDir, bool quiet,
                         int autosaveEvery = 1);
+// The same for a run already in memory (e.g. an opened, partly trained one, which goes on from where
+// it stopped); `outDir` must exist.
+TrainedRun trainAndSave(ndr::Run& run, const fs::path& outDir, bool quiet, int autosaveEvery = 1);
 
 // The summary of a run: per model, accuracy per depth at the final and at the best-validation
 // evaluation, the test mean at the best validation, status and time.

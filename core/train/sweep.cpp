@@ -1,0 +1,218 @@
+// Sweep plans, run states read from sweep folders, and summaries (see sweep.h).
+#include "core/train/sweep.h"
+
+#include "core/io/files.h"
+#include "core/task/task.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <unistd.h>
+
+namespace ndr {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr uint64_t kMaxStatusBytes = 1u << 20;
+
+const char* stateText(RunnerStatus::State s) {
+    switch (s) {
+    case RunnerStatus::State::Running:
+        return "running";
+    case RunnerStatus::State::Stopped:
+        return "stopped";
+    case RunnerStatus::State::Done:
+        return "done";
+    case RunnerStatus::State::Failed:
+        return "failed";
+    }
+    return "running";
+}
+
+bool processExists(long long pid) {
+    if (pid <= 0)
+        return false;
+    return ::kill(pid_t(pid), 0) == 0 || errno == EPERM;
+}
+
+bool finished(const RunRecord& record) {
+    return !record.models.empty() && std::all_of(record.models.begin(), record.models.end(),
+                                                 [](const ModelRecord& m) { return m.status == "finished"; });
+}
+
+} // namespace
+
+SweepPlan seedPlan(const RunConfig& base, int seeds) {
+    SweepPlan plan;
+    plan.kind = "seeds";
+    for (int s = 1; s <= seeds; ++s) {
+        SweepEntry e;
+        e.name = e.dir = "seed-" + std::to_string(s);
+        e.config = base;
+        e.config.task.seed = e.config.train.seed = uint64_t(s);
+        plan.runs.push_back(std::move(e));
+    }
+    return plan;
+}
+
+void saveRunnerStatus(const fs::path& runDir, const RunnerStatus& s) {
+    const json j = {{"state", stateText(s.state)},
+                    {"host", s.host},
+                    {"pid", s.pid},
+                    {"job", s.job},
+                    {"message", s.message}};
+    writeFileAtomic(runDir / RunnerStatus::kFileName, j.dump(1) + "\n");
+}
+
+std::optional<RunnerStatus> loadRunnerStatus(const fs::path& runDir) {
+    const fs::path file = runDir / RunnerStatus::kFileName;
+    std::error_code ec;
+    if (!fs::exists(file, ec))
+        return std::nullopt;
+    const std::string text = readFileBounded(file, kMaxStatusBytes);
+    try {
+        const json j = json::parse(text);
+        RunnerStatus s;
+        const std::string state = j.at("state").get<std::string>();
+        if (state == "running")
+            s.state = RunnerStatus::State::Running;
+        else if (state == "stopped")
+            s.state = RunnerStatus::State::Stopped;
+        else if (state == "done")
+            s.state = RunnerStatus::State::Done;
+        else if (state == "failed")
+            s.state = RunnerStatus::State::Failed;
+        else
+            throw std::runtime_error("state: expected running, stopped, done or failed, got \"" + state +
+                                     "\"");
+        s.host = j.at("host").get<std::string>();
+        s.pid = j.at("pid").get<long long>();
+        s.job = j.at("job").get<std::string>();
+        s.message = j.at("message").get<std::string>();
+        return s;
+    } catch (const std::exception& e) {
+        throw FileError(file.string() + ": " + e.what());
+    }
+}
+
+const char* runStateName(RunState s) {
+    switch (s) {
+    case RunState::NotStarted:
+        return "not started";
+    case RunState::Running:
+        return "running";
+    case RunState::Interrupted:
+        return "interrupted";
+    case RunState::Failed:
+        return "failed";
+    case RunState::Done:
+        return "done";
+    }
+    return "";
+}
+
+std::string hostName() {
+    char buf[256] = {};
+    if (::gethostname(buf, sizeof buf - 1) != 0)
+        return "localhost";
+    return buf;
+}
+
+RunProgress runProgress(const fs::path& sweepDir, const SweepEntry& entry, const AliveFn& alive) {
+    RunProgress p;
+    const fs::path dir = sweepDir / entry.dir;
+    p.totalSteps = entry.config.train.steps * int(entry.config.models.size());
+    std::error_code ec;
+    const bool hasRun = fs::exists(dir / "run.json", ec);
+    if (hasRun) {
+        try {
+            const RunRecord record = loadRunRecord(dir / "run.json");
+            for (const auto& m : record.models)
+                p.stepsDone += m.stepsDone;
+            if (finished(record)) {
+                p.state = RunState::Done;
+                return p;
+            }
+        } catch (const std::exception& e) {
+            p.detail = e.what(); // a damaged save: a runner starting over reports it
+        }
+    }
+    std::optional<RunnerStatus> status;
+    try {
+        status = loadRunnerStatus(dir);
+    } catch (const std::exception& e) {
+        p.state = RunState::Failed;
+        p.detail = e.what();
+        return p;
+    }
+    if (status && status->state == RunnerStatus::State::Failed) {
+        p.state = RunState::Failed;
+        p.detail = status->message;
+        return p;
+    }
+    if (status && status->state == RunnerStatus::State::Running) {
+        std::optional<bool> live = alive ? alive(*status) : std::nullopt;
+        if (!live)
+            live = status->host != hostName() || processExists(status->pid);
+        p.state = *live ? RunState::Running : RunState::Interrupted;
+        p.detail =
+            status->job.empty() ? status->host + " pid " + std::to_string(status->pid) : "job " + status->job;
+        return p;
+    }
+    p.state = hasRun || (status && status->state == RunnerStatus::State::Stopped) ? RunState::Interrupted
+                                                                                  : RunState::NotStarted;
+    return p;
+}
+
+std::vector<GroupSummary> summariseSweep(const fs::path& sweepDir, const SweepPlan& plan) {
+    std::vector<GroupSummary> groups;
+    for (const SweepEntry& e : plan.runs) {
+        auto g =
+            std::find_if(groups.begin(), groups.end(), [&](const auto& x) { return x.group == e.group; });
+        if (g == groups.end()) {
+            GroupSummary s;
+            s.group = e.group;
+            s.config = e.config;
+            const CtlTask task(e.config.task);
+            for (const auto& m : e.config.models)
+                s.models.push_back({m.name,
+                                    task.allDepths(),
+                                    std::vector<std::vector<double>>(task.allDepths().size()),
+                                    {},
+                                    {}});
+            groups.push_back(std::move(s));
+            g = groups.end() - 1;
+        }
+        ++g->planned;
+        if (runProgress(sweepDir, e).state != RunState::Done)
+            continue;
+        const RunRecord record = loadRunRecord(sweepDir / e.dir / "run.json");
+        if (record.models.size() != g->models.size())
+            throw FileError((sweepDir / e.dir / "run.json").string() + ": has " +
+                            std::to_string(record.models.size()) + " models, the plan " +
+                            std::to_string(g->models.size()));
+        g->seeds.push_back(e.config.train.seed);
+        for (size_t m = 0; m < record.models.size(); ++m) {
+            const ModelRecord& rec = record.models[m];
+            ModelSummary& ms = g->models[m];
+            if (rec.bestEval < 0 || rec.bestEval >= int(rec.history.size()))
+                continue;
+            const EvalRecord& best = rec.history[size_t(rec.bestEval)];
+            for (size_t d = 0; d < ms.depths.size(); ++d) {
+                const auto it = std::find(best.depths.begin(), best.depths.end(), ms.depths[d]);
+                if (it != best.depths.end())
+                    ms.perDepth[d].push_back(best.accuracy[size_t(it - best.depths.begin())]);
+            }
+            ms.iid.push_back(best.trainAccuracy);
+            ms.test.push_back(best.testAccuracy);
+        }
+    }
+    return groups;
+}
+
+} // namespace ndr

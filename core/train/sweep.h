@@ -1,0 +1,76 @@
+// Sweeps: making a plan (one run per seed), telling from a sweep folder how far each run got, and
+// summarising the finished runs (mean ± std over seeds per model and depth). Executing an entry is the
+// runner's business (`ndr sweep run-one`); this knows no processes or schedulers.
+#pragma once
+
+#include "core/config/config.h"
+#include "core/io/sweep_plan.h"
+#include "core/records/records.h"
+
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ndr {
+
+// One run per seed 1..seeds in folders "seed-<s>"; task and training seeds are both s.
+SweepPlan seedPlan(const RunConfig& base, int seeds);
+
+// What a runner writes beside a run (`status.json` in its folder) while and after executing it.
+struct RunnerStatus {
+    static constexpr const char* kFileName = "status.json";
+    enum class State { Running, Stopped, Done, Failed }; // Stopped: interrupted, resumable
+    State state = State::Running;
+    std::string host;    // where it runs
+    long long pid = 0;   // its process there
+    std::string job;     // the scheduler's id of the task ("123_4" for a Slurm array task), or ""
+    std::string message; // a failed run's error
+};
+void saveRunnerStatus(const std::filesystem::path& runDir, const RunnerStatus& status);
+// Nullopt when the folder has no status file; FileError when it is damaged.
+std::optional<RunnerStatus> loadRunnerStatus(const std::filesystem::path& runDir);
+
+enum class RunState {
+    NotStarted,  // nothing in its folder
+    Running,     // a runner says it is running and is alive (or cannot be checked from here)
+    Interrupted, // a partial run whose runner is gone: running it again resumes it
+    Failed,      // the runner reported an error
+    Done,        // every model finished
+};
+const char* runStateName(RunState s);
+
+struct RunProgress {
+    RunState state = RunState::NotStarted;
+    int stepsDone = 0, totalSteps = 0; // summed over the run's models, from its latest save
+    std::string detail;                // a failure's message, or where it runs
+};
+// How a runner's liveness is judged: true/false when the caller knows (e.g. from the scheduler's
+// queue), nullopt to let the default rule decide (a process on this host must exist; on another host
+// it is taken as running).
+using AliveFn = std::function<std::optional<bool>(const RunnerStatus&)>;
+RunProgress runProgress(const std::filesystem::path& sweepDir, const SweepEntry& entry,
+                        const AliveFn& alive = {});
+
+// This machine's host name.
+std::string hostName();
+
+// Accuracy statistics over the finished runs of one group.
+struct ModelSummary {
+    std::string name;
+    std::vector<int> depths;                   // every depth of the task, ascending
+    std::vector<std::vector<double>> perDepth; // (depths, runs) at each run's best evaluation
+    std::vector<double> iid, test;             // (runs) training-depth and test-depth means there
+};
+struct GroupSummary {
+    std::string group;
+    RunConfig config;            // of the group's first run
+    std::vector<uint64_t> seeds; // of the finished runs, in plan order
+    std::vector<ModelSummary> models;
+    int planned = 0; // runs of the group in the plan
+};
+// Reads the run records of the finished runs (RunState::Done) and summarises each group.
+std::vector<GroupSummary> summariseSweep(const std::filesystem::path& sweepDir, const SweepPlan& plan);
+
+} // namespace ndr

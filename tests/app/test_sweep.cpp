@@ -1,0 +1,175 @@
+// Tests of `ndr sweep` as a separate process: plans, run-one, status and collect on a sweep folder,
+// local child processes giving the same runs as one process, and bad input (a hand-edited plan with a
+// broken entry, no sbatch, a folder that is not a sweep), each with a message and nothing overwritten.
+#include "core/io/sweep_plan.h"
+
+#include <QFile>
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QTemporaryDir>
+#include <QtTest>
+
+namespace {
+
+struct Result {
+    int exitCode = -1;
+    QString out, err;
+};
+
+Result runNdr(const QStringList& args,
+              const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
+    QProcess p;
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(NDR_BINARY_DIR "/app/ndr"), args);
+    Result r;
+    if (!p.waitForStarted() || !p.waitForFinished(120000)) {
+        p.kill();
+        p.waitForFinished();
+        r.err = "did not finish: " + p.errorString();
+        return r;
+    }
+    r.out = QString::fromUtf8(p.readAllStandardOutput());
+    r.err = QString::fromUtf8(p.readAllStandardError());
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    return r;
+}
+
+QByteArray describe(const Result& r) {
+    return ("exit " + QString::number(r.exitCode) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err).toUtf8();
+}
+
+QByteArray readAll(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+bool writeAll(const QString& path, const QByteArray& bytes) {
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size();
+}
+
+// A one-model stub run that trains in a moment.
+const char* kTinyConfig = R"({"preset": "stub",
+ "models": [{"preset": "ndr", "name": "NDR", "dModel": 16, "heads": 2, "dFF": 32, "steps": 5, "evalSteps": 6}],
+ "train": {"steps": 120, "evalInterval": 60, "batchSize": 32}, "task": {"evalExamplesPerDepth": 40}})";
+
+} // namespace
+
+class TestSweep : public QObject {
+    Q_OBJECT
+    QTemporaryDir tmp_;
+    QString config_;
+
+    QString path(const QString& name) const { return tmp_.filePath(name); }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(tmp_.isValid());
+        config_ = path("tiny.json");
+        QVERIFY(writeAll(config_, kTinyConfig));
+    }
+
+    void planOnlyWritesThePlanAndNothingElse() {
+        const QString dir = path("plan");
+        const Result r = runNdr({"sweep", "--config", config_, "--seeds", "3", "--out", dir, "--plan-only"});
+        QVERIFY2(r.exitCode == 0, describe(r));
+        QCOMPARE(QDir(dir).entryList(QDir::NoDotAndDotDot | QDir::AllEntries), QStringList{"sweep.json"});
+        const ndr::SweepPlan plan = ndr::loadSweepPlan(dir.toStdString());
+        QCOMPARE(int(plan.runs.size()), 3);
+        for (int s = 1; s <= 3; ++s) {
+            QCOMPARE(plan.runs[size_t(s - 1)].dir, "seed-" + std::to_string(s));
+            QCOMPARE(plan.runs[size_t(s - 1)].config.train.seed, uint64_t(s));
+            QCOMPARE(plan.runs[size_t(s - 1)].config.task.seed, uint64_t(s));
+        }
+        const Result status = runNdr({"sweep", "status", dir});
+        QVERIFY2(status.exitCode == 0, describe(status));
+        QVERIFY2(status.out.contains("0 done") && status.out.contains("3 not started"), describe(status));
+    }
+
+    // run-one executes exactly its entry, is idempotent, and collect summarises what has finished.
+    void runOneThenCollect() {
+        const QString dir = path("one");
+        QCOMPARE(runNdr({"sweep", "--config", config_, "--seeds", "2", "--out", dir, "--plan-only"}).exitCode,
+                 0);
+        Result r = runNdr({"sweep", "run-one", "--quiet", dir, "1"});
+        QVERIFY2(r.exitCode == 0, describe(r));
+        QVERIFY(QFile::exists(dir + "/seed-2/run.json"));
+        QVERIFY(!QFile::exists(dir + "/seed-1/run.json"));
+        const QByteArray saved = readAll(dir + "/seed-2/run.json");
+        r = runNdr({"sweep", "run-one", "--quiet", dir, "1"});
+        QVERIFY2(r.exitCode == 0 && r.err.contains("already done"), describe(r));
+        QCOMPARE(readAll(dir + "/seed-2/run.json"), saved);
+        r = runNdr({"sweep", "status", dir});
+        QVERIFY2(r.out.contains("1 done") && r.out.contains("1 not started"), describe(r));
+        r = runNdr({"sweep", "collect", dir});
+        QVERIFY2(r.exitCode == 0 && r.out.contains("over 1 of 2 runs"), describe(r));
+        r = runNdr({"sweep", "run-one", "--quiet", dir, "2"});
+        QVERIFY2(r.exitCode == 2 && r.err.contains("outside the plan"), describe(r));
+    }
+
+    // Two child processes at once give the same runs as one process running them in turn.
+    void childProcessesEqualOneProcess() {
+        const QString one = path("jobs1"), two = path("jobs2");
+        Result r = runNdr({"sweep", "--config", config_, "--seeds", "2", "--out", one, "--quiet"});
+        QVERIFY2(r.exitCode == 0, describe(r));
+        r = runNdr({"sweep", "--config", config_, "--seeds", "2", "--out", two, "--quiet", "--jobs", "2"});
+        QVERIFY2(r.exitCode == 0, describe(r));
+        QVERIFY(QFile::exists(two + "/logs/0.log") && QFile::exists(two + "/logs/1.log"));
+        const QByteArray a = readAll(one + "/summary.json"), b = readAll(two + "/summary.json");
+        QVERIFY(!a.isEmpty());
+        QCOMPARE(a, b);
+    }
+
+    void brokenPlanEntryIsNamedAndNothingChanges() {
+        const QString dir = path("broken");
+        QCOMPARE(runNdr({"sweep", "--config", config_, "--seeds", "2", "--out", dir, "--plan-only"}).exitCode,
+                 0);
+        QByteArray plan = readAll(dir + "/sweep.json");
+        const QByteArray entry = "\"dir\": \"seed-2\"";
+        QVERIFY(plan.contains(entry));
+        plan.replace(entry, "\"dir\": \"../x\"");
+        QVERIFY(writeAll(dir + "/sweep.json", plan));
+        for (const QStringList& args :
+             {QStringList{"sweep", "run-one", dir, "0"}, QStringList{"sweep", "status", dir},
+              QStringList{"sweep", "collect", dir}, QStringList{"sweep", "resubmit", dir}}) {
+            const Result r = runNdr(args);
+            QVERIFY2(r.exitCode != 0 && r.err.contains("runs[1]") && r.err.contains(".."), describe(r));
+        }
+        QCOMPARE(readAll(dir + "/sweep.json"), plan);
+        QCOMPARE(QDir(dir).entryList(QDir::NoDotAndDotDot | QDir::AllEntries), QStringList{"sweep.json"});
+    }
+
+    void slurmWithoutSbatchWritesNothing() {
+        const QString dir = path("nosbatch");
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("PATH", path("empty-path"));
+        const Result r =
+            runNdr({"sweep", "--config", config_, "--seeds", "2", "--out", dir, "--engine", "slurm"}, env);
+        QVERIFY2(r.exitCode != 0 && r.err.contains("sbatch is not on PATH"), describe(r));
+        QVERIFY(!QFileInfo::exists(dir));
+    }
+
+    void aFolderThatIsNotASweep() {
+        QVERIFY(QDir().mkpath(path("plain")));
+        QVERIFY(writeAll(path("plain/notes.txt"), "hello"));
+        for (const char* cmd : {"status", "collect", "resubmit"}) {
+            const Result r = runNdr({"sweep", cmd, path("plain")});
+            QVERIFY2(r.exitCode != 0 && r.err.contains("is not a sweep folder"), describe(r));
+        }
+        QCOMPARE(QDir(path("plain")).entryList(QDir::NoDotAndDotDot | QDir::AllEntries),
+                 QStringList{"notes.txt"});
+    }
+
+    void anExistingSweepIsNotOverwritten() {
+        const QString dir = path("twice");
+        QCOMPARE(runNdr({"sweep", "--config", config_, "--seeds", "1", "--out", dir, "--plan-only"}).exitCode,
+                 0);
+        const QByteArray before = readAll(dir + "/sweep.json");
+        const Result r = runNdr({"sweep", "--config", config_, "--seeds", "3", "--out", dir, "--plan-only"});
+        QVERIFY2(r.exitCode != 0 && r.err.contains("already holds a sweep"), describe(r));
+        QCOMPARE(readAll(dir + "/sweep.json"), before);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestSweep)
+#include "test_sweep.moc"

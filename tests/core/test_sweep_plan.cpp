@@ -1,0 +1,131 @@
+// Tests of the sweep plan file (core/io/sweep_plan.h) and of seed plans and run states
+// (core/train/sweep.h): round trip, and every kind of bad plan refused with a message naming the field.
+#include "core/io/files.h"
+#include "core/io/sweep_plan.h"
+#include "core/train/sweep.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+#include <nlohmann/json.hpp>
+
+using namespace ndr;
+
+namespace {
+
+SweepPlan tinyPlan() {
+    RunConfig c = presetConfig("stub");
+    c.train.steps = 10;
+    return seedPlan(c, 2);
+}
+
+// The message of the FileError sweepPlanFromText throws for `text`, or "" when it accepts it.
+std::string refusal(const std::string& text) {
+    try {
+        sweepPlanFromText(text);
+    } catch (const FileError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+} // namespace
+
+class TestSweepPlan : public QObject {
+    Q_OBJECT
+private slots:
+    void seedPlanSetsBothSeeds() {
+        const SweepPlan plan = tinyPlan();
+        QCOMPARE(int(plan.runs.size()), 2);
+        QCOMPARE(plan.runs[1].dir, std::string("seed-2"));
+        QCOMPARE(plan.runs[1].config.task.seed, uint64_t(2));
+        QCOMPARE(plan.runs[1].config.train.seed, uint64_t(2));
+        QCOMPARE(plan.runs[0].config.models, presetConfig("stub").models);
+    }
+
+    void roundTrip() {
+        const SweepPlan plan = tinyPlan();
+        QVERIFY(sweepPlanFromText(sweepPlanToText(plan)) == plan);
+    }
+
+    void badPlansAreRefusedByName_data() {
+        QTest::addColumn<QString>("edit"); // JSON pointer of the value to replace
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("format") << "/format"
+                                << "\"ndr-studio-run\""
+                                << "not a sweep plan";
+        QTest::newRow("newer version") << "/version"
+                                       << "9"
+                                       << "newer than this program reads";
+        QTest::newRow("kind") << "/kind"
+                              << "\"grid\""
+                              << "kind: expected \"seeds\" or \"table1\"";
+        QTest::newRow("no runs") << "/runs"
+                                 << "[]"
+                                 << "the plan has no runs";
+        QTest::newRow("absolute dir") << "/runs/1/dir"
+                                      << "\"/tmp/x\""
+                                      << "runs[1].dir: '/tmp/x' must be a folder inside";
+        QTest::newRow("dir climbs out") << "/runs/0/dir"
+                                        << "\"a/../../b\""
+                                        << "runs[0].dir: 'a/../../b' must not contain '..'";
+        QTest::newRow("repeated dir") << "/runs/1/dir"
+                                      << "\"seed-1\""
+                                      << "runs[1].dir: 'seed-1' is also the folder";
+        QTest::newRow("dir not a string") << "/runs/0/dir"
+                                          << "3"
+                                          << "runs[0].dir: expected a string";
+        QTest::newRow("bad config") << "/runs/1/config/task/symbols"
+                                    << "1"
+                                    << "runs[1].config: task.symbols";
+        QTest::newRow("config missing") << "/runs/0/config"
+                                        << "null"
+                                        << "runs[0].config";
+    }
+    void badPlansAreRefusedByName() {
+        QFETCH(QString, edit);
+        QFETCH(QString, value);
+        QFETCH(QString, expected);
+        nlohmann::json j = nlohmann::json::parse(sweepPlanToText(tinyPlan()));
+        j[nlohmann::json::json_pointer(edit.toStdString())] = nlohmann::json::parse(value.toStdString());
+        const std::string why = refusal(j.dump());
+        QVERIFY2(why.find(expected.toStdString()) != std::string::npos, ("got: " + why).c_str());
+    }
+
+    void notJsonAndTooDeep() {
+        QVERIFY(refusal("{\"format\": ").find("not JSON") != std::string::npos);
+        QVERIFY(!refusal(std::string(100000, '[')).empty());
+    }
+
+    void runStatesFromTheFolder() {
+        QTemporaryDir tmp;
+        const std::filesystem::path dir = tmp.path().toStdString();
+        const SweepPlan plan = tinyPlan();
+        saveSweepPlan(dir, plan);
+        QVERIFY(loadSweepPlan(dir) == plan);
+        QCOMPARE(runProgress(dir, plan.runs[0]).state, RunState::NotStarted);
+        std::filesystem::create_directories(dir / plan.runs[0].dir);
+        RunnerStatus s;
+        s.host = hostName();
+        s.pid = 0x7ffffff0; // no such process
+        saveRunnerStatus(dir / plan.runs[0].dir, s);
+        // A runner that is gone from this host: interrupted, to be run again.
+        QCOMPARE(runProgress(dir, plan.runs[0]).state, RunState::Interrupted);
+        // The scheduler's word wins over the process rule.
+        QCOMPARE(runProgress(dir, plan.runs[0], [](const RunnerStatus&) { return true; }).state,
+                 RunState::Running);
+        s.host = "another-host";
+        saveRunnerStatus(dir / plan.runs[0].dir, s);
+        QCOMPARE(runProgress(dir, plan.runs[0]).state, RunState::Running);
+        s.state = RunnerStatus::State::Failed;
+        s.message = "out of memory";
+        saveRunnerStatus(dir / plan.runs[0].dir, s);
+        const RunProgress failed = runProgress(dir, plan.runs[0]);
+        QCOMPARE(failed.state, RunState::Failed);
+        QCOMPARE(failed.detail, std::string("out of memory"));
+        QCOMPARE(runProgress(dir, plan.runs[1]).state, RunState::NotStarted);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestSweepPlan)
+#include "test_sweep_plan.moc"
