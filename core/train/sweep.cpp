@@ -169,48 +169,67 @@ RunProgress runProgress(const fs::path& sweepDir, const SweepEntry& entry, const
     return p;
 }
 
+namespace {
+
+GroupSummary emptyGroup(const std::string& group, const RunConfig& config) {
+    GroupSummary s;
+    s.group = group;
+    s.config = config;
+    const CtlTask task(config.task);
+    const std::vector<int> depths = task.allDepths();
+    for (const auto& m : config.models)
+        s.models.push_back({m.name, depths, std::vector<std::vector<double>>(depths.size()), {}, {}});
+    return s;
+}
+
+// Adds a finished run's figures at its best evaluation; FileError when its models do not match.
+void addRun(GroupSummary& g, const RunRecord& record, const std::string& where) {
+    if (record.models.size() != g.models.size())
+        throw FileError(where + ": has " + std::to_string(record.models.size()) + " models, its group " +
+                        std::to_string(g.models.size()));
+    g.seeds.push_back(record.config.train.seed);
+    for (size_t m = 0; m < record.models.size(); ++m) {
+        const ModelRecord& rec = record.models[m];
+        ModelSummary& ms = g.models[m];
+        if (rec.bestEval < 0 || rec.bestEval >= int(rec.history.size()))
+            continue;
+        const EvalRecord& best = rec.history[size_t(rec.bestEval)];
+        for (size_t d = 0; d < ms.depths.size(); ++d) {
+            const auto it = std::find(best.depths.begin(), best.depths.end(), ms.depths[d]);
+            if (it != best.depths.end())
+                ms.perDepth[d].push_back(best.accuracy[size_t(it - best.depths.begin())]);
+        }
+        ms.iid.push_back(best.trainAccuracy);
+        ms.test.push_back(best.testAccuracy);
+    }
+}
+
+} // namespace
+
+GroupSummary summariseRuns(const std::string& group, const std::vector<RunRecord>& runs) {
+    if (runs.empty())
+        return {};
+    GroupSummary g = emptyGroup(group, runs.front().config);
+    g.planned = int(runs.size());
+    for (size_t i = 0; i < runs.size(); ++i)
+        addRun(g, runs[i], "run " + std::to_string(i + 1));
+    return g;
+}
+
 std::vector<GroupSummary> summariseSweep(const fs::path& sweepDir, const SweepPlan& plan) {
     std::vector<GroupSummary> groups;
     for (const SweepEntry& e : plan.runs) {
         auto g =
             std::find_if(groups.begin(), groups.end(), [&](const auto& x) { return x.group == e.group; });
         if (g == groups.end()) {
-            GroupSummary s;
-            s.group = e.group;
-            s.config = e.config;
-            const CtlTask task(e.config.task);
-            for (const auto& m : e.config.models)
-                s.models.push_back({m.name,
-                                    task.allDepths(),
-                                    std::vector<std::vector<double>>(task.allDepths().size()),
-                                    {},
-                                    {}});
-            groups.push_back(std::move(s));
+            groups.push_back(emptyGroup(e.group, e.config));
             g = groups.end() - 1;
         }
         ++g->planned;
         if (runProgress(sweepDir, e).state != RunState::Done)
             continue;
-        const RunRecord record = loadRunRecord(sweepDir / e.dir / "run.json");
-        if (record.models.size() != g->models.size())
-            throw FileError((sweepDir / e.dir / "run.json").string() + ": has " +
-                            std::to_string(record.models.size()) + " models, the plan " +
-                            std::to_string(g->models.size()));
-        g->seeds.push_back(e.config.train.seed);
-        for (size_t m = 0; m < record.models.size(); ++m) {
-            const ModelRecord& rec = record.models[m];
-            ModelSummary& ms = g->models[m];
-            if (rec.bestEval < 0 || rec.bestEval >= int(rec.history.size()))
-                continue;
-            const EvalRecord& best = rec.history[size_t(rec.bestEval)];
-            for (size_t d = 0; d < ms.depths.size(); ++d) {
-                const auto it = std::find(best.depths.begin(), best.depths.end(), ms.depths[d]);
-                if (it != best.depths.end())
-                    ms.perDepth[d].push_back(best.accuracy[size_t(it - best.depths.begin())]);
-            }
-            ms.iid.push_back(best.trainAccuracy);
-            ms.test.push_back(best.testAccuracy);
-        }
+        const fs::path file = sweepDir / e.dir / "run.json";
+        addRun(*g, loadRunRecord(file), file.string());
     }
     return groups;
 }

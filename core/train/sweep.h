@@ -70,6 +70,8 @@ struct GroupSummary {
     std::vector<ModelSummary> models;
     int planned = 0; // runs of the group in the plan
 };
+// Summarises runs already loaded (e.g. run files opened one by one) as one group.
+GroupSummary summariseRuns(const std::string& group, const std::vector<RunRecord>& runs);
 // Reads the run records of the finished runs (RunState::Done) and summarises each group.
 std::vector<GroupSummary> summariseSweep(const std::filesystem::path& sweepDir, const SweepPlan& plan);
 

@@ -38,11 +38,12 @@ const std::map<std::string, std::set<std::string>>& rules() {
         m["ui/training"] = with(core, {"ui/common"});
         m["ui/panel"] = with(coreData, {"core/io", "ui/common"});
         m["ui/inspector"] = with(core, {"ui/common", "ui/plots", "ui/export", "ui/training"});
+        m["ui/compare"] = with(core, {"ui/common", "ui/plots"});
         m["ui/shell"] = with(core, {"ui/common", "ui/plots", "ui/dashboard", "ui/export", "ui/training",
-                                    "ui/panel", "ui/inspector"});
+                                    "ui/panel", "ui/inspector", "ui/compare"});
         m["app/cli"] = with(core, {"ui/export"});
         m["app/studio"] = with(core, {"ui/common", "ui/dashboard", "ui/export", "ui/training", "ui/panel",
-                                      "ui/inspector", "ui/shell"});
+                                      "ui/inspector", "ui/compare", "ui/shell"});
         return m;
     }();
     return r;

@@ -2,6 +2,7 @@
 #include "ui/shell/main_window.h"
 
 #include "core/io/serialize.h"
+#include "ui/compare/compare_view.h"
 #include "ui/dashboard/dashboard.h"
 #include "ui/export/exporter.h"
 #include "ui/inspector/inspector.h"
@@ -63,6 +64,8 @@ MainWindow::MainWindow(bool persistent, QWidget* parent) : QMainWindow(parent), 
     tabs_->addTab(dashboard_, tr("Dashboard"));
     inspector_ = new Inspector(session_, this);
     tabs_->addTab(inspector_, tr("Inspector"));
+    compare_ = new CompareView(this);
+    tabs_->addTab(compare_, tr("Compare"));
     setCentralWidget(tabs_);
 
     statusState_ = new QLabel(stateText(TrainingSession::State::Empty), this);
@@ -138,6 +141,8 @@ void MainWindow::createMenus() {
                     [this] { tabs_->setCurrentWidget(dashboard_); });
     view->addAction(tr("&Inspector"), QKeySequence(tr("Ctrl+3")), this,
                     [this] { tabs_->setCurrentWidget(inspector_); });
+    view->addAction(tr("&Compare"), QKeySequence(tr("Ctrl+4")), this,
+                    [this] { tabs_->setCurrentWidget(compare_); });
     view->addSeparator();
     view->addAction(tr("&Redraw now"), QKeySequence(tr("F5")), this, &MainWindow::redrawNow);
 

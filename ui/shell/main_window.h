@@ -16,6 +16,7 @@ class QTabWidget;
 
 namespace ndrui {
 
+class CompareView;
 class Dashboard;
 class ExperimentPanel;
 class Inspector;
@@ -32,6 +33,7 @@ public:
     ExperimentPanel& panel() { return *panel_; }
     Dashboard& dashboard() { return *dashboard_; }
     Inspector& inspector() { return *inspector_; }
+    CompareView& compare() { return *compare_; }
 
     // Starts a new run (as the panel's Start does); on failure shows the message.
     void startTraining(const ndr::RunConfig& config);
@@ -71,6 +73,7 @@ private:
     ExperimentPanel* panel_ = nullptr;
     Dashboard* dashboard_ = nullptr;
     Inspector* inspector_ = nullptr;
+    CompareView* compare_ = nullptr;
     QTabWidget* tabs_ = nullptr;
     QDockWidget* panelDock_ = nullptr;
     QMenu* recentMenu_ = nullptr;

@@ -1,0 +1,172 @@
+// Tests of the Compare tab through its widgets: a seed sweep and a Table 1 sweep read from their
+// folders (table cells, bars with the paper's markers, one curve per finished run and model), cells
+// filling in as runs finish, hiding a curve from the legend, exports (files and CSV), and bad sources.
+#include "core/io/sweep_plan.h"
+#include "core/train/run.h"
+#include "core/train/sweep.h"
+#include "core/train/table_one.h"
+#include "ui/compare/compare_view.h"
+#include "ui/plots/compare_bars_view.h"
+#include "ui/plots/overlay_curves_view.h"
+
+#include <QSignalSpy>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <cmath>
+
+using namespace ndrui;
+
+namespace {
+
+ndr::RunConfig tinyRun() {
+    ndr::RunConfig c = ndr::presetConfig("stub");
+    c.task.evalExamplesPerDepth = 16;
+    c.models = {ndr::ndrModel(16, 2, 32, 4), ndr::vanillaModel(16, 2, 32, 4)};
+    c.train.batchSize = 16;
+    c.train.steps = 40;
+    c.train.evalInterval = 20;
+    return c;
+}
+
+// Trains entry `index` of the plan in `dir` to the end and saves it where run-one would.
+void trainEntry(const std::filesystem::path& dir, const ndr::SweepPlan& plan, int index) {
+    const ndr::SweepEntry& e = plan.runs[size_t(index)];
+    ndr::Run run(e.config);
+    for (int m = 0; m < run.modelCount(); ++m)
+        run.trainer(m).run([](const ndr::TrainProgress&) {}, nullptr);
+    std::filesystem::create_directories(dir / e.dir);
+    run.save(dir / e.dir / "run.json");
+}
+
+bool waitLoaded(CompareView& view, QSignalSpy& spy) {
+    return spy.wait(20000) && !view.data().header.isEmpty();
+}
+
+} // namespace
+
+class TestCompare : public QObject {
+    Q_OBJECT
+    QTemporaryDir tmp_;
+
+private slots:
+    void seedSweepFillsInAsRunsFinish() {
+        const std::filesystem::path dir = tmp_.filePath("seeds").toStdString();
+        std::filesystem::create_directories(dir);
+        const ndr::SweepPlan plan = ndr::seedPlan(tinyRun(), 2);
+        ndr::saveSweepPlan(dir, plan);
+        trainEntry(dir, plan, 0);
+
+        CompareView view;
+        view.resize(1280, 800);
+        QSignalSpy spy(&view, &CompareView::loaded);
+        QString error;
+        QVERIFY2(view.addSource(QString::fromStdString(dir.string()), &error), qPrintable(error));
+        QVERIFY(waitLoaded(view, spy));
+        QCOMPARE(view.data().finished, 1);
+        QCOMPARE(view.data().planned, 2);
+        QVERIFY(!view.data().tableOne);
+        QCOMPARE(view.table()->rowCount(), 2); // one row per model
+        QCOMPARE(view.table()->item(0, 2)->text(), QString("NDR"));
+        QCOMPARE(view.table()->item(0, 3)->text(), QString("1/2"));
+        QCOMPARE(int(view.bars()->categories().size()), 2);
+        QCOMPARE(view.curves()->curveCount(), 2); // one finished run, two models
+
+        trainEntry(dir, plan, 1);
+        spy.clear();
+        view.refresh();
+        QVERIFY(waitLoaded(view, spy));
+        QCOMPARE(view.data().finished, 2);
+        QCOMPARE(view.table()->item(1, 3)->text(), QString("2/2"));
+        QCOMPARE(view.curves()->curveCount(), 4);
+        // The bars show the mean over the two runs, as the sweep's own summary does.
+        const auto groups = ndr::summariseSweep(dir, plan);
+        const auto& longer = groups[0].models[1].test;
+        QCOMPARE(view.bars()->categories()[1].longer, (longer[0] + longer[1]) / 2);
+
+        view.curves()->setCurveVisible(1, false);
+        QVERIFY(!view.curves()->curveVisible(1));
+        QVERIFY(view.curves()->curveVisible(0));
+
+        // Exports: the files, the CSV as the table shows it, and no silent replacing.
+        const QString out = tmp_.filePath("export");
+        QStringList written = view.exportTo(out, false, &error);
+        QVERIFY2(written.size() == 3, qPrintable(error));
+        QFile csv(out + "/compare.csv");
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        const QStringList lines = QString::fromUtf8(csv.readAll()).split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 3);
+        QCOMPARE(lines[0], QString("source,group,model,runs,IID,Longer"));
+        QVERIFY(lines[2].contains("Transformer") && lines[2].contains(view.table()->item(1, 5)->text()));
+        QVERIFY(!QImage(out + "/compare-bars.png").isNull());
+        written = view.exportTo(out, false, &error);
+        QVERIFY(written.isEmpty() && error.contains("compare.csv"));
+        if (const QString shots = qEnvironmentVariable("NDR_COMPARE_SHOTS"); !shots.isEmpty())
+            view.grab().save(shots + "/compare-seeds.png");
+    }
+
+    void tableOneSweepShowsThePapersTable() {
+        const std::filesystem::path dir = tmp_.filePath("t1").toStdString();
+        std::filesystem::create_directories(dir);
+        ndr::SweepPlan plan;
+        plan.kind = "table1";
+        for (const char* row : {"transformer", "ndr"})
+            for (ndr::Order order : {ndr::Order::Forward, ndr::Order::Backward}) {
+                ndr::SweepEntry e;
+                e.group = ndr::tableOneGroup(row, order);
+                e.name = e.dir = e.group + "/seed-1";
+                e.config = tinyRun();
+                e.config.task.order = order;
+                e.config.models = {std::string(row) == "ndr" ? ndr::ndrModel(16, 2, 32, 4)
+                                                             : ndr::vanillaModel(16, 2, 32, 4)};
+                plan.runs.push_back(e);
+            }
+        ndr::saveSweepPlan(dir, plan);
+        for (int i = 0; i < 3; ++i) // the last one has not finished
+            trainEntry(dir, plan, i);
+
+        CompareView view;
+        view.resize(1400, 900);
+        QSignalSpy spy(&view, &CompareView::loaded);
+        QString error;
+        QVERIFY(view.addSource(QString::fromStdString(dir.string()), &error));
+        QVERIFY(waitLoaded(view, spy));
+        QVERIFY(view.data().tableOne);
+        QCOMPARE(view.table()->columnCount(), 6);
+        QCOMPARE(view.table()->horizontalHeaderItem(3)->text(), QString("Longer forward"));
+        QCOMPARE(view.table()->rowCount(), 2); // the paper's order: Transformer, then NDR
+        QCOMPARE(view.table()->item(0, 0)->text(), QString("Transformer"));
+        QVERIFY(view.table()->item(0, 3)->text().endsWith("(0.13)"));
+        QVERIFY(view.table()->item(1, 4)->text().startsWith("- ") ||
+                view.table()->item(1, 4)->text().startsWith("-")); // NDR backward has not finished
+        const auto& cats = view.bars()->categories();
+        QCOMPARE(int(cats.size()), 4);
+        QCOMPARE(cats[0].paperLonger, 0.13);
+        QVERIFY(std::isnan(cats[3].longer)); // no finished run yet
+        QCOMPARE(view.curves()->curveCount(), 3);
+        if (const QString shots = qEnvironmentVariable("NDR_COMPARE_SHOTS"); !shots.isEmpty())
+            view.grab().save(shots + "/compare-table1.png");
+    }
+
+    void badSourcesAreNamed() {
+        CompareView view;
+        QString error;
+        QVERIFY(!view.addSource(tmp_.path(), &error)); // a folder without sweep.json
+        QVERIFY(error.contains("neither a run file"));
+        QVERIFY(view.sources().empty());
+        // A damaged run file is listed as a problem; the view stays usable.
+        const QString bad = tmp_.filePath("bad.json");
+        QFile f(bad);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("{\"format\": \"ndr-studio-run\"");
+        f.close();
+        QSignalSpy spy(&view, &CompareView::loaded);
+        QVERIFY(view.addSource(bad, &error));
+        QVERIFY(spy.wait(20000));
+        QCOMPARE(view.data().problems.size(), 1);
+        QCOMPARE(view.table()->rowCount(), 0);
+    }
+};
+
+QTEST_MAIN(TestCompare)
+#include "test_compare.moc"

@@ -1,0 +1,184 @@
+// Reading run files and sweep folders into what the Compare view shows (see compare_data.h).
+#include "ui/compare/compare_data.h"
+
+#include "core/io/files.h"
+#include "core/io/sweep_plan.h"
+#include "core/train/sweep.h"
+#include "core/train/table_one.h"
+
+#include <cmath>
+#include <map>
+#include <numeric>
+
+namespace ndrui {
+
+namespace {
+
+CompareStats statsOf(const std::vector<double>& xs) {
+    CompareStats s;
+    s.runs = int(xs.size());
+    if (xs.empty()) {
+        s.mean = s.std = NAN;
+        return s;
+    }
+    s.mean = std::accumulate(xs.begin(), xs.end(), 0.0) / double(xs.size());
+    double ss = 0;
+    for (double x : xs)
+        ss += (x - s.mean) * (x - s.mean);
+    s.std = xs.size() > 1 ? std::sqrt(ss / double(xs.size() - 1)) : 0;
+    return s;
+}
+
+QString cell(const CompareStats& s) {
+    if (s.runs == 0 || std::isnan(s.mean))
+        return QStringLiteral("-");
+    return QStringLiteral("%1 ± %2").arg(s.mean, 0, 'f', 3).arg(s.std, 0, 'f', 3);
+}
+
+QString paperCell(double value) {
+    return std::isnan(value) ? QStringLiteral("-") : QString::number(value, 'f', 2);
+}
+
+struct Group {
+    QString source;
+    ndr::GroupSummary summary;
+    std::vector<ndr::RunRecord> finished; // for the curves
+};
+
+} // namespace
+
+CompareData loadCompareData(const std::vector<CompareSource>& sources) {
+    CompareData data;
+    std::vector<Group> groups;
+    for (const CompareSource& src : sources) {
+        const QString name = QString::fromStdString(src.kind == CompareSource::Kind::Sweep
+                                                        ? src.path.filename().string()
+                                                        : src.path.parent_path().filename().string());
+        try {
+            if (src.kind == CompareSource::Kind::Sweep) {
+                const ndr::SweepPlan plan = ndr::loadSweepPlan(src.path);
+                for (ndr::GroupSummary& g : ndr::summariseSweep(src.path, plan)) {
+                    Group group{name, std::move(g), {}};
+                    for (const ndr::SweepEntry& e : plan.runs)
+                        if (e.group == group.summary.group &&
+                            ndr::runProgress(src.path, e).state == ndr::RunState::Done)
+                            group.finished.push_back(ndr::loadRunRecord(src.path / e.dir / "run.json"));
+                    groups.push_back(std::move(group));
+                }
+            } else {
+                ndr::RunRecord record = ndr::loadRunRecord(src.path);
+                Group group{name, ndr::summariseRuns(name.toStdString(), {record}), {}};
+                group.finished.push_back(std::move(record));
+                groups.push_back(std::move(group));
+            }
+        } catch (const std::exception& e) {
+            data.problems << QString::fromStdString(e.what());
+        }
+    }
+    if (!groups.empty())
+        data.chance = 1.0 / groups.front().summary.config.task.symbols;
+
+    data.tableOne = !groups.empty();
+    for (const Group& g : groups)
+        data.tableOne =
+            data.tableOne && g.summary.models.size() == 1 && ndr::parseTableOneGroup(g.summary.group);
+
+    for (size_t gi = 0; gi < groups.size(); ++gi) {
+        const Group& g = groups[gi];
+        data.finished += int(g.summary.seeds.size());
+        data.planned += g.summary.planned;
+        const auto t1 = ndr::parseTableOneGroup(g.summary.group);
+        for (size_t m = 0; m < g.summary.models.size(); ++m) {
+            const ndr::ModelSummary& ms = g.summary.models[m];
+            CompareData::Category c;
+            if (data.tableOne) {
+                c.label =
+                    QString::fromStdString(t1->first->label) +
+                    (t1->second == ndr::Order::Forward ? QStringLiteral(" · fwd") : QStringLiteral(" · bwd"));
+            } else {
+                c.label = (g.summary.group.empty() ? g.source : QString::fromStdString(g.summary.group)) +
+                          " · " + QString::fromStdString(ms.name);
+            }
+            c.iid = statsOf(ms.iid);
+            c.longer = statsOf(ms.test);
+            const bool forward = t1 && t1->second == ndr::Order::Forward;
+            c.paperIid = t1 ? (forward ? t1->first->iidForward : t1->first->iidBackward) : NAN;
+            c.paperLonger = t1 ? (forward ? t1->first->longerForward : t1->first->longerBackward) : NAN;
+            const int color = int(data.categories.size());
+            for (const ndr::RunRecord& r : g.finished) {
+                if (m >= r.models.size())
+                    continue;
+                CompareData::Curve curve;
+                curve.label = c.label + QStringLiteral(" · seed %1").arg(r.config.train.seed);
+                curve.colorIndex = color;
+                for (const ndr::EvalRecord& e : r.models[m].history) {
+                    curve.steps.push_back(e.step);
+                    curve.test.push_back(e.testAccuracy);
+                }
+                data.curves.push_back(std::move(curve));
+            }
+            data.categories.push_back(c);
+        }
+    }
+
+    if (data.tableOne) {
+        // The paper's layout: one row per Table 1 row, in the paper's order.
+        data.header = {"model", "IID forward", "IID backward", "Longer forward", "Longer backward", "runs"};
+        for (const ndr::TableOneRow& row : ndr::tableOneRows()) {
+            const CompareData::Category* fwd = nullptr;
+            const CompareData::Category* bwd = nullptr;
+            for (size_t i = 0; i < data.categories.size(); ++i) {
+                if (data.categories[i].label == QString::fromStdString(row.label) + " · fwd")
+                    fwd = &data.categories[i];
+                if (data.categories[i].label == QString::fromStdString(row.label) + " · bwd")
+                    bwd = &data.categories[i];
+            }
+            if (!fwd && !bwd)
+                continue;
+            auto both = [](const CompareData::Category* c, bool longer) {
+                if (!c)
+                    return QStringLiteral("-");
+                return cell(longer ? c->longer : c->iid) + " (" +
+                       paperCell(longer ? c->paperLonger : c->paperIid) + ")";
+            };
+            const int runs = (fwd ? fwd->longer.runs : 0) + (bwd ? bwd->longer.runs : 0);
+            data.rows.push_back({QString::fromStdString(row.label), both(fwd, false), both(bwd, false),
+                                 both(fwd, true), both(bwd, true), QString::number(runs)});
+        }
+    } else {
+        data.header = {"source", "group", "model", "runs", "IID", "Longer"};
+        size_t ci = 0;
+        for (const Group& g : groups)
+            for (const ndr::ModelSummary& ms : g.summary.models) {
+                const CompareData::Category& c = data.categories[ci++];
+                data.rows.push_back({g.source, QString::fromStdString(g.summary.group),
+                                     QString::fromStdString(ms.name),
+                                     QStringLiteral("%1/%2").arg(c.longer.runs).arg(g.summary.planned),
+                                     cell(c.iid), cell(c.longer)});
+            }
+    }
+    return data;
+}
+
+std::string compareCsv(const CompareData& data) {
+    auto quote = [](const QString& s) {
+        QString q = s;
+        if (q.contains(',') || q.contains('"') || q.contains('\n'))
+            q = '"' + q.replace('"', QStringLiteral("\"\"")) + '"';
+        return q;
+    };
+    QString out;
+    QStringList header;
+    for (const QString& h : data.header)
+        header << quote(h);
+    out += header.join(',') + "\n";
+    for (const QStringList& row : data.rows) {
+        QStringList cells;
+        for (const QString& c : row)
+            cells << quote(c);
+        out += cells.join(',') + "\n";
+    }
+    return out.toStdString();
+}
+
+} // namespace ndrui

@@ -1,0 +1,59 @@
+// What the Compare view shows, computed from run files and sweep folders without widgets (so it can be
+// read on a worker thread): the rows of the comparison table, the bar chart's categories and the
+// learning curves of the finished runs.
+#pragma once
+
+#include <QString>
+#include <QStringList>
+#include <filesystem>
+#include <vector>
+
+namespace ndrui {
+
+struct CompareSource {
+    enum class Kind { Run, Sweep };
+    Kind kind = Kind::Run;
+    std::filesystem::path path; // a run.json, or a sweep folder
+    bool operator==(const CompareSource&) const = default;
+};
+
+struct CompareStats {
+    double mean = 0, std = 0; // NaN mean: no finished run
+    int runs = 0;
+};
+
+struct CompareData {
+    // The table: a header and rows of cells. For a Table 1 sweep: one row per Table 1 row, with IID and
+    // Longer in each order and the paper's figure beside each cell; otherwise one row per group and model.
+    QStringList header;
+    std::vector<QStringList> rows;
+    bool tableOne = false;
+
+    struct Category {
+        QString label;
+        CompareStats iid, longer;
+        double paperIid = 0, paperLonger = 0; // NaN where the paper has none
+    };
+    std::vector<Category> categories;
+
+    struct Curve {
+        QString label;
+        int colorIndex = 0; // the category's
+        std::vector<int> steps;
+        std::vector<double> test;
+    };
+    std::vector<Curve> curves;
+
+    double chance = 0;    // of the first source's task
+    int finished = 0;     // runs summarised
+    int planned = 0;      // runs in the sweeps' plans, plus the single runs
+    QStringList problems; // sources that could not be read, each with its message
+};
+
+// Reads every source; a source that cannot be read is listed in `problems`, the others still show.
+CompareData loadCompareData(const std::vector<CompareSource>& sources);
+
+// The table as CSV (RFC 4180 quoting).
+std::string compareCsv(const CompareData& data);
+
+} // namespace ndrui

@@ -1,0 +1,241 @@
+// The Compare tab (see compare_view.h).
+#include "ui/compare/compare_view.h"
+
+#include "core/io/files.h"
+#include "core/io/sweep_plan.h"
+#include "ui/plots/compare_bars_view.h"
+#include "ui/plots/overlay_curves_view.h"
+
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+namespace ndrui {
+
+namespace {
+constexpr int kPollMs = 5000;
+constexpr QSize kExportSize{1400, 700};
+} // namespace
+
+CompareView::CompareView(QWidget* parent) : QWidget(parent), data_(std::make_shared<CompareData>()) {
+    auto* root = new QVBoxLayout(this);
+    auto* buttons = new QHBoxLayout;
+    auto* addRuns = new QPushButton(tr("Add runs…"), this);
+    auto* addSweep = new QPushButton(tr("Add sweep folder…"), this);
+    auto* clear = new QPushButton(tr("Clear"), this);
+    auto* exportButton = new QPushButton(tr("Export…"), this);
+    addRuns->setObjectName("compareAddRuns");
+    addSweep->setObjectName("compareAddSweep");
+    exportButton->setObjectName("compareExport");
+    status_ = new QLabel(tr("Add run files (run.json) or sweep folders to compare them."), this);
+    status_->setWordWrap(true);
+    for (QPushButton* b : {addRuns, addSweep, clear, exportButton})
+        buttons->addWidget(b);
+    buttons->addWidget(status_, 1);
+    root->addLayout(buttons);
+
+    table_ = new QTableWidget(this);
+    table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table_->verticalHeader()->setVisible(false);
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table_->horizontalHeader()->setStretchLastSection(false);
+    bars_ = new CompareBarsView(this);
+    curves_ = new OverlayCurvesView(this);
+    auto* plots = new QSplitter(Qt::Horizontal, this);
+    plots->addWidget(bars_);
+    plots->addWidget(curves_);
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(table_);
+    split->addWidget(plots);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 3);
+    split->setSizes({180, 540});
+    plots->setStretchFactor(0, 1);
+    plots->setStretchFactor(1, 1);
+    plots->setSizes({600, 600});
+    root->addWidget(split, 1);
+
+    connect(addRuns, &QPushButton::clicked, this, [this] { addDialog(false); });
+    connect(addSweep, &QPushButton::clicked, this, [this] { addDialog(true); });
+    connect(clear, &QPushButton::clicked, this, &CompareView::clearSources);
+    connect(exportButton, &QPushButton::clicked, this, &CompareView::exportDialog);
+    poll_.setInterval(kPollMs);
+    connect(&poll_, &QTimer::timeout, this, &CompareView::refresh);
+}
+
+CompareView::~CompareView() {
+    if (loader_.joinable())
+        loader_.join();
+}
+
+bool CompareView::addSource(const QString& path, QString* error) {
+    const QFileInfo info(path);
+    CompareSource src;
+    if (info.isDir() && QFileInfo::exists(QDir(path).filePath(ndr::SweepPlan::kFileName))) {
+        src.kind = CompareSource::Kind::Sweep;
+    } else if (info.isFile() && path.endsWith(".json")) {
+        src.kind = CompareSource::Kind::Run;
+    } else {
+        if (error)
+            *error = tr("%1 is neither a run file (run.json) nor a sweep folder (a folder with %2)")
+                         .arg(QDir::toNativeSeparators(path), ndr::SweepPlan::kFileName);
+        return false;
+    }
+    src.path = std::filesystem::absolute(path.toStdString());
+    if (std::find(sources_.begin(), sources_.end(), src) == sources_.end())
+        sources_.push_back(src);
+    refresh();
+    return true;
+}
+
+void CompareView::clearSources() {
+    sources_.clear();
+    refresh();
+}
+
+void CompareView::refresh() {
+    if (loading_) {
+        again_ = true;
+        return;
+    }
+    if (loader_.joinable())
+        loader_.join();
+    loading_ = true;
+    again_ = false;
+    loader_ = std::thread([this, sources = sources_] {
+        auto data = std::make_shared<const CompareData>(loadCompareData(sources));
+        // Queued to this object: the destructor joins this thread first, and Qt drops a queued call
+        // whose receiver is gone.
+        QMetaObject::invokeMethod(
+            this, [this, data] { showData(data); }, Qt::QueuedConnection);
+    });
+}
+
+void CompareView::showData(std::shared_ptr<const CompareData> data) {
+    loading_ = false;
+    data_ = std::move(data);
+    const CompareData& d = *data_;
+    table_->clear();
+    table_->setColumnCount(int(d.header.size()));
+    table_->setHorizontalHeaderLabels(d.header);
+    table_->setRowCount(int(d.rows.size()));
+    for (int r = 0; r < int(d.rows.size()); ++r)
+        for (int c = 0; c < int(d.rows[size_t(r)].size()); ++c)
+            table_->setItem(r, c, new QTableWidgetItem(d.rows[size_t(r)][c]));
+
+    std::vector<CompareBarsView::Category> categories;
+    for (const auto& c : d.categories)
+        categories.push_back({c.label, c.iid.mean, c.iid.std, c.longer.mean, c.longer.std, c.paperIid,
+                              c.paperLonger, c.longer.runs});
+    bars_->setCategories(categories);
+    bars_->setChance(d.chance);
+    std::vector<OverlayCurvesView::Curve> curves;
+    for (const auto& c : d.curves)
+        curves.push_back({c.label, c.colorIndex, c.steps, c.test});
+    curves_->setCurves(curves, tr("test accuracy (longer depths)"));
+    curves_->setChance(d.chance);
+
+    QString text = sources_.empty() ? tr("Add run files (run.json) or sweep folders to compare them.")
+                                    : tr("%1 of %2 runs finished").arg(d.finished).arg(d.planned);
+    if (d.tableOne)
+        text += tr("; the paper's figures in brackets");
+    if (!d.problems.isEmpty())
+        text += " — " + d.problems.join("; ");
+    status_->setText(text);
+    // Keep reading while a sweep still has runs to finish.
+    const bool incomplete = d.finished < d.planned;
+    if (incomplete && !poll_.isActive())
+        poll_.start();
+    else if (!incomplete)
+        poll_.stop();
+    emit loaded();
+    if (again_)
+        refresh();
+}
+
+QStringList CompareView::exportFileNames() {
+    return {"compare.csv", "compare-bars.png", "compare-curves.png"};
+}
+
+QStringList CompareView::existingExports(const QString& folder) {
+    QStringList existing;
+    for (const QString& f : exportFileNames())
+        if (QFileInfo::exists(QDir(folder).filePath(f)))
+            existing << f;
+    return existing;
+}
+
+QStringList CompareView::exportTo(const QString& folder, bool overwrite, QString* error) {
+    const QDir dir(folder);
+    if (!dir.exists() && !QDir().mkpath(folder)) {
+        *error = tr("cannot create %1").arg(QDir::toNativeSeparators(folder));
+        return {};
+    }
+    const QStringList existing = existingExports(folder);
+    if (!overwrite && !existing.isEmpty()) {
+        *error = tr("%1 already holds %2").arg(QDir::toNativeSeparators(folder), existing.join(", "));
+        return {};
+    }
+    try {
+        ndr::writeFileAtomic(dir.filePath("compare.csv").toStdString(), compareCsv(*data_));
+    } catch (const std::exception& e) {
+        *error = QString::fromStdString(e.what());
+        return {};
+    }
+    if (!bars_->savePng(dir.filePath("compare-bars.png"), kExportSize.width(), kExportSize.height()) ||
+        !curves_->savePng(dir.filePath("compare-curves.png"), kExportSize.width(), kExportSize.height())) {
+        *error = tr("cannot write the PNGs into %1").arg(QDir::toNativeSeparators(folder));
+        return {};
+    }
+    QStringList written;
+    for (const QString& f : exportFileNames())
+        written << dir.filePath(f);
+    return written;
+}
+
+void CompareView::addDialog(bool folder) {
+    QStringList paths;
+    if (folder) {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Add a sweep folder"));
+        if (!dir.isEmpty())
+            paths << dir;
+    } else {
+        paths = QFileDialog::getOpenFileNames(this, tr("Add runs"), {}, tr("NDR Studio runs (*.json)"));
+    }
+    for (const QString& p : paths) {
+        QString error;
+        if (!addSource(p, &error))
+            QMessageBox::warning(this, tr("Cannot compare this"), error);
+    }
+}
+
+void CompareView::exportDialog() {
+    const QString folder = QFileDialog::getExistingDirectory(this, tr("Export the comparison to a folder"));
+    if (folder.isEmpty())
+        return;
+    if (const QStringList existing = existingExports(folder); !existing.isEmpty()) {
+        const auto answer =
+            QMessageBox::question(this, tr("Replace files?"),
+                                  tr("%1 already holds %2. Replace them?")
+                                      .arg(QDir::toNativeSeparators(folder), existing.join(", ")));
+        if (answer != QMessageBox::Yes)
+            return;
+    }
+    QString error;
+    const QStringList written = exportTo(folder, true, &error);
+    if (written.isEmpty())
+        QMessageBox::warning(this, tr("Export failed"), error);
+    else
+        status_->setText(
+            tr("Exported %1 files to %2").arg(written.size()).arg(QDir::toNativeSeparators(folder)));
+}
+
+} // namespace ndrui

@@ -1,0 +1,72 @@
+// The Compare tab: several runs or sweep folders side by side. A table of IID and Longer accuracy
+// (for a Table 1 sweep, the paper's table with its figures beside each cell), a bar chart of the same
+// with the paper's values as markers, and the finished runs' learning curves overlaid. Sweep folders
+// are read again every few seconds while runs are still missing, so cells fill in as runs finish,
+// whatever runs them. Reading happens on a worker thread; the window never waits for it.
+#pragma once
+
+#include "ui/compare/compare_data.h"
+
+#include <QTimer>
+#include <QWidget>
+#include <atomic>
+#include <memory>
+#include <thread>
+
+class QLabel;
+class QTableWidget;
+
+namespace ndrui {
+
+class CompareBarsView;
+class OverlayCurvesView;
+
+class CompareView : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit CompareView(QWidget* parent = nullptr);
+    ~CompareView() override;
+
+    // Adds a run file or a sweep folder (a folder holding sweep.json); false with a message when it
+    // is neither. Reading it happens in the background: loaded() follows.
+    bool addSource(const QString& path, QString* error);
+    void clearSources();
+    const std::vector<CompareSource>& sources() const { return sources_; }
+    // Reads every source again now (also done every few seconds while a sweep is incomplete).
+    void refresh();
+
+    const CompareData& data() const { return *data_; }
+    CompareBarsView* bars() const { return bars_; }
+    OverlayCurvesView* curves() const { return curves_; }
+    QTableWidget* table() const { return table_; }
+
+    // Writes compare.csv, compare-bars.png and compare-curves.png into `folder`; refuses to replace
+    // files unless `overwrite`. Returns the files written, or an empty list with *error set.
+    QStringList exportTo(const QString& folder, bool overwrite, QString* error);
+    static QStringList exportFileNames();
+    // The export files `folder` already holds.
+    static QStringList existingExports(const QString& folder);
+
+signals:
+    // A reading of the sources has been shown.
+    void loaded();
+
+private:
+    void showData(std::shared_ptr<const CompareData> data);
+    void addDialog(bool folder);
+    void exportDialog();
+
+    std::vector<CompareSource> sources_;
+    std::shared_ptr<const CompareData> data_;
+    QTableWidget* table_;
+    CompareBarsView* bars_;
+    OverlayCurvesView* curves_;
+    QLabel* status_;
+    QTimer poll_;
+    std::thread loader_;
+    std::atomic<bool> loading_{false};
+    bool again_ = false; // sources changed while a reading was under way
+};
+
+} // namespace ndrui

@@ -1,0 +1,54 @@
+// Comparison of several models or sweep groups: per category, an IID bar (held-out examples of the
+// training depths) and a Longer bar (the test depths) with ±std whiskers, and the paper's figures as
+// hollow markers where there are any.
+#pragma once
+
+#include "ui/plots/plot_style.h"
+#include "ui/plots/plot_view.h"
+
+#include <QString>
+#include <vector>
+
+class QCPBars;
+class QCPBarsGroup;
+class QCPErrorBars;
+class QCPGraph;
+
+namespace ndrui {
+
+class CompareBarsView : public PlotView {
+    Q_OBJECT
+
+public:
+    struct Category {
+        QString label;
+        double iid = 0, iidStd = 0, longer = 0, longerStd = 0; // NaN mean: no finished run
+        double paperIid = 0, paperLonger = 0;                  // NaN: the paper has no figure
+        int runs = 0;
+    };
+
+    explicit CompareBarsView(QWidget* parent = nullptr);
+
+    void setCategories(const std::vector<Category>& categories);
+    void setChance(double chance);
+    const std::vector<Category>& categories() const { return categories_; }
+
+    QString toolTipAt(const QPoint& pos) const override;
+
+protected:
+    void applyPalette() override;
+    void fitRanges() override;
+
+private:
+    std::vector<Category> categories_;
+    QCPBarsGroup* group_;
+    QCPBars* iid_;
+    QCPBars* longer_;
+    QCPErrorBars* iidErrors_;
+    QCPErrorBars* longerErrors_;
+    QCPGraph* paperIid_;
+    QCPGraph* paperLonger_;
+    ChanceMark chance_;
+};
+
+} // namespace ndrui

@@ -1,0 +1,50 @@
+// Learning curves of several runs overlaid (test accuracy over training steps, one colour per row or
+// group); clicking a legend entry hides or shows that run.
+#pragma once
+
+#include "ui/plots/plot_style.h"
+#include "ui/plots/plot_view.h"
+
+#include <QColor>
+#include <QString>
+#include <vector>
+
+class QCPGraph;
+
+namespace ndrui {
+
+class OverlayCurvesView : public PlotView {
+    Q_OBJECT
+
+public:
+    struct Curve {
+        QString label;
+        int colorIndex = 0; // modelColor(colorIndex)
+        std::vector<int> steps;
+        std::vector<double> values;
+    };
+
+    explicit OverlayCurvesView(QWidget* parent = nullptr);
+
+    void setCurves(const std::vector<Curve>& curves, const QString& valueLabel);
+    void setChance(double chance);
+    // Hides or shows curve `index` (as a click on its legend entry does).
+    void setCurveVisible(int index, bool visible);
+    bool curveVisible(int index) const;
+    int curveCount() const { return int(graphs_.size()); }
+
+    QString toolTipAt(const QPoint& pos) const override;
+
+protected:
+    void applyPalette() override;
+    void fitRanges() override;
+
+private:
+    void styleGraph(int index);
+
+    std::vector<Curve> curves_;
+    std::vector<QCPGraph*> graphs_;
+    ChanceMark chance_;
+};
+
+} // namespace ndrui
