@@ -3,8 +3,8 @@
 
 namespace ndr {
 
-const std::vector<TableOneRow>& tableOneRows() {
-    static const std::vector<TableOneRow> rows = {
+const std::vector<PaperTableOneRow>& paperTableOne() {
+    static const std::vector<PaperTableOneRow> rows = {
         {"lstm", "LSTM", 1.00, 0.59, 1.00, 0.22},
         {"transformer", "Transformer", 1.00, 0.82, 0.13, 0.12},
         {"rel", "+ rel", 1.00, 1.00, 0.23, 0.13},
@@ -16,8 +16,8 @@ const std::vector<TableOneRow>& tableOneRows() {
     return rows;
 }
 
-const TableOneRow* tableOneRow(const std::string& id) {
-    for (const auto& r : tableOneRows())
+const PaperTableOneRow* paperTableOneRow(const std::string& id) {
+    for (const auto& r : paperTableOne())
         if (r.id == id)
             return &r;
     return nullptr;
@@ -27,11 +27,11 @@ std::string tableOneGroup(const std::string& row, Order order) {
     return row + (order == Order::Forward ? "/forward" : "/backward");
 }
 
-std::optional<std::pair<const TableOneRow*, Order>> parseTableOneGroup(const std::string& group) {
+std::optional<std::pair<const PaperTableOneRow*, Order>> parseTableOneGroup(const std::string& group) {
     const auto slash = group.find('/');
     if (slash == std::string::npos)
         return std::nullopt;
-    const TableOneRow* row = tableOneRow(group.substr(0, slash));
+    const PaperTableOneRow* row = paperTableOneRow(group.substr(0, slash));
     const std::string order = group.substr(slash + 1);
     if (!row || (order != "forward" && order != "backward"))
         return std::nullopt;

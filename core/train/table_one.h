@@ -11,19 +11,19 @@
 
 namespace ndr {
 
-struct TableOneRow {
+struct PaperTableOneRow {
     std::string id;    // "transformer", "rel", "rel-gate", "absrel-gate", "geom", "ndr", "lstm"
     std::string label; // as the paper writes it: "Transformer", "+ rel", ...
     double iidForward, iidBackward, longerForward, longerBackward; // the paper's figures
 };
 
 // The rows in the paper's order.
-const std::vector<TableOneRow>& tableOneRows();
-const TableOneRow* tableOneRow(const std::string& id);
+const std::vector<PaperTableOneRow>& paperTableOne();
+const PaperTableOneRow* paperTableOneRow(const std::string& id);
 
 // A table1 sweep names its groups "<row>/<order>" ("rel-gate/backward").
 std::string tableOneGroup(const std::string& row, Order order);
 // The row and order of such a group name; nullopt for any other name.
-std::optional<std::pair<const TableOneRow*, Order>> parseTableOneGroup(const std::string& group);
+std::optional<std::pair<const PaperTableOneRow*, Order>> parseTableOneGroup(const std::string& group);
 
 } // namespace ndr

@@ -124,7 +124,7 @@ CompareData loadCompareData(const std::vector<CompareSource>& sources) {
     if (data.tableOne) {
         // The paper's layout: one row per Table 1 row, in the paper's order.
         data.header = {"model", "IID forward", "IID backward", "Longer forward", "Longer backward", "runs"};
-        for (const ndr::TableOneRow& row : ndr::tableOneRows()) {
+        for (const ndr::PaperTableOneRow& row : ndr::paperTableOne()) {
             const CompareData::Category* fwd = nullptr;
             const CompareData::Category* bwd = nullptr;
             for (size_t i = 0; i < data.categories.size(); ++i) {
