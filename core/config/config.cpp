@@ -211,6 +211,10 @@ void validateModel(const ModelConfig& m, const std::string& at, Problems& p) {
         p.add(at + ".learningRate", "must be 0 (the run's rate) or in (0, 1], got " + num(m.learningRate));
     if (m.geomNorm == GeomNorm::L1 && m.attention != AttentionKind::Geometric)
         p.add(at + ".geomNorm", "l1 normalisation needs geometric attention; set it to off for softmax");
+    if (relativePositions(m.positional) && m.attention == AttentionKind::Geometric)
+        p.add(at + ".positional",
+              "relative positions are part of softmax attention's scores; geometric attention "
+              "has its own directional encoding: use softmax attention, or positional none");
 }
 
 void validateTrain(const TrainConfig& t, Problems& p) {
@@ -260,6 +264,63 @@ ModelConfig vanillaModel(int dModel, int heads, int dFF, int steps) {
     m.positional = PositionalKind::Sinusoidal;
     m.gateDropout = 0.0f; // no gate in a residual layer
     return m;
+}
+
+namespace {
+
+// One row of the paper's Table 1: the switches that make it (docs/design.md §4).
+struct TableOneRow {
+    const char* row;   // the name config files and the panel use
+    const char* label; // the model's name, as the paper's table writes the row
+    AttentionKind attention;
+    UpdateKind update;
+    PositionalKind positional;
+};
+
+// The LSTM row is not an encoder configuration; it joins this list with the model kind that runs it.
+constexpr TableOneRow kTableOne[] = {
+    {"transformer", "Transformer", AttentionKind::Softmax, UpdateKind::Residual, PositionalKind::Sinusoidal},
+    {"rel", "+rel", AttentionKind::Softmax, UpdateKind::Residual, PositionalKind::Relative},
+    {"rel-gate", "+rel+gate", AttentionKind::Softmax, UpdateKind::CopyGateTanh, PositionalKind::Relative},
+    {"absrel-gate", "+abs/rel+gate", AttentionKind::Softmax, UpdateKind::CopyGateTanh,
+     PositionalKind::AbsRel},
+    {"geom", "+geom", AttentionKind::Geometric, UpdateKind::Residual, PositionalKind::None},
+    {"ndr", "NDR", AttentionKind::Geometric, UpdateKind::CopyGate, PositionalKind::None},
+};
+
+} // namespace
+
+std::vector<std::string> tableOneRows() {
+    std::vector<std::string> rows;
+    for (const TableOneRow& r : kTableOne)
+        rows.push_back(r.row);
+    return rows;
+}
+
+ModelConfig tableOneModel(const std::string& row, int dModel, int heads, int dFF, int steps) {
+    for (const TableOneRow& r : kTableOne) {
+        if (row != r.row)
+            continue;
+        // The gated rows start from NDR (gate dropout), the others from the Transformer (none).
+        ModelConfig m = copyGated(r.update) ? ndrModel(dModel, heads, dFF, steps)
+                                            : vanillaModel(dModel, heads, dFF, steps);
+        m.name = r.label;
+        m.attention = r.attention;
+        m.update = r.update;
+        m.positional = r.positional;
+        return m;
+    }
+    std::string known;
+    for (const std::string& n : tableOneRows())
+        known += (known.empty() ? "" : ", ") + n;
+    throw std::invalid_argument("unknown Table 1 row '" + row + "': known rows are " + known);
+}
+
+std::string tableOneRowOf(const ModelConfig& m) {
+    for (const TableOneRow& r : kTableOne)
+        if (m.attention == r.attention && m.update == r.update && m.positional == r.positional)
+            return r.row;
+    return "";
 }
 
 std::vector<std::string> presetNames() {

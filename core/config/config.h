@@ -10,9 +10,20 @@ namespace ndr {
 
 enum class Order { Forward, Backward };
 enum class AttentionKind { Softmax, Geometric };
-enum class UpdateKind { Residual, CopyGate };
-enum class PositionalKind { None, Sinusoidal };
+// CopyGateTanh: the gated relative layer's update, u = tanh(FFN(z)) where NDR has u = LN2(FFN(z)).
+enum class UpdateKind { Residual, CopyGate, CopyGateTanh };
+// Relative and AbsRel live inside softmax attention (Transformer-XL style scores); nothing is added to
+// the embeddings. AbsRel gates, per query and head, between the relative and the absolute key position.
+enum class PositionalKind { None, Sinusoidal, Relative, AbsRel };
 enum class GeomNorm { Off, L1 };
+
+// Both copy-gated updates: h' = g * u + (1 - g) * h.
+inline bool copyGated(UpdateKind u) {
+    return u == UpdateKind::CopyGate || u == UpdateKind::CopyGateTanh;
+}
+inline bool relativePositions(PositionalKind p) {
+    return p == PositionalKind::Relative || p == PositionalKind::AbsRel;
+}
 
 struct TaskConfig {
     int symbols = 8;   // S
@@ -38,7 +49,7 @@ struct ModelConfig {
     int steps = 14;                // unrolled steps (layers) in training
     int evalSteps = 0;             // steps at evaluation; 0 means the same as `steps`
     float dropout = 0.1f;          // attention output, FFN hidden, gate hidden, positional encoding
-    float attentionDropout = 0.1f; // on keys (geometric) or attention weights (softmax)
+    float attentionDropout = 0.1f; // keys (geometric), keys and r(p) (relative), weights (softmax)
     float gateDropout = 0.1f;      // whole gate vector of a position set to 0 (copy) in training
     float gateBiasInit = -3.0f;    // bg2
     double learningRate = 0;       // this model's rate; 0 means the run's train.learningRate
@@ -78,6 +89,15 @@ std::vector<std::string> presetNames();
 // Built-in model presets "ndr" and "vanilla" with the given sizes.
 ModelConfig ndrModel(int dModel, int heads, int dFF, int steps);
 ModelConfig vanillaModel(int dModel, int heads, int dFF, int steps);
+
+// The rows of the paper's Table 1 as encoder switches, with the given sizes (docs/design.md §2):
+// "transformer" (= vanillaModel), "rel", "rel-gate", "absrel-gate", "geom", "ndr" (= ndrModel). The
+// gated rows start from ndrModel, the others from vanillaModel, and change only the switches and the
+// name. Throws std::invalid_argument on an unknown row, listing the known ones.
+std::vector<std::string> tableOneRows();
+ModelConfig tableOneModel(const std::string& row, int dModel, int heads, int dFF, int steps);
+// The row whose switches `m` has ("" when none): what the panel's row picker shows for a column.
+std::string tableOneRowOf(const ModelConfig& m);
 
 // Every problem with the configuration, one message per line naming the field ("task.symbols: must be
 // between 2 and 64, got 1"). Empty when valid.

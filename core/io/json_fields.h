@@ -241,9 +241,12 @@ constexpr EnumName<Order> kOrders[] = {{Order::Forward, "forward"}, {Order::Back
 constexpr EnumName<AttentionKind> kAttentions[] = {{AttentionKind::Softmax, "softmax"},
                                                    {AttentionKind::Geometric, "geometric"}};
 constexpr EnumName<UpdateKind> kUpdates[] = {{UpdateKind::Residual, "residual"},
-                                             {UpdateKind::CopyGate, "copy-gate"}};
+                                             {UpdateKind::CopyGate, "copy-gate"},
+                                             {UpdateKind::CopyGateTanh, "copy-gate-tanh"}};
 constexpr EnumName<PositionalKind> kPositionals[] = {{PositionalKind::None, "none"},
-                                                     {PositionalKind::Sinusoidal, "sinusoidal"}};
+                                                     {PositionalKind::Sinusoidal, "sinusoidal"},
+                                                     {PositionalKind::Relative, "relative"},
+                                                     {PositionalKind::AbsRel, "abs-rel"}};
 constexpr EnumName<GeomNorm> kGeomNorms[] = {{GeomNorm::Off, "off"}, {GeomNorm::L1, "l1"}};
 
 template <typename E, size_t N> std::string enumName(E value, const EnumName<E> (&names)[N]) {

@@ -242,9 +242,11 @@ void checkFieldNames(const json& j) {
 }
 
 // "models" of a preset-based config: replaces the preset's list. An entry starts from the model preset
-// it names ("ndr" sized like the preset's first model, "vanilla" like its second), else from the
-// preset's model at the same index; its fields override. Beyond the preset's list an entry without a
-// model preset must give every field.
+// it names, else from the preset's model at the same index; its fields override. A model preset is
+// "vanilla" (the "transformer" row) or a Table 1 row: the gated rows ("ndr", "rel-gate", "absrel-gate")
+// are sized like the preset's first model (its NDR), the others like its second (its Transformer), as
+// the authors' sweeps size them. Beyond the preset's list an entry without a model preset must give
+// every field.
 std::vector<ModelConfig> readModelOverrides(const json& j, const std::vector<ModelConfig>& base) {
     expectArray(j, "models");
     std::vector<ModelConfig> models(j.size());
@@ -254,13 +256,18 @@ std::vector<ModelConfig> readModelOverrides(const json& j, const std::vector<Mod
         ModelConfig& m = models[i];
         if (const json* preset = find(j[i], "preset")) {
             const std::string name = toString(*preset, field(path, "preset"));
-            const ModelConfig& sizes = base.at(name == "vanilla" && base.size() > 1 ? 1 : 0);
-            if (name == "ndr")
-                m = ndrModel(sizes.dModel, sizes.heads, sizes.dFF, sizes.steps);
-            else if (name == "vanilla")
-                m = vanillaModel(sizes.dModel, sizes.heads, sizes.dFF, sizes.steps);
-            else
-                fail(field(path, "preset"), "unknown model preset '" + name + "'; expected ndr or vanilla");
+            const std::string row = name == "vanilla" ? "transformer" : name;
+            const std::vector<std::string> rows = tableOneRows();
+            if (std::find(rows.begin(), rows.end(), row) == rows.end()) {
+                std::string known;
+                for (const std::string& r : rows)
+                    known += (known.empty() ? "" : ", ") + r;
+                fail(field(path, "preset"), "unknown model preset '" + name +
+                                                "'; expected vanilla or a Table 1 row (" + known + ")");
+            }
+            const bool gated = copyGated(tableOneModel(row, 1, 1, 1, 1).update);
+            const ModelConfig& sizes = base.at(!gated && base.size() > 1 ? 1 : 0);
+            m = tableOneModel(row, sizes.dModel, sizes.heads, sizes.dFF, sizes.steps);
             readModel(j[i], m, path, false);
         } else if (i < base.size()) {
             m = base[i];

@@ -7,11 +7,6 @@
 
 namespace ndr {
 
-double sinusoid(int t, int c, int channels) {
-    const double freq = std::exp(-std::log(10000.0) * double(c - c % 2) / double(channels));
-    return c % 2 == 0 ? std::sin(t * freq) : std::cos(t * freq);
-}
-
 // ---------------------------------------------------------------------------------------------
 // EncoderLayer
 
@@ -21,6 +16,8 @@ void EncoderLayer<S>::declare(ParamStore<S>& store, const std::string& prefix, c
     const int C = cfg.dModel, F = cfg.dFF, H = cfg.heads;
     if (cfg.attention == AttentionKind::Geometric)
         geo.declare(store, prefix, C, H, cfg.geomNorm == GeomNorm::L1);
+    else if (relative())
+        rel.declare(store, prefix, C, H, cfg.positional == PositionalKind::AbsRel);
     else
         soft.declare(store, prefix, C, H);
     ln1g = store.add(prefix + "ln1.gain", 1, C);
@@ -34,8 +31,10 @@ void EncoderLayer<S>::declare(ParamStore<S>& store, const std::string& prefix, c
         bg1 = store.add(prefix + "gate.b1", 1, C);
     w2 = store.add(prefix + "ffn.w2", C, F);
     b2 = store.add(prefix + "ffn.b2", 1, C);
-    ln2g = store.add(prefix + "ln2.gain", 1, C);
-    ln2b = store.add(prefix + "ln2.bias", 1, C);
+    if (!tanhUpdate()) { // the tanh update has no second layer norm
+        ln2g = store.add(prefix + "ln2.gain", 1, C);
+        ln2b = store.add(prefix + "ln2.bias", 1, C);
+    }
     if (gated()) {
         wg2 = store.add(prefix + "gate.w2", C, C);
         bg2 = store.add(prefix + "gate.b2", 1, C);
@@ -47,6 +46,8 @@ template <typename InitRng>
 void EncoderLayer<S>::init(ParamStore<S>& store, InitRng& rng) const {
     if (cfg.attention == AttentionKind::Geometric)
         geo.init(store, rng);
+    else if (relative())
+        rel.init(store, rng);
     else
         soft.init(store, rng);
     const double reluGain = std::sqrt(2.0);
@@ -56,8 +57,10 @@ void EncoderLayer<S>::init(ParamStore<S>& store, InitRng& rng) const {
     store.value(b1).setZero();
     xavierUniform<S>(store.value(w2), 1.0, rng);
     store.value(b2).setZero();
-    store.value(ln2g).setOnes();
-    store.value(ln2b).setZero();
+    if (!tanhUpdate()) {
+        store.value(ln2g).setOnes();
+        store.value(ln2b).setZero();
+    }
     if (gated()) {
         xavierUniform<S>(store.value(wg1), reluGain, rng);
         store.value(bg1).setZero();
@@ -75,6 +78,8 @@ void EncoderLayer<S>::forward(ParamStore<S>& store, const Mat<S>& x, const Batch
     // a = Attention(x)
     if (cfg.attention == AttentionKind::Geometric)
         geo.forward(store, x, shape, training, cfg.attentionDropout, rng, c.geo, c.att);
+    else if (relative())
+        rel.forward(store, x, shape, training, cfg.attentionDropout, rng, c.rel, c.att);
     else
         soft.forward(store, x, shape, training, cfg.attentionDropout, rng, c.soft, c.att);
     // z = LN1(x + Dropout(a))
@@ -111,8 +116,11 @@ void EncoderLayer<S>::forward(ParamStore<S>& store, const Mat<S>& x, const Batch
         LayerNorm<S>::forward(y, store.value(ln2g), store.value(ln2b), out, c.ln2);
         return;
     }
-    // u = LN2(ff);  g = sigmoid(Wg2 Dropout(gate hidden) + bg2);  out = g u + (1 - g) x
-    LayerNorm<S>::forward(ff, store.value(ln2g), store.value(ln2b), c.u, c.ln2);
+    // u = LN2(ff) or tanh(ff);  g = sigmoid(Wg2 Dropout(gate hidden) + bg2);  out = g u + (1 - g) x
+    if (tanhUpdate())
+        c.u = ff.array().tanh().matrix();
+    else
+        LayerNorm<S>::forward(ff, store.value(ln2g), store.value(ln2b), c.u, c.ln2);
     linearForwardBias<S>(hidden.rightCols(C), store.value(wg2), store.valuePtr(bg2), c.gate);
     c.gate.array() = (S(1) + (-c.gate.array()).exp()).inverse();
     c.gateKeep.assign(N, S(1));
@@ -182,8 +190,11 @@ void EncoderLayer<S>::backward(ParamStore<S>& store, const Mat<S>& x, const Batc
         auto dHiddenGate = dHidden.rightCols(C);
         linearBackward<S>(dGateLogit, c.hiddenDropped.rightCols(C), store.value(wg2), store.grad(wg2),
                           &dHiddenGate);
-        // u = LN2(ff)
-        LayerNorm<S>::backward(du, store.value(ln2g), store.grad(ln2g), store.grad(ln2b), c.ln2, dff);
+        // u = LN2(ff), or u = tanh(ff): dff = du (1 - u^2)
+        if (tanhUpdate())
+            dff = (du.array() * (S(1) - c.u.array().square())).matrix();
+        else
+            LayerNorm<S>::backward(du, store.value(ln2g), store.grad(ln2g), store.grad(ln2b), c.ln2, dff);
         biasBackward(dff, store.grad(b2));
         linearBackward<S>(dff, c.hiddenDropped.leftCols(F), store.value(w2), store.grad(w2), &dHiddenFF);
     }
@@ -215,6 +226,8 @@ void EncoderLayer<S>::backward(ParamStore<S>& store, const Mat<S>& x, const Batc
     // The attention's input gradient is added straight into dx.
     if (cfg.attention == AttentionKind::Geometric)
         geo.backward(store, x, shape, c.geo, *da, dx, ws.dProj, true);
+    else if (relative())
+        rel.backward(store, x, shape, c.rel, *da, dx, ws.dProj, true);
     else
         soft.backward(store, x, shape, c.soft, *da, dx, ws.dProj, true);
 }
@@ -223,11 +236,19 @@ template <typename S> double EncoderLayer<S>::forwardFlops(const BatchShape& sha
     const double C = cfg.dModel, F = cfg.dFF, H = cfg.heads, D = C / H;
     const double N = double(shape.rows());
     double f = 0;
-    f += 2 * N * C * (cfg.attention == AttentionKind::Geometric ? 3 * C + 2 * H : 3 * C); // projections
-    double pairs = 0;
-    for (int b = 0; b < shape.batch; ++b)
+    const bool absRel = relative() && cfg.positional == PositionalKind::AbsRel;
+    // projections
+    f += 2 * N * C * (cfg.attention == AttentionKind::Geometric ? 3 * C + 2 * H : 3 * C + (absRel ? H : 0));
+    double pairs = 0, offsets = 0;
+    for (int b = 0; b < shape.batch; ++b) {
         pairs += double(shape.lengths[b]) * shape.lengths[b];
-    f += 2 * 2 * pairs * H * D;               // q.k and A v
+        offsets += double(shape.lengths[b]) * (2 * shape.lengths[b] - 1);
+    }
+    f += 2 * 2 * pairs * H * D; // q.k and A v
+    if (relative()) {
+        f += 2 * (2.0 * shape.positions - 1) * C * C; // r = Wr PE
+        f += 2 * offsets * H * D;                     // (q + v) . r over the offsets of each example
+    }
     f += 2 * N * C * C;                       // Wo
     f += 2 * N * C * (F + (gated() ? C : 0)); // [W1; Wg1]
     f += 2 * N * F * C;                       // W2
@@ -392,7 +413,7 @@ template <typename S> Trace Encoder<S>::trace(const std::vector<int>& tokens, in
     tr.positions = T;
     tr.symbols = symbols_;
     tr.attention.resize(size_t(steps) * H * T * T);
-    const bool gated = cfg_.update == UpdateKind::CopyGate;
+    const bool gated = copyGated(cfg_.update);
     if (gated)
         tr.gates.resize(size_t(steps) * T);
     if (gated && fullGates)

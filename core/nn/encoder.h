@@ -1,11 +1,12 @@
 // The configurable encoder of docs/design.md §2: embedding (+ optional sinusoidal positions), one layer (or n
-// separate layers) unrolled for n steps with softmax or geometric attention and a residual or
+// separate layers) unrolled for n steps with softmax, relative or geometric attention and a residual or
 // copy-gated update, and a readout on the [E] column. Every part is a hand-written forward/backward pair.
 #pragma once
 
 #include "core/config/config.h"
 #include "core/nn/attention.h"
 #include "core/nn/params.h"
+#include "core/nn/relative_attention.h"
 #include "core/records/records.h"
 #include "core/task/task.h"
 
@@ -14,11 +15,13 @@
 
 namespace ndr {
 
-// One layer: attention followed by the residual post-LN update or the copy-gated update.
+// One layer: attention followed by the residual post-LN update or a copy-gated update (u = LN2(FFN) for
+// NDR, u = tanh(FFN) for the gated relative layer).
 template <typename S> struct EncoderLayer {
     struct Cache {
         typename GeometricAttention<S>::Cache geo;
         typename SoftmaxAttention<S>::Cache soft;
+        typename RelativeAttention<S>::Cache rel;
         Mat<S> att;     // (N, C) attention output a
         Mat<S> attMask; // (N, C) dropout multipliers on a (empty: no dropout)
         typename LayerNorm<S>::Cache ln1;
@@ -30,7 +33,7 @@ template <typename S> struct EncoderLayer {
         S hiddenKeep = 1; // 1/(1-p) in training with dropout, else 1
         Mat<S> ffMask;    // (N, C) residual only: dropout on the FFN output (empty: no dropout)
         typename LayerNorm<S>::Cache ln2;
-        Mat<S> u;                  // (N, C) copy gate only: LN2(FFN(z))
+        Mat<S> u;                  // (N, C) copy gate only: LN2(FFN(z)), or tanh(FFN(z))
         Mat<S> gate;               // (N, C) copy gate: sigmoid(gate logits), before gate dropout
         AlignedVector<S> gateKeep; // (N) 1, or 0 where gate dropout copies the whole column
     };
@@ -44,10 +47,16 @@ template <typename S> struct EncoderLayer {
     mutable Workspace ws;
     GeometricAttention<S> geo;
     SoftmaxAttention<S> soft;
+    RelativeAttention<S> rel;
     int ln1g = -1, ln1b = -1, w1 = -1, wg1 = -1, b1 = -1, bg1 = -1, w2 = -1, b2 = -1, ln2g = -1, ln2b = -1;
     int wg2 = -1, bg2 = -1;
 
-    bool gated() const { return cfg.update == UpdateKind::CopyGate; }
+    bool gated() const { return copyGated(cfg.update); }
+    bool tanhUpdate() const { return cfg.update == UpdateKind::CopyGateTanh; }
+    // Relative positions replace softmax attention's: the config allows them with softmax only.
+    bool relative() const {
+        return cfg.attention == AttentionKind::Softmax && relativePositions(cfg.positional);
+    }
     void declare(ParamStore<S>& store, const std::string& prefix, const ModelConfig& config);
     template <typename InitRng> void init(ParamStore<S>& store, InitRng& rng) const;
     // out (N, C) from x (N, C)
@@ -60,7 +69,7 @@ template <typename S> struct EncoderLayer {
     double forwardFlops(const BatchShape& shape) const;
     // The attention weights of a cache, (B, H, T, T).
     const AlignedVector<S>& attention(const Cache& c) const {
-        return cfg.attention == AttentionKind::Geometric ? c.geo.att : c.soft.att;
+        return cfg.attention == AttentionKind::Geometric ? c.geo.att : relative() ? c.rel.att : c.soft.att;
     }
 };
 
@@ -126,8 +135,5 @@ private:
     Mat<S> logits_, probs_;               // (B, S)
     Mat<S> dLogits_, dLast_, dh_, dPrev_; // backward temporaries, kept between steps
 };
-
-// Sinusoidal positional encoding value (Vaswani et al.), position t, channel c of C.
-double sinusoid(int t, int c, int channels);
 
 } // namespace ndr

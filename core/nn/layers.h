@@ -96,6 +96,13 @@ template <typename ArrayT> inline auto logSigmoidArray(const ArrayT& x) {
     return x.min(S(0)) - (S(1) + (-x.abs()).exp()).log();
 }
 
+// Sinusoidal positional encoding value (Vaswani et al.), position t (negative for the relative offsets
+// of docs/design.md §2), channel c of C: sin(t f) on even channels, cos(t f) on odd, f = 10000^(-2m/C).
+inline double sinusoid(int t, int c, int channels) {
+    const double freq = std::exp(-std::log(10000.0) * double(c - c % 2) / double(channels));
+    return c % 2 == 0 ? std::sin(t * freq) : std::cos(t * freq);
+}
+
 // Y (N, out) = X (N, in) W^T (W: (out, in)) [+ bias (1, out)]
 template <typename S, typename XT, typename WT>
 inline void linearForward(const XT& x, const WT& w, Mat<S>& y) {

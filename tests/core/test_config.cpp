@@ -8,6 +8,7 @@
 #include <functional>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <set>
 
 using namespace ndr;
 using nlohmann::json;
@@ -156,6 +157,12 @@ std::vector<Rule> rules() {
          "models[0].gateBiasInit", "finite"},
         {"L1 with softmax", [](RunConfig& c) { c.models[1].geomNorm = GeomNorm::L1; }, "models[1].geomNorm",
          "geometric attention"},
+        {"relative positions with geometric attention",
+         [](RunConfig& c) { c.models[0].positional = PositionalKind::Relative; }, "models[0].positional",
+         "use softmax attention"},
+        {"abs/rel positions with geometric attention",
+         [](RunConfig& c) { c.models[0].positional = PositionalKind::AbsRel; }, "models[0].positional",
+         "geometric attention has its own directional encoding"},
         {"batch 0", [](RunConfig& c) { c.train.batchSize = 0; }, "train.batchSize", "between 1 and 8192"},
         {"batch too big", [](RunConfig& c) { c.train.batchSize = 8193; }, "train.batchSize", "got 8193"},
         {"learning rate 0", [](RunConfig& c) { c.train.learningRate = 0; }, "train.learningRate", "above 0"},
@@ -221,6 +228,78 @@ private slots:
         QCOMPARE(vanilla.heads, 2);
         QCOMPARE(vanilla.dFF, 128);
         QCOMPARE(vanilla.steps, 6);
+    }
+
+    void tableOneRows() {
+        const std::vector<std::string> rows = ndr::tableOneRows();
+        QCOMPARE(rows,
+                 (std::vector<std::string>{"transformer", "rel", "rel-gate", "absrel-gate", "geom", "ndr"}));
+        // The two ends of the table are the built-in models.
+        RunConfig a = presetConfig("stub"), b = a;
+        a.models = {tableOneModel("ndr", 48, 4, 96, 8), tableOneModel("transformer", 32, 2, 64, 6)};
+        b.models = {ndrModel(48, 4, 96, 8), vanillaModel(32, 2, 64, 6)};
+        QVERIFY2(configDiff(a, b).empty(), configDiff(a, b).c_str());
+        std::set<std::string> names;
+        for (const std::string& row : rows) {
+            const ModelConfig m = tableOneModel(row, 32, 4, 64, 6);
+            QCOMPARE(tableOneRowOf(m), row);
+            QCOMPARE(m.dModel, 32);
+            QCOMPARE(m.heads, 4);
+            QCOMPARE(m.dFF, 64);
+            QCOMPARE(m.steps, 6);
+            QVERIFY(m.sharedWeights);
+            QCOMPARE(m.gateDropout, copyGated(m.update) ? 0.1f : 0.0f);
+            // No absolute encoding at the input of the relative, gated or geometric rows.
+            QCOMPARE(m.positional == PositionalKind::Sinusoidal, row == "transformer");
+            names.insert(m.name);
+            RunConfig c = presetConfig("stub");
+            c.models = {m};
+            QVERIFY2(validate(c).empty(), (row + joined(validate(c))).c_str());
+        }
+        QCOMPARE(names.size(), rows.size());
+        const ModelConfig gated = tableOneModel("absrel-gate", 16, 2, 32, 4);
+        QCOMPARE(gated.attention, AttentionKind::Softmax);
+        QCOMPARE(gated.update, UpdateKind::CopyGateTanh);
+        QCOMPARE(gated.positional, PositionalKind::AbsRel);
+        QCOMPARE(tableOneModel("rel", 16, 2, 32, 4).update, UpdateKind::Residual);
+        QCOMPARE(tableOneModel("geom", 16, 2, 32, 4).attention, AttentionKind::Geometric);
+        ModelConfig custom = ndrModel(16, 2, 32, 4);
+        custom.update = UpdateKind::Residual;
+        custom.positional = PositionalKind::Sinusoidal;
+        QCOMPARE(tableOneRowOf(custom), std::string());
+        try {
+            tableOneModel("lstm-ish", 16, 2, 32, 4);
+            QFAIL("no exception");
+        } catch (const std::invalid_argument& e) {
+            QCOMPARE(std::string(e.what()),
+                     std::string("unknown Table 1 row 'lstm-ish': known rows are "
+                                 "transformer, rel, rel-gate, absrel-gate, geom, ndr"));
+        }
+    }
+
+    // Config files name rows as model presets: gated rows take the preset's NDR sizes, the others its
+    // Transformer's; the new switch values round-trip through JSON.
+    void configFileNamesRows() {
+        const RunConfig c = runConfigFromJson(R"json({"preset": "paper-forward", "models": [
+            {"preset": "absrel-gate"}, {"preset": "rel", "name": "+rel (d 32)", "dModel": 32},
+            {"preset": "rel-gate", "positional": "abs-rel", "name": "switched"}, {"preset": "geom"}]})json");
+        const RunConfig base = presetConfig("paper-forward");
+        const ModelConfig &ndr = base.models[0], &vanilla = base.models[1];
+        RunConfig expected = c;
+        expected.models = {tableOneModel("absrel-gate", ndr.dModel, ndr.heads, ndr.dFF, ndr.steps),
+                           tableOneModel("rel", vanilla.dModel, vanilla.heads, vanilla.dFF, vanilla.steps),
+                           tableOneModel("rel-gate", ndr.dModel, ndr.heads, ndr.dFF, ndr.steps),
+                           tableOneModel("geom", vanilla.dModel, vanilla.heads, vanilla.dFF, vanilla.steps)};
+        expected.models[1].name = "+rel (d 32)";
+        expected.models[1].dModel = 32;
+        expected.models[2].name = "switched";
+        expected.models[2].positional = PositionalKind::AbsRel;
+        QVERIFY2(configDiff(expected, c).empty(), configDiff(expected, c).c_str());
+        const std::string text = json(c).dump(2);
+        for (const char* name : {"\"copy-gate-tanh\"", "\"relative\"", "\"abs-rel\""})
+            QVERIFY2(text.find(name) != std::string::npos, name);
+        const RunConfig back = runConfigFromJson(text);
+        QVERIFY2(configDiff(c, back).empty(), configDiff(c, back).c_str());
     }
 
     void unknownPreset() {
@@ -399,7 +478,7 @@ private slots:
             << "task.order: unknown value 'sideways'; expected forward or backward";
         QTest::newRow("unknown update")
             << with([](json& j) { j["models"][1]["update"] = "gate"; })
-            << "models[1].update: unknown value 'gate'; expected residual or copy-gate";
+            << "models[1].update: unknown value 'gate'; expected residual, copy-gate or copy-gate-tanh";
         QTest::newRow("number for enum") << with([](json& j) { j["models"][1]["geomNorm"] = 1; })
                                          << "models[1].geomNorm: expected one of off or l1, got 1";
         QTest::newRow("missing model field")
@@ -423,6 +502,13 @@ private slots:
         QTest::newRow("unknown model preset")
             << QString(R"({"preset": "stub", "models": [{"preset": "lstm"}]})")
             << "models[0].preset: unknown model preset 'lstm'";
+        QTest::newRow("unknown Table 1 row")
+            << QString(R"({"preset": "stub", "models": [{"preset": "rel-gates"}]})")
+            << "models[0].preset: unknown model preset 'rel-gates'; expected vanilla or a Table 1 row "
+               "(transformer, rel, rel-gate, absrel-gate, geom, ndr)";
+        QTest::newRow("unknown positional")
+            << with([](json& j) { j["models"][1]["positional"] = "rotary"; })
+            << "models[1].positional: unknown value 'rotary'; expected none, sinusoidal, relative or abs-rel";
         QTest::newRow("syntax error") << QString(R"({"preset": "stub",)") << "invalid JSON at byte";
         QTest::newRow("not an object") << QString("[1, 2]") << "must be a JSON object";
         QTest::newRow("invalid after overrides")

@@ -1,6 +1,7 @@
-// Finite-difference gradient checks in double precision for every layer (layer norm, softmax and
-// geometric attention, residual and copy-gated layers) and for the whole model in the NDR and vanilla
-// configurations, with dropout switched on (masks replayed from the same seed).
+// Finite-difference gradient checks in double precision for every layer (layer norm, softmax, geometric
+// and relative attention, residual and both copy-gated layers) and for the whole model in every
+// configuration of Table 1, with dropout switched on (masks replayed from the same seed), in both row
+// layouts.
 #include "core/nn/encoder.h"
 #include "testutil.h"
 
@@ -89,7 +90,7 @@ ModelConfig smallModel(AttentionKind att, UpdateKind upd, PositionalKind pos, bo
     m.steps = 3;
     m.dropout = 0.2f;
     m.attentionDropout = 0.15f;
-    m.gateDropout = upd == UpdateKind::CopyGate ? 0.25f : 0.f;
+    m.gateDropout = copyGated(upd) ? 0.25f : 0.f;
     m.gateBiasInit = 0.5f; // gates half open so both branches carry gradient
     return m;
 }
@@ -108,8 +109,20 @@ ModelConfig modelVariant(int variant) {
     case 3:
         return smallModel(AttentionKind::Geometric, UpdateKind::CopyGate, PositionalKind::None, false,
                           GeomNorm::Off);
-    default:
+    case 4:
         return smallModel(AttentionKind::Softmax, UpdateKind::Residual, PositionalKind::Sinusoidal, false,
+                          GeomNorm::Off);
+    case 5: // + rel
+        return smallModel(AttentionKind::Softmax, UpdateKind::Residual, PositionalKind::Relative, true,
+                          GeomNorm::Off);
+    case 6: // + rel + gate
+        return smallModel(AttentionKind::Softmax, UpdateKind::CopyGateTanh, PositionalKind::Relative, true,
+                          GeomNorm::Off);
+    case 7: // + abs/rel + gate
+        return smallModel(AttentionKind::Softmax, UpdateKind::CopyGateTanh, PositionalKind::AbsRel, true,
+                          GeomNorm::Off);
+    default: // + abs/rel + gate with separate layers
+        return smallModel(AttentionKind::Softmax, UpdateKind::CopyGateTanh, PositionalKind::AbsRel, false,
                           GeomNorm::Off);
     }
 }
@@ -126,9 +139,11 @@ Batch smallBatch() {
     return batch;
 }
 
-// Two examples of lengths 6 and 4 in a batch padded to 6.
+// Two examples of lengths 6 and 4 in a batch padded to 6 (12 rows), and the same packed (10 rows).
 const int kLengths[2] = {6, 4};
+const int kStarts[3] = {0, 6, 10};
 const BatchShape kShape{2, 6, kLengths};
+const BatchShape kPackedShape{2, 6, kLengths, kStarts};
 
 } // namespace
 
@@ -219,25 +234,102 @@ private slots:
         checkParams(label, store.values(), store.grads(), store.layout(), loss, 40, rng);
     }
 
-    void layer_data() {
-        QTest::addColumn<bool>("geometric");
-        QTest::addColumn<bool>("gated");
+    void relativeAttention_data() {
+        QTest::addColumn<bool>("absRel");
         QTest::addColumn<bool>("training");
-        QTest::newRow("copy gate + geometric (NDR layer), eval") << true << true << false;
-        QTest::newRow("copy gate + geometric (NDR layer), dropout") << true << true << true;
-        QTest::newRow("residual + softmax (vanilla layer), eval") << false << false << false;
-        QTest::newRow("residual + softmax (vanilla layer), dropout") << false << false << true;
-        QTest::newRow("copy gate + softmax, dropout") << false << true << true;
-        QTest::newRow("residual + geometric, dropout") << true << false << true;
+        QTest::addColumn<bool>("packed");
+        for (bool absRel : {false, true})
+            for (bool training : {false, true})
+                for (bool packed : {true, false})
+                    QTest::newRow(qPrintable(QString("%1%2, %3 rows")
+                                                 .arg(absRel ? "abs/rel" : "relative")
+                                                 .arg(training ? " with key and position dropout" : "")
+                                                 .arg(packed ? "packed" : "padded")))
+                        << absRel << training << packed;
+    }
+    void relativeAttention() {
+        QFETCH(bool, absRel);
+        QFETCH(bool, training);
+        QFETCH(bool, packed);
+        const BatchShape& shape = packed ? kPackedShape : kShape;
+        std::mt19937_64 rng(12);
+        ParamStore<double> store;
+        RelativeAttention<double> rel;
+        rel.declare(store, "", 8, 2, absRel);
+        store.finalize();
+        rel.init(store, rng);
+        // Off their initial values: u, v and the gate bias start at 0, the scale at 1/sqrt(D).
+        for (auto& v : store.values())
+            v += 0.1 * std::normal_distribution<double>(0, 1)(rng);
+        Md x = randomMat(shape.rows(), 8, rng);
+        const Md r = randomMat(shape.rows(), 8, rng);
+        const double p = training ? 0.3 : 0.0;
+        auto run = [&](Md& out, RelativeAttention<double>::Cache& c) {
+            Rng drop(99);
+            rel.forward(store, x, shape, training, p, drop, c, out);
+        };
+        auto loss = [&] {
+            Md out;
+            RelativeAttention<double>::Cache c;
+            run(out, c);
+            return (out.array() * r.array()).sum();
+        };
+        Md out, dx, scratch;
+        RelativeAttention<double>::Cache c;
+        run(out, c);
+        QVERIFY2(!training || (c.keyMask.array() == 0).any(), "no key was dropped");
+        QVERIFY2(!training || (c.posMask.array() == 0).any(), "no position vector entry was dropped");
+        rel.backward(store, x, shape, c, r, dx, scratch);
+        const std::string label = absRel ? "abs/rel attention" : "relative attention";
+        checkInput(label, x, dx, loss);
+        checkParams(label, store.values(), store.grads(), store.layout(), loss, 40, rng);
+    }
+
+    void layer_data() {
+        QTest::addColumn<int>("attention");
+        QTest::addColumn<int>("update");
+        QTest::addColumn<int>("positional");
+        QTest::addColumn<bool>("training");
+        QTest::addColumn<bool>("packed");
+        const int geometric = int(AttentionKind::Geometric), softmax = int(AttentionKind::Softmax);
+        const int residual = int(UpdateKind::Residual), copy = int(UpdateKind::CopyGate),
+                  tanhGate = int(UpdateKind::CopyGateTanh);
+        const int none = int(PositionalKind::None), relative = int(PositionalKind::Relative),
+                  absRel = int(PositionalKind::AbsRel);
+        QTest::newRow("copy gate + geometric (NDR layer), eval")
+            << geometric << copy << none << false << false;
+        QTest::newRow("copy gate + geometric (NDR layer), dropout")
+            << geometric << copy << none << true << false;
+        QTest::newRow("residual + softmax (vanilla layer), eval")
+            << softmax << residual << none << false << false;
+        QTest::newRow("residual + softmax (vanilla layer), dropout")
+            << softmax << residual << none << true << false;
+        QTest::newRow("copy gate + softmax, dropout") << softmax << copy << none << true << false;
+        QTest::newRow("residual + geometric, dropout") << geometric << residual << none << true << false;
+        QTest::newRow("residual + relative (+rel layer), dropout")
+            << softmax << residual << relative << true << true;
+        QTest::newRow("tanh gate + relative (+rel+gate layer), eval")
+            << softmax << tanhGate << relative << false << true;
+        QTest::newRow("tanh gate + relative (+rel+gate layer), dropout")
+            << softmax << tanhGate << relative << true << true;
+        QTest::newRow("tanh gate + relative (+rel+gate layer), dropout, padded")
+            << softmax << tanhGate << relative << true << false;
+        QTest::newRow("tanh gate + abs/rel (+abs/rel+gate layer), dropout")
+            << softmax << tanhGate << absRel << true << true;
+        QTest::newRow("tanh gate + abs/rel (+abs/rel+gate layer), dropout, padded")
+            << softmax << tanhGate << absRel << true << false;
+        QTest::newRow("tanh gate + geometric, dropout") << geometric << tanhGate << none << true << true;
     }
     void layer() {
-        QFETCH(bool, geometric);
-        QFETCH(bool, gated);
+        QFETCH(int, attention);
+        QFETCH(int, update);
+        QFETCH(int, positional);
         QFETCH(bool, training);
+        QFETCH(bool, packed);
+        const BatchShape& shape = packed ? kPackedShape : kShape;
         std::mt19937_64 rng(3);
-        const ModelConfig cfg = smallModel(geometric ? AttentionKind::Geometric : AttentionKind::Softmax,
-                                           gated ? UpdateKind::CopyGate : UpdateKind::Residual,
-                                           PositionalKind::None, true, GeomNorm::Off);
+        const ModelConfig cfg = smallModel(AttentionKind(attention), UpdateKind(update),
+                                           PositionalKind(positional), true, GeomNorm::Off);
         ParamStore<double> store;
         EncoderLayer<double> layer;
         layer.declare(store, "", cfg);
@@ -245,20 +337,20 @@ private slots:
         layer.init(store, rng);
         for (auto& v : store.values())
             v += 0.05 * std::normal_distribution<double>(0, 1)(rng);
-        Md x = randomMat(12, 8, rng);
-        const Md r = randomMat(12, 8, rng);
+        Md x = randomMat(shape.rows(), 8, rng);
+        const Md r = randomMat(shape.rows(), 8, rng);
         auto loss = [&] {
             Md out;
             EncoderLayer<double>::Cache c;
             Rng drop(5);
-            layer.forward(store, x, kShape, training, drop, c, out);
+            layer.forward(store, x, shape, training, drop, c, out);
             return (out.array() * r.array()).sum();
         };
         Md out, dx;
         EncoderLayer<double>::Cache c;
         Rng drop(5);
-        layer.forward(store, x, kShape, training, drop, c, out);
-        layer.backward(store, x, kShape, c, r, dx);
+        layer.forward(store, x, shape, training, drop, c, out);
+        layer.backward(store, x, shape, c, r, dx);
         checkInput("encoder layer", x, dx, loss);
         checkParams("encoder layer", store.values(), store.grads(), store.layout(), loss, 30, rng);
     }
@@ -273,6 +365,13 @@ private slots:
         QTest::newRow("vanilla with separate layers") << 4 << true;
         QTest::newRow("NDR, padded row layout") << 0 << false;
         QTest::newRow("vanilla, padded row layout") << 1 << false;
+        QTest::newRow("+rel: relative softmax + residual") << 5 << true;
+        QTest::newRow("+rel+gate: relative softmax + tanh copy gate") << 6 << true;
+        QTest::newRow("+abs/rel+gate: abs/rel softmax + tanh copy gate") << 7 << true;
+        QTest::newRow("+abs/rel+gate with separate layers") << 8 << true;
+        QTest::newRow("+rel, padded row layout") << 5 << false;
+        QTest::newRow("+rel+gate, padded row layout") << 6 << false;
+        QTest::newRow("+abs/rel+gate, padded row layout") << 7 << false;
     }
     void wholeModel() {
         QFETCH(int, variant);
@@ -305,6 +404,10 @@ private slots:
         QTest::newRow("vanilla (sinusoidal positions)") << 1;
         QTest::newRow("NDR with L1-normalised geometric attention") << 2;
         QTest::newRow("NDR with separate layers") << 3;
+        QTest::newRow("+rel") << 5;
+        QTest::newRow("+rel+gate") << 6;
+        QTest::newRow("+abs/rel+gate") << 7;
+        QTest::newRow("+abs/rel+gate with separate layers") << 8;
     }
     void packedEqualsPadded() {
         QFETCH(int, variant);
