@@ -245,6 +245,7 @@ constexpr EnumName<UpdateKind> kUpdates[] = {{UpdateKind::Residual, "residual"},
 constexpr EnumName<PositionalKind> kPositionals[] = {{PositionalKind::None, "none"},
                                                      {PositionalKind::Sinusoidal, "sinusoidal"}};
 constexpr EnumName<GeomNorm> kGeomNorms[] = {{GeomNorm::Off, "off"}, {GeomNorm::L1, "l1"}};
+constexpr EnumName<ModelKind> kModelKinds[] = {{ModelKind::Encoder, "encoder"}, {ModelKind::Lstm, "lstm"}};
 
 template <typename E, size_t N> std::string enumName(E value, const EnumName<E> (&names)[N]) {
     for (const auto& n : names)

@@ -46,6 +46,17 @@ void readModel(const json& j, ModelConfig& c, const std::string& path, bool requ
     // Added after format version 1 was first written: optional, 0 (the run's rate) when absent.
     if (j.is_object() && j.contains("learningRate"))
         f.read("learningRate", c.learningRate);
+    // Added with the LSTM, also optional: absent, a model is an encoder with the run's weight decay.
+    if (j.is_object()) {
+        if (j.contains("kind"))
+            f.readEnum("kind", c.kind, kModelKinds);
+        if (j.contains("weightDecay"))
+            f.read("weightDecay", c.weightDecay);
+        if (j.contains("lstmHidden"))
+            f.read("lstmHidden", c.lstmHidden);
+        if (j.contains("lstmEmbedding"))
+            f.read("lstmEmbedding", c.lstmEmbedding);
+    }
 }
 
 void readTrain(const json& j, TrainConfig& c, const std::string& path, bool required) {
@@ -115,7 +126,11 @@ void to_json(json& j, const ModelConfig& c) {
              {"attentionDropout", floatJson(c.attentionDropout)},
              {"gateDropout", floatJson(c.gateDropout)},
              {"gateBiasInit", floatJson(c.gateBiasInit)},
-             {"learningRate", c.learningRate}};
+             {"learningRate", c.learningRate},
+             {"kind", enumName(c.kind, kModelKinds)},
+             {"weightDecay", c.weightDecay},
+             {"lstmHidden", c.lstmHidden},
+             {"lstmEmbedding", c.lstmEmbedding}};
 }
 void from_json(const json& j, ModelConfig& c) {
     readModel(j, c, "", true);
@@ -242,7 +257,8 @@ void checkFieldNames(const json& j) {
 }
 
 // "models" of a preset-based config: replaces the preset's list. An entry starts from the model preset
-// it names ("ndr" sized like the preset's first model, "vanilla" like its second), else from the
+// it names ("ndr" sized like the preset's first model, "vanilla" like its second, "lstm" the paper's
+// LSTM), else from the
 // preset's model at the same index; its fields override. Beyond the preset's list an entry without a
 // model preset must give every field.
 std::vector<ModelConfig> readModelOverrides(const json& j, const std::vector<ModelConfig>& base) {
@@ -259,8 +275,11 @@ std::vector<ModelConfig> readModelOverrides(const json& j, const std::vector<Mod
                 m = ndrModel(sizes.dModel, sizes.heads, sizes.dFF, sizes.steps);
             else if (name == "vanilla")
                 m = vanillaModel(sizes.dModel, sizes.heads, sizes.dFF, sizes.steps);
+            else if (name == "lstm")
+                m = lstmModel();
             else
-                fail(field(path, "preset"), "unknown model preset '" + name + "'; expected ndr or vanilla");
+                fail(field(path, "preset"),
+                     "unknown model preset '" + name + "'; expected ndr, vanilla or lstm");
             readModel(j[i], m, path, false);
         } else if (i < base.size()) {
             m = base[i];

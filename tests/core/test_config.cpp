@@ -421,8 +421,8 @@ private slots:
                                         << "unknown preset 'nosuch': known presets are stub, paper-forward, "
                                            "paper-backward";
         QTest::newRow("unknown model preset")
-            << QString(R"({"preset": "stub", "models": [{"preset": "lstm"}]})")
-            << "models[0].preset: unknown model preset 'lstm'";
+            << QString(R"({"preset": "stub", "models": [{"preset": "gru"}]})")
+            << "models[0].preset: unknown model preset 'gru'";
         QTest::newRow("syntax error") << QString(R"({"preset": "stub",)") << "invalid JSON at byte";
         QTest::newRow("not an object") << QString("[1, 2]") << "must be a JSON object";
         QTest::newRow("invalid after overrides")
