@@ -182,9 +182,31 @@ void validateTask(const TaskConfig& t, Problems& p) {
         }
 }
 
+// A model's own optimiser settings, which every kind has.
+void validateRates(const ModelConfig& m, const std::string& at, Problems& p) {
+    if (p.finite(at + ".learningRate", m.learningRate) && (m.learningRate < 0 || m.learningRate > 1))
+        p.add(at + ".learningRate", "must be 0 (the run's rate) or in (0, 1], got " + num(m.learningRate));
+    if (p.finite(at + ".weightDecay", m.weightDecay) && m.weightDecay != -1 &&
+        (m.weightDecay < 0 || m.weightDecay > 1))
+        p.add(at + ".weightDecay",
+              "must be -1 (the run's weight decay) or between 0 and 1, got " + num(m.weightDecay));
+}
+
+// Only the fields an LSTM reads: the encoder's switches do not apply and are not checked.
+void validateLstm(const ModelConfig& m, const std::string& at, Problems& p) {
+    p.intRange(at + ".lstmHidden", m.lstmHidden, 1, 4096);
+    p.intRange(at + ".lstmEmbedding", m.lstmEmbedding, 1, 4096);
+    p.probability(at + ".dropout", m.dropout);
+    validateRates(m, at, p);
+}
+
 void validateModel(const ModelConfig& m, const std::string& at, Problems& p) {
     if (m.name.empty())
         p.add(at + ".name", "must not be empty");
+    if (m.kind == ModelKind::Lstm) {
+        validateLstm(m, at, p);
+        return;
+    }
     p.intRange(at + ".dModel", m.dModel, 1, 4096);
     if (m.heads < 1)
         p.atLeast(at + ".heads", m.heads, 1);
@@ -207,8 +229,7 @@ void validateModel(const ModelConfig& m, const std::string& at, Problems& p) {
     p.probability(at + ".attentionDropout", m.attentionDropout);
     p.probability(at + ".gateDropout", m.gateDropout);
     p.finite(at + ".gateBiasInit", m.gateBiasInit);
-    if (p.finite(at + ".learningRate", m.learningRate) && (m.learningRate < 0 || m.learningRate > 1))
-        p.add(at + ".learningRate", "must be 0 (the run's rate) or in (0, 1], got " + num(m.learningRate));
+    validateRates(m, at, p);
     if (m.geomNorm == GeomNorm::L1 && m.attention != AttentionKind::Geometric)
         p.add(at + ".geomNorm", "l1 normalisation needs geometric attention; set it to off for softmax");
     if (relativePositions(m.positional) && m.attention == AttentionKind::Geometric)
@@ -277,7 +298,7 @@ struct TableOneRow {
     PositionalKind positional;
 };
 
-// The LSTM row is not an encoder configuration; it joins this list with the model kind that runs it.
+// The LSTM row is not an encoder configuration: lstmModel() makes it.
 constexpr TableOneRow kTableOne[] = {
     {"transformer", "Transformer", AttentionKind::Softmax, UpdateKind::Residual, PositionalKind::Sinusoidal},
     {"rel", "+rel", AttentionKind::Softmax, UpdateKind::Residual, PositionalKind::Relative},
@@ -317,10 +338,33 @@ ModelConfig tableOneModel(const std::string& row, int dModel, int heads, int dFF
 }
 
 std::string tableOneRowOf(const ModelConfig& m) {
+    if (m.kind == ModelKind::Lstm)
+        return "lstm";
     for (const TableOneRow& r : kTableOne)
         if (m.attention == r.attention && m.update == r.update && m.positional == r.positional)
             return r.row;
     return "";
+}
+
+ModelConfig lstmModel(int hidden, int embedding) {
+    ModelConfig m;
+    m.name = "LSTM";
+    m.kind = ModelKind::Lstm;
+    m.lstmHidden = hidden;
+    m.lstmEmbedding = embedding;
+    m.dropout = 0.5f; // on the embeddings
+    // The paper trains its LSTM with plain Adam: AdamW without weight decay, at its own rate whatever the
+    // run's rate is.
+    m.learningRate = 1e-3;
+    m.weightDecay = 0;
+    // The encoder's fields do not apply; they read as a model without gates or attention dropout for
+    // code that asks any model whether it has copy gates.
+    m.attention = AttentionKind::Softmax;
+    m.update = UpdateKind::Residual;
+    m.positional = PositionalKind::None;
+    m.attentionDropout = 0;
+    m.gateDropout = 0;
+    return m;
 }
 
 std::vector<std::string> presetNames() {

@@ -16,6 +16,7 @@ enum class UpdateKind { Residual, CopyGate, CopyGateTanh };
 // the embeddings. AbsRel gates, per query and head, between the relative and the absolute key position.
 enum class PositionalKind { None, Sinusoidal, Relative, AbsRel };
 enum class GeomNorm { Off, L1 };
+enum class ModelKind { Encoder, Lstm };
 
 // Both copy-gated updates: h' = g * u + (1 - g) * h.
 inline bool copyGated(UpdateKind u) {
@@ -40,6 +41,7 @@ struct TaskConfig {
 
 struct ModelConfig {
     std::string name = "NDR";
+    ModelKind kind = ModelKind::Encoder; // the encoder below, or the LSTM baseline (docs/design.md §2)
     AttentionKind attention = AttentionKind::Geometric;
     UpdateKind update = UpdateKind::CopyGate;
     PositionalKind positional = PositionalKind::None;
@@ -53,9 +55,14 @@ struct ModelConfig {
     float gateDropout = 0.1f;      // whole gate vector of a position set to 0 (copy) in training
     float gateBiasInit = -3.0f;    // bg2
     double learningRate = 0;       // this model's rate; 0 means the run's train.learningRate
+    double weightDecay = -1;       // this model's AdamW weight decay; -1 means the run's train.weightDecay
+    // The LSTM's sizes (kind Lstm only). The encoder's switches and sizes above do not apply to an LSTM;
+    // its `dropout` acts on the token embeddings.
+    int lstmHidden = 200, lstmEmbedding = 16;
 
     int effectiveEvalSteps() const { return evalSteps > 0 ? evalSteps : steps; }
     double effectiveLearningRate(double runRate) const { return learningRate > 0 ? learningRate : runRate; }
+    double effectiveWeightDecay(double runDecay) const { return weightDecay >= 0 ? weightDecay : runDecay; }
 
     bool operator==(const ModelConfig&) const = default;
 };
@@ -89,6 +96,8 @@ std::vector<std::string> presetNames();
 // Built-in model presets "ndr" and "vanilla" with the given sizes.
 ModelConfig ndrModel(int dModel, int heads, int dFF, int steps);
 ModelConfig vanillaModel(int dModel, int heads, int dFF, int steps);
+// The LSTM baseline of the paper's Table 1: Adam (weight decay 0) at lr 1e-3, dropout 0.5 on the embeddings.
+ModelConfig lstmModel(int hidden = 200, int embedding = 16);
 
 // The rows of the paper's Table 1 as encoder switches, with the given sizes (docs/design.md §2):
 // "transformer" (= vanillaModel), "rel", "rel-gate", "absrel-gate", "geom", "ndr" (= ndrModel). The

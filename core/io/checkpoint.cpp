@@ -385,8 +385,13 @@ void checkCheckpointMatches(const CheckpointData& data, const ModelConfig& model
     std::vector<std::string> problems;
     // Architecture only: dropouts, evalSteps and the name may change between training and use.
     const json saved = data.model, wanted = model;
-    for (const char* key : {"attention", "update", "positional", "geomNorm", "sharedWeights", "dModel",
-                            "heads", "dFF", "steps"}) {
+    std::vector<const char*> keys = {"kind"};
+    if (data.model.kind == model.kind && model.kind == ModelKind::Lstm)
+        keys.insert(keys.end(), {"lstmHidden", "lstmEmbedding"});
+    else if (data.model.kind == model.kind)
+        keys.insert(keys.end(), {"attention", "update", "positional", "geomNorm", "sharedWeights", "dModel",
+                                 "heads", "dFF", "steps"});
+    for (const char* key : keys) {
         if (saved.at(key) != wanted.at(key)) {
             const auto show = [](const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); };
             problems.push_back("checkpoint was saved for " + std::string(key) + " " + show(saved.at(key)) +

@@ -46,6 +46,17 @@ void readModel(const json& j, ModelConfig& c, const std::string& path, bool requ
     // Added after format version 1 was first written: optional, 0 (the run's rate) when absent.
     if (j.is_object() && j.contains("learningRate"))
         f.read("learningRate", c.learningRate);
+    // Added with the LSTM, also optional: absent, a model is an encoder with the run's weight decay.
+    if (j.is_object()) {
+        if (j.contains("kind"))
+            f.readEnum("kind", c.kind, kModelKinds);
+        if (j.contains("weightDecay"))
+            f.read("weightDecay", c.weightDecay);
+        if (j.contains("lstmHidden"))
+            f.read("lstmHidden", c.lstmHidden);
+        if (j.contains("lstmEmbedding"))
+            f.read("lstmEmbedding", c.lstmEmbedding);
+    }
 }
 
 void readTrain(const json& j, TrainConfig& c, const std::string& path, bool required) {
@@ -115,7 +126,11 @@ void to_json(json& j, const ModelConfig& c) {
              {"attentionDropout", floatJson(c.attentionDropout)},
              {"gateDropout", floatJson(c.gateDropout)},
              {"gateBiasInit", floatJson(c.gateBiasInit)},
-             {"learningRate", c.learningRate}};
+             {"learningRate", c.learningRate},
+             {"kind", enumName(c.kind, kModelKinds)},
+             {"weightDecay", c.weightDecay},
+             {"lstmHidden", c.lstmHidden},
+             {"lstmEmbedding", c.lstmEmbedding}};
 }
 void from_json(const json& j, ModelConfig& c) {
     readModel(j, c, "", true);
@@ -243,10 +258,10 @@ void checkFieldNames(const json& j) {
 
 // "models" of a preset-based config: replaces the preset's list. An entry starts from the model preset
 // it names, else from the preset's model at the same index; its fields override. A model preset is
-// "vanilla" (the "transformer" row) or a Table 1 row: the gated rows ("ndr", "rel-gate", "absrel-gate")
-// are sized like the preset's first model (its NDR), the others like its second (its Transformer), as
-// the authors' sweeps size them. Beyond the preset's list an entry without a model preset must give
-// every field.
+// "lstm" (the paper's LSTM), "vanilla" (the "transformer" row) or a Table 1 row: the gated rows ("ndr",
+// "rel-gate", "absrel-gate") are sized like the preset's first model (its NDR), the others like its
+// second (its Transformer), as the authors' sweeps size them. Beyond the preset's list an entry without
+// a model preset must give every field.
 std::vector<ModelConfig> readModelOverrides(const json& j, const std::vector<ModelConfig>& base) {
     expectArray(j, "models");
     std::vector<ModelConfig> models(j.size());
@@ -258,16 +273,19 @@ std::vector<ModelConfig> readModelOverrides(const json& j, const std::vector<Mod
             const std::string name = toString(*preset, field(path, "preset"));
             const std::string row = name == "vanilla" ? "transformer" : name;
             const std::vector<std::string> rows = tableOneRows();
-            if (std::find(rows.begin(), rows.end(), row) == rows.end()) {
+            if (name == "lstm") {
+                m = lstmModel();
+            } else if (std::find(rows.begin(), rows.end(), row) == rows.end()) {
                 std::string known;
                 for (const std::string& r : rows)
                     known += (known.empty() ? "" : ", ") + r;
                 fail(field(path, "preset"), "unknown model preset '" + name +
-                                                "'; expected vanilla or a Table 1 row (" + known + ")");
+                                                "'; expected vanilla, lstm or a Table 1 row (" + known + ")");
+            } else {
+                const bool gated = copyGated(tableOneModel(row, 1, 1, 1, 1).update);
+                const ModelConfig& sizes = base.at(!gated && base.size() > 1 ? 1 : 0);
+                m = tableOneModel(row, sizes.dModel, sizes.heads, sizes.dFF, sizes.steps);
             }
-            const bool gated = copyGated(tableOneModel(row, 1, 1, 1, 1).update);
-            const ModelConfig& sizes = base.at(!gated && base.size() > 1 ? 1 : 0);
-            m = tableOneModel(row, sizes.dModel, sizes.heads, sizes.dFF, sizes.steps);
             readModel(j[i], m, path, false);
         } else if (i < base.size()) {
             m = base[i];

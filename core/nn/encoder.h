@@ -5,6 +5,7 @@
 
 #include "core/config/config.h"
 #include "core/nn/attention.h"
+#include "core/nn/model.h"
 #include "core/nn/params.h"
 #include "core/nn/relative_attention.h"
 #include "core/records/records.h"
@@ -73,38 +74,38 @@ template <typename S> struct EncoderLayer {
     }
 };
 
-template <typename S> class Encoder {
+template <typename S> class Encoder final : public Model<S> {
 public:
     Encoder(const ModelConfig& config, int vocabSize, int symbols);
 
-    const ModelConfig& config() const { return cfg_; }
-    ParamStore<S>& params() { return store_; }
-    const ParamStore<S>& params() const { return store_; }
-    int vocabSize() const { return vocab_; }
-    int symbols() const { return symbols_; }
+    const ModelConfig& config() const override { return cfg_; }
+    ParamStore<S>& params() override { return store_; }
+    const ParamStore<S>& params() const override { return store_; }
+    int vocabSize() const override { return vocab_; }
+    int symbols() const override { return symbols_; }
 
     // Fresh initialisation (docs/design.md §2: Xavier-uniform, gain sqrt(2) into ReLUs, embeddings N(0,1)).
-    void init(uint64_t seed);
+    void init(uint64_t seed) override;
 
     // Runs `steps` steps on the batch and returns the mean cross-entropy against batch.targets.
     // With keepCaches the caches of every step are kept for backward(); otherwise memory stays at one step.
-    S forward(const Batch& batch, int steps, bool training, Rng& rng, bool keepCaches);
+    S forward(const Batch& batch, int steps, bool training, Rng& rng, bool keepCaches) override;
     // Accumulates parameter gradients of the last forward (which must have kept its caches).
-    void backward();
+    void backward() override;
     // (B, S) logits of the last forward.
-    const Mat<S>& logits() const { return logits_; }
+    const Mat<S>& logits() const override { return logits_; }
 
     // Runs one example for `steps` steps (evaluation mode) and records what the inspector shows.
-    Trace trace(const std::vector<int>& tokens, int steps, bool fullGates = false);
+    Trace trace(const std::vector<int>& tokens, int steps, bool fullGates = false) override;
 
     // Matrix-product FLOPs of one training step (forward and backward) on this batch.
-    double trainingFlops(const Batch& batch, int steps) const;
+    double trainingFlops(const Batch& batch, int steps) const override;
 
     // Row layout of the activations (see BatchShape). Packed (the default) stores only the real
     // positions, so no row-wise work is spent on padding; padded is the plain layout, kept as the
     // reference the packed one is tested against. Both give the same results; dropout draws one
     // multiplier per stored row, so with dropout the two layouts draw different masks.
-    void setPackedRows(bool packed) { packedRows_ = packed; }
+    void setPackedRows(bool packed) override { packedRows_ = packed; }
     bool packedRows() const { return packedRows_; }
 
 private:

@@ -31,12 +31,12 @@ Example defaultProbe(const CtlTask& task) {
 
 Trainer::Trainer(const RunConfig& config, int modelIndex, const CtlTask& task, const Example& probe)
     : config_(config), modelIndex_(modelIndex), task_(task), probe_(probe),
-      model_(config.models.at(modelIndex), task.vocabSize(), task.config().symbols),
-      batchRng_(config.train.seed),
+      owned_(makeModel<float>(config.models.at(modelIndex), task.vocabSize(), task.config().symbols)),
+      model_(*owned_), batchRng_(config.train.seed),
       dropoutRng_(uint32_t(config.train.seed * 2654435761ULL ^ kDropoutStream)) {
     model_.init(config.train.seed);
     adam_.learningRate = config.models[modelIndex].effectiveLearningRate(config.train.learningRate);
-    adam_.weightDecay = config.train.weightDecay;
+    adam_.weightDecay = config.models[modelIndex].effectiveWeightDecay(config.train.weightDecay);
     record_.config = config.models[modelIndex];
 }
 

@@ -4,13 +4,14 @@
 #pragma once
 
 #include "core/io/files.h"
-#include "core/nn/encoder.h"
+#include "core/nn/model.h"
 #include "core/nn/optimizer.h"
 #include "core/records/records.h"
 #include "core/task/task.h"
 
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <random>
 #include <string>
@@ -58,7 +59,7 @@ public:
 
     const ModelRecord& record() const { return record_; }
     CheckpointData checkpoint() const;
-    Encoder<float>& model() { return model_; }
+    Model<float>& model() { return model_; }
     int step() const { return record_.stepsDone; }
     int totalSteps() const { return config_.train.steps; }
     const CtlTask& task() const { return task_; }
@@ -74,7 +75,8 @@ private:
     int modelIndex_;
     const CtlTask& task_;
     Example probe_;
-    Encoder<float> model_;
+    std::unique_ptr<Model<float>> owned_; // of the kind the configuration names
+    Model<float>& model_;                 // *owned_
     AdamW adam_;
     std::mt19937_64 batchRng_;
     Rng dropoutRng_;

@@ -640,8 +640,8 @@ void TestBadInput::configFileRows() {
     configFile("zero learning rate", R"({"preset": "stub", "train": {"learningRate": 0}})",
                "train.learningRate: must be above 0");
     configFile("unknown preset", R"({"preset": "gigantic"})", "unknown preset 'gigantic'");
-    configFile("unknown model preset", R"({"preset": "stub", "models": [{"preset": "lstm"}]})",
-               "models[0].preset: unknown model preset 'lstm'");
+    configFile("unknown model preset", R"({"preset": "stub", "models": [{"preset": "gru"}]})",
+               "models[0].preset: unknown model preset 'gru'");
     configFile(
         "ten thousand unknown fields",
         [] {

@@ -500,11 +500,12 @@ private slots:
                                         << "unknown preset 'nosuch': known presets are stub, paper-forward, "
                                            "paper-backward";
         QTest::newRow("unknown model preset")
-            << QString(R"({"preset": "stub", "models": [{"preset": "lstm"}]})")
-            << "models[0].preset: unknown model preset 'lstm'";
+            << QString(R"({"preset": "stub", "models": [{"preset": "gru"}]})")
+            << "models[0].preset: unknown model preset 'gru'; expected vanilla, lstm or a Table 1 row "
+               "(transformer, rel, rel-gate, absrel-gate, geom, ndr)";
         QTest::newRow("unknown Table 1 row")
             << QString(R"({"preset": "stub", "models": [{"preset": "rel-gates"}]})")
-            << "models[0].preset: unknown model preset 'rel-gates'; expected vanilla or a Table 1 row "
+            << "models[0].preset: unknown model preset 'rel-gates'; expected vanilla, lstm or a Table 1 row "
                "(transformer, rel, rel-gate, absrel-gate, geom, ndr)";
         QTest::newRow("unknown positional")
             << with([](json& j) { j["models"][1]["positional"] = "rotary"; })

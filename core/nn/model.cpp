@@ -1,0 +1,19 @@
+// The model of a configuration's kind (see model.h).
+#include "core/nn/model.h"
+
+#include "core/nn/encoder.h"
+#include "core/nn/lstm.h"
+
+namespace ndr {
+
+template <typename S>
+std::unique_ptr<Model<S>> makeModel(const ModelConfig& config, int vocabSize, int symbols) {
+    if (config.kind == ModelKind::Lstm)
+        return std::make_unique<Lstm<S>>(config, vocabSize, symbols);
+    return std::make_unique<Encoder<S>>(config, vocabSize, symbols);
+}
+
+template std::unique_ptr<Model<float>> makeModel<float>(const ModelConfig&, int, int);
+template std::unique_ptr<Model<double>> makeModel<double>(const ModelConfig&, int, int);
+
+} // namespace ndr

@@ -1,0 +1,51 @@
+// What a trainer needs of a model, whatever its kind (docs/design.md §2): the encoder and the LSTM
+// baseline both implement it. One virtual call per forward or backward; the work inside is not virtual.
+#pragma once
+
+#include "core/config/config.h"
+#include "core/nn/layers.h"
+#include "core/nn/params.h"
+#include "core/records/records.h"
+#include "core/task/task.h"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace ndr {
+
+template <typename S> class Model {
+public:
+    virtual ~Model() = default;
+
+    virtual const ModelConfig& config() const = 0;
+    virtual ParamStore<S>& params() = 0;
+    virtual const ParamStore<S>& params() const = 0;
+    virtual int vocabSize() const = 0;
+    virtual int symbols() const = 0;
+
+    // Fresh initialisation from `seed` (the kind's own scheme, docs/design.md §2).
+    virtual void init(uint64_t seed) = 0;
+    // The mean cross-entropy of the batch against batch.targets. `steps` is the number of layer
+    // applications of an encoder; a recurrent model reads each example's tokens and ignores it. With
+    // keepCaches the forward keeps what backward() needs.
+    virtual S forward(const Batch& batch, int steps, bool training, Rng& rng, bool keepCaches) = 0;
+    // Accumulates parameter gradients of the last forward (which must have kept its caches).
+    virtual void backward() = 0;
+    // (B, S) logits of the last forward.
+    virtual const Mat<S>& logits() const = 0;
+    // One example in evaluation mode, recorded for the inspector (docs/design.md §5).
+    virtual Trace trace(const std::vector<int>& tokens, int steps, bool fullGates = false) = 0;
+    // Matrix-product FLOPs of one training step (forward and backward) on this batch.
+    virtual double trainingFlops(const Batch& batch, int steps) const = 0;
+    // The encoder's row layout (see Encoder::setPackedRows); a model that stores only real tokens
+    // anyway ignores it.
+    virtual void setPackedRows(bool packed) = 0;
+};
+
+// The model `config.kind` names, not yet initialised. Throws std::invalid_argument on sizes it cannot
+// build.
+template <typename S>
+std::unique_ptr<Model<S>> makeModel(const ModelConfig& config, int vocabSize, int symbols);
+
+} // namespace ndr
