@@ -138,25 +138,6 @@ int runSweep(const SweepOptions& o) {
     return code;
 }
 
-CLI::Option* addEngineOptions(CLI::App* cmd, EngineOptions& e) {
-    auto* engine = cmd->add_option("--engine", e.engine,
-                                   "Where the runs execute: local (this machine) or slurm (a job array)")
-                       ->transform(CLI::CheckedTransformer(std::map<std::string, Engine>{
-                           {"local", Engine::Local}, {"slurm", Engine::Slurm}}));
-    cmd->add_option("--jobs", e.jobs, "local: how many runs at once (each in its own process when above 1)")
-        ->check(positive());
-    cmd->add_option("--max-parallel", e.maxParallel,
-                    "slurm: at most this many array tasks at once (0: no limit)")
-        ->check(CLI::NonNegativeNumber);
-    cmd->add_option("--cpus-per-task", e.cpusPerTask, "slurm: CPUs per run")->check(positive());
-    cmd->add_option("--time", e.time, "slurm: time limit per run (e.g. 2:00:00)");
-    cmd->add_option("--mem", e.mem, "slurm: memory per run (e.g. 4G)");
-    cmd->add_option("--partition", e.partition, "slurm: the partition to submit to");
-    cmd->add_option("--sbatch-option", e.extra,
-                    "slurm: one more #SBATCH line (repeatable), e.g. --account=x");
-    return engine;
-}
-
 } // namespace
 
 Command addSweepCommand(CLI::App& root) {
@@ -204,6 +185,8 @@ Command addSweepCommand(CLI::App& root) {
                     return printStatus(sub->dir);
                 if (collectCmd->parsed()) {
                     const ndr::SweepPlan plan = loadPlan(sub->dir);
+                    if (plan.kind == "table1")
+                        return printTableOne(sub->dir) > 0 ? 0 : kExitError;
                     if (collect(sub->dir, plan) == 0)
                         throw CliError("no run of " + sub->dir + " has finished yet (see `ndr sweep status " +
                                        sub->dir + "`)");

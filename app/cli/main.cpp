@@ -28,8 +28,8 @@ int main(int argc, char** argv) {
                  "ndr"};
     app.require_subcommand(1);
     app.footer("Run `ndr COMMAND --help` for a command's options.\n");
-    std::vector<Command> commands = {addTrainCommand(app), addEvalCommand(app), addPredictCommand(app),
-                                     addSweepCommand(app), addBenchCommand(app)};
+    std::vector<Command> commands = {addTrainCommand(app), addEvalCommand(app),   addPredictCommand(app),
+                                     addSweepCommand(app), addTable1Command(app), addBenchCommand(app)};
 #ifdef NDR_WITH_EXPORT
     commands.push_back(addExportCommand(app));
 #endif

@@ -1,6 +1,8 @@
 // Executing sweep plans locally or on Slurm, and reading back their state (see sweep_runner.h).
 #include "sweep_runner.h"
 
+#include "commands.h"
+
 #include "core/train/sweep.h"
 #include "training.h"
 
@@ -515,6 +517,25 @@ int resubmitUnfinished(const std::string& dirText, const EngineOptions& engine, 
     }
     std::cout << "Resubmitting " << todo.size() << " of " << plan.runs.size() << " runs" << std::endl;
     return runPlan(dir, plan, chosen, quiet, 1, todo);
+}
+
+CLI::Option* addEngineOptions(CLI::App* cmd, EngineOptions& e) {
+    auto* engine = cmd->add_option("--engine", e.engine,
+                                   "Where the runs execute: local (this machine) or slurm (a job array)")
+                       ->transform(CLI::CheckedTransformer(std::map<std::string, Engine>{
+                           {"local", Engine::Local}, {"slurm", Engine::Slurm}}));
+    cmd->add_option("--jobs", e.jobs, "local: how many runs at once (each in its own process when above 1)")
+        ->check(positive());
+    cmd->add_option("--max-parallel", e.maxParallel,
+                    "slurm: at most this many array tasks at once (0: no limit)")
+        ->check(CLI::NonNegativeNumber);
+    cmd->add_option("--cpus-per-task", e.cpusPerTask, "slurm: CPUs per run")->check(positive());
+    cmd->add_option("--time", e.time, "slurm: time limit per run (e.g. 2:00:00)");
+    cmd->add_option("--mem", e.mem, "slurm: memory per run (e.g. 4G)");
+    cmd->add_option("--partition", e.partition, "slurm: the partition to submit to");
+    cmd->add_option("--sbatch-option", e.extra,
+                    "slurm: one more #SBATCH line (repeatable), e.g. --account=x");
+    return engine;
 }
 
 void checkEngine(const EngineOptions& engine) {

@@ -6,6 +6,7 @@
 #include "common.h"
 #include "core/io/sweep_plan.h"
 
+#include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,8 @@ struct EngineOptions {
     std::vector<std::string> extra; // slurm: more #SBATCH lines
 };
 
+// Declares --engine, --jobs and the Slurm options on `cmd`; returns the --engine option.
+CLI::Option* addEngineOptions(CLI::App* cmd, EngineOptions& e);
 // Throws CliError when the engine cannot be used here (e.g. slurm without sbatch on PATH).
 void checkEngine(const EngineOptions& engine);
 // Creates `dir` and writes the plan into it. Refuses a folder that already holds a plan or a run.

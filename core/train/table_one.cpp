@@ -38,4 +38,90 @@ std::optional<std::pair<const PaperTableOneRow*, Order>> parseTableOneGroup(cons
     return std::make_pair(row, order == "forward" ? Order::Forward : Order::Backward);
 }
 
+namespace {
+
+// The run of `row` in `order` with the given recipe, seed 1.
+RunConfig rowRun(const std::string& row, Order order, TableOneRecipe recipe) {
+    RunConfig c = presetConfig(order == Order::Forward ? "paper-forward" : "paper-backward");
+    c.preset = "table1-" + row;
+    const ModelConfig presetNdr = c.models[0], presetTransformer = c.models[1];
+    const bool gated = row == "rel-gate" || row == "absrel-gate" || row == "ndr";
+    if (recipe == TableOneRecipe::Laptop) {
+        if (row == "lstm") {
+            c.models = {lstmModel(200, 16)};
+            c.models[0].learningRate = 1e-3;
+            c.models[0].weightDecay = 0;
+            c.train.batchSize = 256;
+        } else if (row == "ndr") {
+            c.models = {presetNdr};
+        } else if (row == "transformer") {
+            c.models = {presetTransformer};
+        } else {
+            // The other rows change only the switches of the preset model of their family.
+            const ModelConfig& base = gated ? presetNdr : presetTransformer;
+            ModelConfig m = tableOneModel(row, base.dModel, base.heads, base.dFF, base.steps);
+            m.evalSteps = base.evalSteps;
+            m.dropout = base.dropout;
+            m.attentionDropout = base.attentionDropout;
+            m.learningRate = base.learningRate;
+            c.models = {m};
+        }
+    } else {
+        c.train.batchSize = 512;
+        c.train.steps = 30000;
+        c.train.evalInterval = 1000;
+        c.train.gradClip = 5;
+        if (row == "lstm") {
+            c.models = {lstmModel(200, 16)};
+            c.models[0].weightDecay = 0;
+            c.train.learningRate = 1e-3;
+            c.train.batchSize = 256;
+            c.train.steps = 20000;
+        } else if (row == "ndr") {
+            c.models = {tableOneModel(row, 256, 1, 512, 14)};
+            c.models[0].dropout = 0.5f;
+            c.models[0].attentionDropout = 0.1f;
+            c.models[0].gateDropout = 0.1f;
+            c.train.learningRate = 1.5e-4;
+            c.train.weightDecay = 0.01;
+        } else if (gated) {
+            c.models = {tableOneModel(row, 256, 1, 1024, 14)};
+            c.models[0].dropout = 0.5f;
+            c.models[0].attentionDropout = 0.1f;
+            c.train.learningRate = 2e-4;
+            c.train.weightDecay = 0.01;
+        } else {
+            c.models = {tableOneModel(row, 128, 4, 256, 11)};
+            c.models[0].dropout = 0.1f;
+            c.models[0].attentionDropout = 0;
+            c.train.learningRate = 1.5e-4;
+            c.train.weightDecay = 0.0025;
+        }
+    }
+    c.models[0].name = paperTableOneRow(row)->label;
+    return c;
+}
+
+} // namespace
+
+SweepPlan tableOnePlan(TableOneRecipe recipe, int seeds, int steps) {
+    SweepPlan plan;
+    plan.kind = "table1";
+    for (const PaperTableOneRow& row : paperTableOne())
+        for (Order order : {Order::Forward, Order::Backward}) {
+            const RunConfig base = rowRun(row.id, order, recipe);
+            for (int s = 1; s <= seeds; ++s) {
+                SweepEntry e;
+                e.group = tableOneGroup(row.id, order);
+                e.name = e.dir = e.group + "/seed-" + std::to_string(s);
+                e.config = base;
+                e.config.task.seed = e.config.train.seed = uint64_t(s);
+                if (steps > 0)
+                    e.config.train.steps = steps;
+                plan.runs.push_back(std::move(e));
+            }
+        }
+    return plan;
+}
+
 } // namespace ndr

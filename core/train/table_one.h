@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/config/config.h"
+#include "core/io/sweep_plan.h"
 
 #include <optional>
 #include <string>
@@ -25,5 +26,15 @@ const PaperTableOneRow* paperTableOneRow(const std::string& id);
 std::string tableOneGroup(const std::string& row, Order order);
 // The row and order of such a group name; nullopt for any other name.
 std::optional<std::pair<const PaperTableOneRow*, Order>> parseTableOneGroup(const std::string& group);
+
+// The recipes `ndr table1` trains each row with. Laptop: the task of the paper presets (S8 F9, train
+// 1-5, valid 6-8, test 9-10) with models and training sized to take minutes on a laptop core
+// (docs/design.md §4); paper: the authors' hyperparameters per row (d 128-256, batch 512, 30k steps,
+// LSTM batch 256 and 20k steps), for a cluster.
+enum class TableOneRecipe { Laptop, Paper };
+
+// One run per row, order and seed 1..seeds, grouped "<row>/<order>", in folders
+// "<row>/<order>/seed-<s>". steps > 0 overrides every run's training steps.
+SweepPlan tableOnePlan(TableOneRecipe recipe, int seeds, int steps = 0);
 
 } // namespace ndr
