@@ -209,6 +209,51 @@ private slots:
         QVERIFY(field<QWidget>(panel, "models[1].gateBiasInit")->isEnabled());
     }
 
+    void tableOneRowPickerSetsTheSwitches() {
+        ExperimentPanel panel(nullptr, false);
+        choosePreset(panel, "stub");
+        auto pick = [&](int column, const QString& label) {
+            auto* row = field<QComboBox>(panel, QString("models[%1].row").arg(column));
+            const int index = row->findText(label);
+            QVERIFY2(index >= 0, qPrintable(label));
+            row->setCurrentIndex(index);
+            emit row->activated(index); // as a user's choice
+        };
+        QCOMPARE(field<QComboBox>(panel, "models[0].row")->currentText(), QString("NDR"));
+        QCOMPARE(field<QComboBox>(panel, "models[1].row")->currentText(), QString("Transformer"));
+        pick(1, "+rel+gate");
+        pick(0, "+abs/rel+gate");
+        const ndr::RunConfig stub = ndr::presetConfig("stub");
+        ndr::RunConfig want = stub;
+        want.preset = "custom";
+        for (int m = 0; m < 2; ++m) {
+            const ndr::ModelConfig& s = stub.models[size_t(m)];
+            const ndr::ModelConfig r =
+                ndr::tableOneModel(m == 0 ? "absrel-gate" : "rel-gate", s.dModel, s.heads, s.dFF, s.steps);
+            ndr::ModelConfig& w = want.models[size_t(m)];
+            w.name = r.name, w.attention = r.attention, w.update = r.update, w.positional = r.positional;
+            w.geomNorm = r.geomNorm, w.gateDropout = r.gateDropout; // sizes, dropouts, eval steps stay
+        }
+        QCOMPARE(dump(panel.config()), dump(want));
+        QVERIFY2(panel.problems().isEmpty(), qPrintable(panel.problems().join('\n')));
+        QCOMPARE(field<QLabel>(panel, "models[1].header")->text(), QString("+rel+gate"));
+        QVERIFY(field<QWidget>(panel, "models[1].gateDropout")->isEnabled());
+        // Editing a switch shows the row it now matches, or custom.
+        field<QComboBox>(panel, "models[1].positional")->setCurrentIndex(3); // abs/rel
+        QCOMPARE(field<QComboBox>(panel, "models[1].row")->currentText(), QString("+abs/rel+gate"));
+        field<QComboBox>(panel, "models[1].update")->setCurrentIndex(1); // copy gate (LN)
+        QCOMPARE(field<QComboBox>(panel, "models[1].row")->currentText(), QString("custom"));
+        // Relative positions under geometric attention: the core's message shows under the field.
+        field<QComboBox>(panel, "models[1].attention")->setCurrentIndex(1); // geometric
+        QVERIFY2(noteOf(panel, "models[1].positional").contains("use softmax attention"),
+                 qPrintable(noteOf(panel, "models[1].positional")));
+        QVERIFY(!field<QPushButton>(panel, "start")->isEnabled());
+        pick(1, "NDR");
+        QVERIFY(panel.problems().isEmpty());
+        QCOMPARE(panel.config().models[1].gateDropout, 0.1f);
+        QCOMPARE(panel.config().models[1].positional, ndr::PositionalKind::None);
+    }
+
     void validationSplitCheckbox() {
         ExperimentPanel panel(nullptr, false);
         choosePreset(panel, "paper-forward");

@@ -13,6 +13,7 @@
 #include <QLineEdit>
 #include <QSpinBox>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <utility>
 
 namespace ndrui {
@@ -88,10 +89,23 @@ void ModelsGroup::buildColumns(int count) {
         row += 2;
     };
     QWidget* p = grid_;
+    addRow(tr("Table 1 row"), "row",
+           tr("Sets this column's switches (attention, update, positions), name and gate dropout to a row "
+              "of the paper's Table 1; sizes, dropouts and rates stay. 'custom' when the switches match no "
+              "row."),
+           [&](Column& c) {
+               c.row = makeComboField({}, p);
+               c.row->addItem(tr("custom"), QString());
+               for (const std::string& r : ndr::tableOneRows())
+                   c.row->addItem(QString::fromStdString(ndr::tableOneModel(r, 4, 1, 4, 1).name),
+                                  QString::fromStdString(r));
+               return c.row;
+           });
     addRow(tr("name"), "name", tr("The model's name in plots and the inspector; names must be unique."),
            [&](Column& c) { return c.name = narrow(new QLineEdit(p)); });
     addRow(tr("attention"), "attention",
-           tr("softmax: scaled dot-product attention (vanilla Transformer).\n"
+           tr("softmax: scaled dot-product attention (vanilla Transformer); with relative or abs/rel "
+              "positions, Transformer-XL style relative attention.\n"
               "geometric: NDR's geometric attention with directional encoding: a column attends to the "
               "closest matching column, preferring left or right."),
            [&](Column& c) {
@@ -106,18 +120,26 @@ void ModelsGroup::buildColumns(int count) {
                           makeComboField({{"off", int(ndr::GeomNorm::Off)}, {"L1", int(ndr::GeomNorm::L1)}});
            });
     addRow(tr("update"), "update",
-           tr("copy gate: h' = g*u + (1-g)*h, a column changes only where its gate opens (NDR).\n"
+           tr("copy gate: h' = g*u + (1-g)*h with u = LN(FFN), a column changes only where its gate opens "
+              "(NDR).\n"
+              "copy gate, tanh: the same with u = tanh(FFN) (the gated relative layer, +rel+gate).\n"
               "residual: post-LN residual layer (vanilla Transformer)."),
            [&](Column& c) {
                return c.update = makeComboField({{"residual", int(ndr::UpdateKind::Residual)},
-                                                 {"copy gate", int(ndr::UpdateKind::CopyGate)}});
+                                                 {"copy gate", int(ndr::UpdateKind::CopyGate)},
+                                                 {"copy gate, tanh", int(ndr::UpdateKind::CopyGateTanh)}});
            });
     addRow(tr("positional"), "positional",
            tr("none: no absolute positions; geometric attention's direction is enough (NDR).\n"
-              "sinusoidal: sinusoidal encoding added to the embeddings (vanilla Transformer)."),
+              "sinusoidal: sinusoidal encoding added to the embeddings (vanilla Transformer).\n"
+              "relative: the offset key - query inside softmax attention's scores (+rel).\n"
+              "abs/rel: relative, mixed per query and head with the absolute key position (+abs/rel).\n"
+              "relative and abs/rel need softmax attention."),
            [&](Column& c) {
                return c.positional = makeComboField({{"none", int(ndr::PositionalKind::None)},
-                                                     {"sinusoidal", int(ndr::PositionalKind::Sinusoidal)}});
+                                                     {"sinusoidal", int(ndr::PositionalKind::Sinusoidal)},
+                                                     {"relative", int(ndr::PositionalKind::Relative)},
+                                                     {"abs/rel", int(ndr::PositionalKind::AbsRel)}});
            });
     addRow(tr("shared"), "sharedWeights",
            tr("One layer unrolled for every step (weights shared across steps). Needed to run more steps "
@@ -146,8 +168,8 @@ void ModelsGroup::buildColumns(int count) {
               "the positional encoding."),
            [&](Column& c) { return c.dropout = makeRealField(0, 1, 0.05, false, p); });
     addRow(tr("att. dropout"), "attentionDropout",
-           tr("Attention dropout: on the keys for geometric attention, on the attention weights for "
-              "softmax."),
+           tr("Attention dropout: on the keys for geometric attention, on the keys and position vectors "
+              "for relative attention, on the attention weights for softmax."),
            [&](Column& c) { return c.attentionDropout = makeRealField(0, 1, 0.05, false, p); });
     addRow(tr("gate dropout"), "gateDropout",
            tr("Gate dropout: probability of forcing a column's gate to copy (g = 0) during training. "
@@ -171,6 +193,11 @@ void ModelsGroup::buildColumns(int count) {
             updateColumn(i);
             emit edited();
         };
+        connect(c.row, &QComboBox::activated, this, [this, i](int index) {
+            const std::string row = columns_[size_t(i)].row->itemData(index).toString().toStdString();
+            if (!row.empty())
+                applyRow(i, row);
+        });
         connect(c.name, &QLineEdit::textChanged, this, changed);
         for (QComboBox* combo : {c.attention, c.geomNorm, c.update, c.positional})
             connect(combo, &QComboBox::currentIndexChanged, this, changed);
@@ -245,9 +272,25 @@ void ModelsGroup::updateColumn(int index) {
     // Fields that do not apply are disabled, not hidden, so the columns stay aligned. geom. norm stays
     // editable while it holds L1 under softmax: validation flags that, and the user must be able to fix it.
     c.geomNorm->setEnabled(m.attention == ndr::AttentionKind::Geometric || m.geomNorm == ndr::GeomNorm::L1);
-    const bool gated = m.update == ndr::UpdateKind::CopyGate;
+    const bool gated = ndr::copyGated(m.update);
     c.gateDropout->setEnabled(gated);
     c.gateBias->setEnabled(gated);
+    // Only user choices (activated) apply a row, so showing the matching one here changes nothing.
+    c.row->setCurrentIndex(std::max(0, c.row->findData(QString::fromStdString(ndr::tableOneRowOf(m)))));
+}
+
+void ModelsGroup::applyRow(int index, const std::string& row) {
+    Column& c = columns_[size_t(index)];
+    ndr::ModelConfig m = readColumn(c);
+    const ndr::ModelConfig r = ndr::tableOneModel(row, m.dModel, m.heads, m.dFF, m.steps);
+    m.name = r.name;
+    m.attention = r.attention;
+    m.update = r.update;
+    m.positional = r.positional;
+    m.geomNorm = r.geomNorm;
+    m.gateDropout = r.gateDropout;
+    fillColumn(c, m); // each changed field emits edited()
+    updateColumn(index);
 }
 
 } // namespace ndrui

@@ -1,5 +1,6 @@
 // The "Models" group of the experiment panel: one column per model (NDR and vanilla by default), every
-// ModelConfig switch editable, with the fields that do not apply to a column disabled.
+// ModelConfig switch editable, with the fields that do not apply to a column disabled, and a picker per
+// column that sets the switches of a row of the paper's Table 1.
 #pragma once
 
 #include "core/config/config.h"
@@ -40,6 +41,7 @@ signals:
 private:
     struct Column {
         QLabel* header = nullptr;
+        QComboBox* row = nullptr; // Table 1 row; "custom" when the switches match none
         QLineEdit* name = nullptr;
         QComboBox* attention = nullptr;
         QComboBox* geomNorm = nullptr;
@@ -63,6 +65,8 @@ private:
     ndr::ModelConfig readColumn(const Column& c) const;
     // Disables the fields a column's switches make irrelevant (and restyles its header).
     void updateColumn(int index);
+    // Sets a column's switches, name and gate dropout to those of a Table 1 row; sizes stay.
+    void applyRow(int index, const std::string& row);
 
     QWidget* grid_ = nullptr; // rebuilt with the columns
     std::vector<Column> columns_;
