@@ -328,6 +328,11 @@ private slots:
         grid.setTraces({lstm}, {"LSTM"});
         QCoreApplication::processEvents();
         QCOMPARE(int(plottables<QCPColorMap>(plotOf(&grid)).size()), 0);
+        bool said = false;
+        for (QCPLayoutElement* e : plotOf(&grid)->plotLayout()->elements(true))
+            if (auto* text = qobject_cast<QCPTextElement*>(e))
+                said |= text->text().contains("LSTM has no attention (a recurrent model)");
+        QVERIFY(said);
         GateMapView gates;
         gates.setTraces({lstm}, {"LSTM"});
         showAt(&gates);
