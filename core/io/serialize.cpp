@@ -258,9 +258,8 @@ void checkFieldNames(const json& j) {
 
 // "models" of a preset-based config: replaces the preset's list. An entry starts from the model preset
 // it names ("ndr" sized like the preset's first model, "vanilla" like its second, "lstm" the paper's
-// LSTM), else from the
-// preset's model at the same index; its fields override. Beyond the preset's list an entry without a
-// model preset must give every field.
+// LSTM), else from the preset's model at the same index; its fields override. Beyond the preset's
+// list an entry without a model preset must give every field.
 std::vector<ModelConfig> readModelOverrides(const json& j, const std::vector<ModelConfig>& base) {
     expectArray(j, "models");
     std::vector<ModelConfig> models(j.size());
