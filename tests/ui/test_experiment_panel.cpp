@@ -209,6 +209,44 @@ private slots:
         QVERIFY(field<QWidget>(panel, "models[1].gateBiasInit")->isEnabled());
     }
 
+    // A column of kind LSTM shows the LSTM's fields and hides the encoder's. Its fields reach the
+    // configuration, and a configuration with the LSTM model preset fills them.
+    void lstmColumnShowsOnlyItsFields() {
+        ExperimentPanel panel(nullptr, false);
+        choosePreset(panel, "stub");
+        QVERIFY(field<QWidget>(panel, "models[1].lstmHidden")->isHidden());
+        QVERIFY(!field<QWidget>(panel, "models[1].dModel")->isHidden());
+        field<QComboBox>(panel, "models[1].kind")->setCurrentIndex(1); // LSTM
+        QCOMPARE(panel.config().models[1].kind, ndr::ModelKind::Lstm);
+        for (const char* name : {"dModel", "heads", "attention", "steps", "gateBiasInit", "attentionDropout"})
+            QVERIFY2(field<QWidget>(panel, QString("models[1].%1").arg(name))->isHidden(), name);
+        for (const char* name :
+             {"name", "kind", "lstmHidden", "lstmEmbedding", "dropout", "learningRate", "weightDecay"})
+            QVERIFY2(!field<QWidget>(panel, QString("models[1].%1").arg(name))->isHidden(), name);
+        QVERIFY(!field<QWidget>(panel, "models[0].dModel")->isHidden());
+        QVERIFY(field<QWidget>(panel, "models[0].lstmHidden")->isHidden());
+        typeInto(field<QSpinBox>(panel, "models[1].lstmHidden"), "64");
+        QCOMPARE(panel.config().models[1].lstmHidden, 64);
+        QVERIFY2(panel.problems().isEmpty(), qPrintable(panel.problems().join('\n')));
+
+        // Weight decay: "run's" (-1) at the bottom, one step up is none.
+        auto* decay = field<ndrui::RealSpinBox>(panel, "models[1].weightDecay");
+        QCOMPARE(decay->text(), QString("run's"));
+        QCOMPARE(panel.config().models[1].weightDecay, -1.0);
+        decay->stepBy(1);
+        QCOMPARE(panel.config().models[1].weightDecay, 0.0);
+        decay->stepBy(2);
+        QCOMPARE(panel.config().models[1].weightDecay, 0.002);
+
+        // A configuration with the "lstm" model preset fills the column and reads back unchanged.
+        ndr::RunConfig want = ndr::presetConfig("stub");
+        want.preset = "custom";
+        want.models[1] = ndr::lstmModel();
+        panel.setConfig(want);
+        QCOMPARE(dump(panel.config()), dump(want));
+        QVERIFY(field<QWidget>(panel, "models[1].heads")->isHidden());
+    }
+
     void tableOneRowPickerSetsTheSwitches() {
         ExperimentPanel panel(nullptr, false);
         choosePreset(panel, "stub");

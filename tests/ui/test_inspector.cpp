@@ -495,6 +495,39 @@ private slots:
         if (const QString shots = qEnvironmentVariable("NDR_INSPECTOR_SHOTS"); !shots.isEmpty())
             inspector_->grab().save(shots + "/inspector-unshared.png");
     }
+
+    // A run with an LSTM: its trace has no attention and no gates; its view says so instead of drawing
+    // empty maps, the readout table shows its answer after each token, and frames still export.
+    void anLstmShowsItsReadoutAndANote() {
+        ndr::RunConfig c = tinyRun(60);
+        c.models[1] = ndr::lstmModel(16, 4);
+        QString error;
+        QVERIFY2(session_.start(c, &error), qPrintable(error));
+        QTRY_COMPARE_WITH_TIMEOUT(session_.state(), TrainingSession::State::Ready, ndrtest::waitMs(30000));
+        const ndr::Example e = task().evalSet(3)[0];
+        traceOf(QString::fromStdString(task().format(e)));
+        const ndr::Trace* lstm = inspector_->trace(1);
+        QVERIFY(lstm);
+        QCOMPARE(lstm->heads, 0);
+        QCOMPARE(lstm->steps, int(task().tokens(e).size()) - 2);
+        QVERIFY(lstm->attention.empty() && lstm->gates.empty());
+        ModelStepView* view = inspector_->modelView(1);
+        inspector_->setStep(2);
+        QVERIFY(view->attentionPlot()->isHidden());
+        QVERIFY(!inspector_->modelView(0)->attentionPlot()->isHidden());
+        const QTableWidget* readout = child<QTableWidget>("inspector.readout");
+        QVERIFY(readout);
+        for (int s = 0; s <= lstm->steps; ++s)
+            QCOMPARE(textAt(readout, 1, s),
+                     QString::fromStdString(task().symbolName(lstm->stepAnswers[size_t(s)])));
+        QCOMPARE(int(inspector_->stepFrames(QSize(600, 400)).size()), inspector_->maxStep() + 1);
+        child<QCheckBox>("inspector.halt")->setChecked(true);
+        QCOMPARE(inspector_->haltingStepOf(1), -1);
+        QCOMPARE(textAt(child<QTableWidget>("inspector.answers"), 1, 2), QString("no gates"));
+        child<QCheckBox>("inspector.halt")->setChecked(false);
+        if (const QString shots = qEnvironmentVariable("NDR_INSPECTOR_SHOTS"); !shots.isEmpty())
+            inspector_->grab().save(shots + "/inspector-lstm.png");
+    }
 };
 
 QTEST_MAIN(TestInspector)

@@ -316,6 +316,36 @@ private slots:
         QVERIFY(shoot(&view, "gate_map_14_steps"));
     }
 
+    // An LSTM's trace (docs/design.md §5: steps = tokens read, no heads, no attention, no gates): the
+    // attention grid leaves it out, the gate map names it as recurrent.
+    void recurrentTraceHasNoMapsButANote() {
+        const Trace lstm = longTrace(6, 0, false);
+        AttentionGridView grid;
+        grid.setTraces({longTrace(5, 2, true), lstm}, {"NDR", "LSTM"});
+        showAt(&grid);
+        QCOMPARE(int(plottables<QCPColorMap>(plotOf(&grid)).size()), 5);
+        QVERIFY(std::isnan(grid.weight(1, 1, -1, 0, 0)));
+        grid.setTraces({lstm}, {"LSTM"});
+        QCoreApplication::processEvents();
+        QCOMPARE(int(plottables<QCPColorMap>(plotOf(&grid)).size()), 0);
+        bool said = false;
+        for (QCPLayoutElement* e : plotOf(&grid)->plotLayout()->elements(true))
+            if (auto* text = qobject_cast<QCPTextElement*>(e))
+                said |= text->text().contains("LSTM has no attention (a recurrent model)");
+        QVERIFY(said);
+        GateMapView gates;
+        gates.setTraces({lstm}, {"LSTM"});
+        showAt(&gates);
+        QCustomPlot* p = plotOf(&gates);
+        QCOMPARE(int(plottables<QCPColorMap>(p).size()), 0);
+        bool note = false;
+        for (QCPLayoutElement* e : p->plotLayout()->elements(true))
+            if (auto* text = qobject_cast<QCPTextElement*>(e))
+                note |= text->text().contains("LSTM has no copy gates\n(a recurrent model)");
+        QVERIFY(note);
+        QVERIFY(std::isnan(gates.gate(0, 1, 1)));
+    }
+
     void paletteChangeRecolours() {
         DepthBarsView view;
         view.setDepths(run_.task->allDepths(), run_.splits);

@@ -164,7 +164,8 @@ void Inspector::fillAnswers() {
         if (halts) {
             const int h = ndr::haltingStep(*t, threshold());
             if (h < 0) {
-                answers_->setItem(m, 2, item(tr("no gates"), tr("A residual model has no gates to halt on")));
+                answers_->setItem(
+                    m, 2, item(tr("no gates"), tr("A residual or recurrent model has no gates to halt on")));
             } else {
                 answers_->setItem(m, 2,
                                   item(h < t->steps ? QString::number(h) : tr("never (%1)").arg(h),

@@ -37,6 +37,15 @@ std::vector<float> gatesAt(const ndr::Trace& trace, int step) {
     return g;
 }
 
+QString ModelStepView::recurrentNote(int step) const {
+    return step == 0 ? tr("No attention and no copy gates: an LSTM reads one token per step. At step 0 it "
+                          "has read nothing yet.")
+                     : tr("No attention and no copy gates: an LSTM reads one token per step. After step %1 "
+                          "it has read the tokens up to position %1; the readout table shows its answer "
+                          "after each.")
+                           .arg(step);
+}
+
 ModelStepView::ModelStepView(int model, const QString& name, QWidget* parent)
     : QWidget(parent), model_(model), name_(name) {
     title_ = new QLabel(this);
@@ -53,7 +62,7 @@ ModelStepView::ModelStepView(int model, const QString& name, QWidget* parent)
     gates_->setNames(QString(), tr("position"), tr("gate"));
     // A strip of one row: enough height for the title, one square row of cells and the axis labels.
     gates_->setFixedHeight(150);
-    gateNote_ = new QLabel(tr("No copy gates: a residual layer rewrites every column at every step."), this);
+    gateNote_ = new QLabel(this);
     gateNote_->setWordWrap(true);
     gateNote_->setAlignment(Qt::AlignHCenter | Qt::AlignTop);
     gateNote_->setFixedHeight(150);
@@ -107,7 +116,9 @@ void ModelStepView::refresh() {
         gateNote_->setVisible(false);
         return;
     }
-    attention_->setVisible(true);
+    // A trace without heads is a recurrent model's: no attention to map (docs/design.md §5).
+    const bool recurrent = trace_->heads <= 0;
+    attention_->setVisible(!recurrent);
     const int T = trace_->positions, s = shownStep();
     QStringList tokens;
     for (const std::string& n : trace_->tokenNames)
@@ -118,6 +129,13 @@ void ModelStepView::refresh() {
     if (step_ > trace_->steps)
         title += tr(" (its last)");
     title_->setText(title);
+    if (recurrent) {
+        gates_->setVisible(false);
+        gateNote_->setText(recurrentNote(s));
+        gateNote_->setVisible(true);
+        return;
+    }
+    gateNote_->setText(tr("No copy gates: a residual layer rewrites every column at every step."));
     attention_->setTitle(s == 0 ? tr("attention: none yet (step 0 is the embeddings)")
                                 : tr("attention at step %1, %2").arg(s).arg(heads));
     attention_->setMatrix(T, T, attentionAt(*trace_, s, head_), tokens, tokens);
@@ -145,7 +163,12 @@ QImage ModelStepView::render(QSize size) {
         caption += tr(" — step %1 of %2").arg(shownStep()).arg(trace_->steps);
     p.drawText(QRect(0, 0, size.width(), titleH), Qt::AlignCenter, caption);
     const QSize attSize(size.width(), size.height() - titleH - gateH);
-    if (attSize.height() > 20)
+    if (trace_ && trace_->heads <= 0) {
+        p.setPen(palette().color(QPalette::WindowText));
+        p.setFont(font());
+        p.drawText(QRect(QPoint(0, titleH), attSize).adjusted(16, 16, -16, -16),
+                   Qt::AlignHCenter | Qt::AlignTop | Qt::TextWordWrap, recurrentNote(shownStep()));
+    } else if (attSize.height() > 20)
         p.drawImage(QPoint(0, titleH), attention_->render(attSize));
     if (gateH > 20 && trace_ && !trace_->gates.empty())
         p.drawImage(QPoint(0, size.height() - gateH), gates_->render(QSize(size.width(), gateH)));

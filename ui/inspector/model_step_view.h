@@ -1,5 +1,6 @@
 // One model's column in the inspector: its attention heatmap (target rows x source columns) and its
-// gate strip over positions at the chosen step, with the dashboard's heatmap look.
+// gate strip over positions at the chosen step, with the dashboard's heatmap look; for a recurrent
+// model, which has neither, a note on what its steps are.
 #pragma once
 
 #include "core/records/records.h"
@@ -49,6 +50,8 @@ signals:
 
 private:
     void refresh();
+    // What a recurrent model's step is, in place of its (absent) attention and gates.
+    QString recurrentNote(int step) const;
 
     int model_;
     QString name_;

@@ -136,7 +136,8 @@ void StepsNeededPanel::fill() {
             QString tip;
             if (s.examples > 0) {
                 right = QString("%1/%2").arg(s.correctAtHalt).arg(s.examples);
-                const bool gated = models[size_t(m)].config.update == ndr::UpdateKind::CopyGate;
+                const bool gated = models[size_t(m)].config.kind == ndr::ModelKind::Encoder &&
+                                   models[size_t(m)].config.update == ndr::UpdateKind::CopyGate;
                 if (gated) {
                     // Examples that never halt count their full run in the mean; all of them: "never".
                     if (s.halted == 0)
@@ -154,8 +155,8 @@ void StepsNeededPanel::fill() {
                         nullptr, s.examples);
                 } else {
                     steps = tr("no gates");
-                    tip =
-                        tr("a residual model has no gates to halt on; right: the answer after the last step");
+                    tip = tr("a residual or recurrent model has no gates to halt on; right: the answer after "
+                             "the last step");
                 }
             }
             auto* a = new QTableWidgetItem(steps);

@@ -1,4 +1,4 @@
-// One column per model, rows shared so NDR and vanilla read side by side (see modelsgroup.h).
+// One column per model, rows shared so NDR and vanilla read side by side (see models_group.h).
 #include "ui/panel/models_group.h"
 
 #include "ui/common/palette.h"
@@ -35,6 +35,7 @@ void ModelsGroup::buildColumns(int count) {
     delete grid_;
     notes_.reset();
     columns_.assign(size_t(count), Column{});
+    kindRows_.clear();
     grid_ = new QWidget(this);
     layout()->addWidget(grid_);
     auto* g = new QGridLayout(grid_);
@@ -76,19 +77,42 @@ void ModelsGroup::buildColumns(int count) {
     ++row;
 
     // One row per field: a label shared by the columns, an editor per column, and a row of notes below.
-    auto addRow = [&](const QString& label, const char* field, const QString& tip, auto make) {
-        auto* l = new QLabel(label, grid_);
-        l->setToolTip(tip);
-        g->addWidget(l, row, 0);
+    auto addSharedRow = [&](const QString& label, const char* field, const QString& tip, auto make) {
+        KindRow r{ndr::ModelKind::Encoder, new QLabel(label, grid_), {}};
+        r.label->setToolTip(tip);
+        g->addWidget(r.label, row, 0);
         for (int i = 0; i < count; ++i) {
             QWidget* editor = make(columns_[size_t(i)]);
             QLabel* note = notes_.add(QString("models[%1].%2").arg(i).arg(field), editor, tip, grid_);
             g->addWidget(editor, row, i + 1);
             g->addWidget(note, row + 1, i + 1);
+            r.editors.push_back(editor);
         }
         row += 2;
+        return r;
     };
+    // A row of fields only one kind of model has: shown in the columns of that kind.
+    auto addKindRow = [&](ndr::ModelKind kind, const QString& label, const char* field, const QString& tip,
+                          auto make) {
+        KindRow r = addSharedRow(label, field, tip, make);
+        r.kind = kind;
+        kindRows_.push_back(std::move(r));
+    };
+    // Most rows are the encoder's switches and sizes.
+    auto addRow = [&](auto&&... args) { addKindRow(ndr::ModelKind::Encoder, args...); };
     QWidget* p = grid_;
+    addSharedRow(tr("name"), "name", tr("The model's name in plots and the inspector; names must be unique."),
+                 [&](Column& c) { return c.name = narrow(new QLineEdit(p)); });
+    addSharedRow(
+        tr("kind"), "kind",
+        tr("encoder: the Transformer family configured by the switches below (NDR, vanilla).\n"
+           "LSTM: the paper's recurrent baseline, one LSTM layer over the tokens without [B] and [E]. "
+           "The paper trains it with Adam at lr 1e-3, no weight decay and dropout 0.5 on the "
+           "embeddings (the \"lstm\" model preset)."),
+        [&](Column& c) {
+            return c.kind = makeComboField(
+                       {{"encoder", int(ndr::ModelKind::Encoder)}, {"LSTM", int(ndr::ModelKind::Lstm)}});
+        });
     addRow(tr("Table 1 row"), "row",
            tr("Sets this column's switches (attention, update, positions), name and gate dropout to a row "
               "of the paper's Table 1; sizes, dropouts and rates stay. 'custom' when the switches match no "
@@ -101,8 +125,6 @@ void ModelsGroup::buildColumns(int count) {
                                   QString::fromStdString(r));
                return c.row;
            });
-    addRow(tr("name"), "name", tr("The model's name in plots and the inspector; names must be unique."),
-           [&](Column& c) { return c.name = narrow(new QLineEdit(p)); });
     addRow(tr("attention"), "attention",
            tr("softmax: scaled dot-product attention (vanilla Transformer); with relative or abs/rel "
               "positions, Transformer-XL style relative attention.\n"
@@ -163,10 +185,17 @@ void ModelsGroup::buildColumns(int count) {
                c.evalSteps->setSpecialValueText(tr("same"));
                return c.evalSteps;
            });
-    addRow(tr("dropout"), "dropout",
-           tr("Dropout on the attention output, the feed-forward hidden layer, the gate's hidden layer and "
-              "the positional encoding."),
-           [&](Column& c) { return c.dropout = makeRealField(0, 1, 0.05, false, p); });
+    addKindRow(ndr::ModelKind::Lstm, tr("hidden"), "lstmHidden",
+               tr("Width of the LSTM's state and cell (H)."),
+               [&](Column& c) { return c.lstmHidden = makeIntField(1, 4096, 1, p); });
+    addKindRow(ndr::ModelKind::Lstm, tr("embedding"), "lstmEmbedding",
+               tr("Width of the LSTM's token embeddings."),
+               [&](Column& c) { return c.lstmEmbedding = makeIntField(1, 4096, 1, p); });
+    addSharedRow(
+        tr("dropout"), "dropout",
+        tr("Encoder: dropout on the attention output, the feed-forward hidden layer, the gate's hidden "
+           "layer and the positional encoding. LSTM: dropout on the token embeddings."),
+        [&](Column& c) { return c.dropout = makeRealField(0, 1, 0.05, false, p); });
     addRow(tr("att. dropout"), "attentionDropout",
            tr("Attention dropout: on the keys for geometric attention, on the keys and position vectors "
               "for relative attention, on the attention weights for softmax."),
@@ -179,13 +208,21 @@ void ModelsGroup::buildColumns(int count) {
            tr("Initial bias of the gate's output layer (b_g2). -3 starts the gates almost closed, so "
               "layers begin as copies. Copy-gate updates only."),
            [&](Column& c) { return c.gateBias = makeRealField(-20, 20, 0.5, false, p); });
-    addRow(tr("learn. rate"), "learningRate",
-           tr("This model's AdamW learning rate; 'run's' uses the training group's rate."), [&](Column& c) {
-               c.learningRate = makeRealField(0, 1, 1e-4, false, p);
-               c.learningRate->setStepType(QAbstractSpinBox::AdaptiveDecimalStepType);
-               c.learningRate->setSpecialValueText(tr("run's"));
-               return c.learningRate;
-           });
+    addSharedRow(tr("learn. rate"), "learningRate",
+                 tr("This model's AdamW learning rate; 'run's' uses the training group's rate."),
+                 [&](Column& c) {
+                     c.learningRate = makeRealField(0, 1, 1e-4, false, p);
+                     c.learningRate->setStepType(QAbstractSpinBox::AdaptiveDecimalStepType);
+                     c.learningRate->setSpecialValueText(tr("run's"));
+                     return c.learningRate;
+                 });
+    // "run's" sits one step below 0, so one step up from it is no weight decay.
+    addSharedRow(tr("weight decay"), "weightDecay",
+                 tr("This model's AdamW weight decay; 'run's' uses the training group's."), [&](Column& c) {
+                     c.weightDecay = makeRealField(-1e-3, 1, 1e-3, false, p);
+                     c.weightDecay->setSpecialValueText(tr("run's"));
+                     return c.weightDecay;
+                 });
 
     for (int i = 0; i < count; ++i) {
         const Column& c = columns_[size_t(i)];
@@ -199,12 +236,13 @@ void ModelsGroup::buildColumns(int count) {
                 applyRow(i, row);
         });
         connect(c.name, &QLineEdit::textChanged, this, changed);
-        for (QComboBox* combo : {c.attention, c.geomNorm, c.update, c.positional})
+        for (QComboBox* combo : {c.kind, c.attention, c.geomNorm, c.update, c.positional})
             connect(combo, &QComboBox::currentIndexChanged, this, changed);
         connect(c.shared, &QCheckBox::toggled, this, changed);
-        for (QSpinBox* s : {c.dModel, c.heads, c.dFF, c.steps, c.evalSteps})
+        for (QSpinBox* s : {c.dModel, c.heads, c.dFF, c.steps, c.evalSteps, c.lstmHidden, c.lstmEmbedding})
             connect(s, &QSpinBox::valueChanged, this, changed);
-        for (RealSpinBox* s : {c.dropout, c.attentionDropout, c.gateDropout, c.gateBias, c.learningRate})
+        for (RealSpinBox* s :
+             {c.dropout, c.attentionDropout, c.gateDropout, c.gateBias, c.learningRate, c.weightDecay})
             connect(s, &QDoubleSpinBox::valueChanged, this, changed);
     }
 }
@@ -220,6 +258,7 @@ void ModelsGroup::setModels(const std::vector<ndr::ModelConfig>& models) {
 
 void ModelsGroup::fillColumn(Column& c, const ndr::ModelConfig& m) {
     c.name->setText(QString::fromStdString(m.name));
+    selectData(c.kind, int(m.kind));
     selectData(c.attention, int(m.attention));
     selectData(c.geomNorm, int(m.geomNorm));
     selectData(c.update, int(m.update));
@@ -235,11 +274,15 @@ void ModelsGroup::fillColumn(Column& c, const ndr::ModelConfig& m) {
     c.gateDropout->setFloat(m.gateDropout);
     c.gateBias->setFloat(m.gateBiasInit);
     c.learningRate->setValue(m.learningRate);
+    c.weightDecay->setValue(m.weightDecay < 0 ? c.weightDecay->minimum() : m.weightDecay);
+    c.lstmHidden->setValue(m.lstmHidden);
+    c.lstmEmbedding->setValue(m.lstmEmbedding);
 }
 
 ndr::ModelConfig ModelsGroup::readColumn(const Column& c) const {
     ndr::ModelConfig m;
     m.name = c.name->text().toStdString();
+    m.kind = comboValue<ndr::ModelKind>(c.kind);
     m.attention = comboValue<ndr::AttentionKind>(c.attention);
     m.geomNorm = comboValue<ndr::GeomNorm>(c.geomNorm);
     m.update = comboValue<ndr::UpdateKind>(c.update);
@@ -255,6 +298,9 @@ ndr::ModelConfig ModelsGroup::readColumn(const Column& c) const {
     m.gateDropout = float(c.gateDropout->value());
     m.gateBiasInit = float(c.gateBias->value());
     m.learningRate = c.learningRate->value();
+    m.weightDecay = c.weightDecay->value() < 0 ? -1 : c.weightDecay->value();
+    m.lstmHidden = c.lstmHidden->value();
+    m.lstmEmbedding = c.lstmEmbedding->value();
     return m;
 }
 
@@ -277,12 +323,20 @@ void ModelsGroup::updateColumn(int index) {
     c.gateBias->setEnabled(gated);
     // Only user choices (activated) apply a row, so showing the matching one here changes nothing.
     c.row->setCurrentIndex(std::max(0, c.row->findData(QString::fromStdString(ndr::tableOneRowOf(m)))));
+    for (const KindRow& r : kindRows_) {
+        r.editors[size_t(index)]->setVisible(r.kind == m.kind);
+        const bool used = std::any_of(columns_.begin(), columns_.end(), [&](const Column& other) {
+            return comboValue<ndr::ModelKind>(other.kind) == r.kind;
+        });
+        r.label->setVisible(used);
+    }
 }
 
 void ModelsGroup::applyRow(int index, const std::string& row) {
     Column& c = columns_[size_t(index)];
     ndr::ModelConfig m = readColumn(c);
     const ndr::ModelConfig r = ndr::tableOneModel(row, m.dModel, m.heads, m.dFF, m.steps);
+    m.kind = r.kind;
     m.name = r.name;
     m.attention = r.attention;
     m.update = r.update;

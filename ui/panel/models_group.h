@@ -1,6 +1,7 @@
 // The "Models" group of the experiment panel: one column per model (NDR and vanilla by default), every
-// ModelConfig switch editable, with the fields that do not apply to a column disabled, and a picker per
-// column that sets the switches of a row of the paper's Table 1.
+// ModelConfig switch editable. A column shows the fields of its kind (encoder or LSTM) only, disables
+// the encoder fields its switches make irrelevant, and has a picker that sets the switches of a row of
+// the paper's Table 1.
 #pragma once
 
 #include "core/config/config.h"
@@ -43,6 +44,7 @@ private:
         QLabel* header = nullptr;
         QComboBox* row = nullptr; // Table 1 row; "custom" when the switches match none
         QLineEdit* name = nullptr;
+        QComboBox* kind = nullptr;
         QComboBox* attention = nullptr;
         QComboBox* geomNorm = nullptr;
         QComboBox* update = nullptr;
@@ -58,18 +60,29 @@ private:
         RealSpinBox* gateDropout = nullptr;
         RealSpinBox* gateBias = nullptr;
         RealSpinBox* learningRate = nullptr;
+        RealSpinBox* weightDecay = nullptr;
+        QSpinBox* lstmHidden = nullptr;
+        QSpinBox* lstmEmbedding = nullptr;
+    };
+    // A row of fields that only one kind of model has: its label and each column's editor and note.
+    struct KindRow {
+        ndr::ModelKind kind;
+        QLabel* label;
+        std::vector<QWidget*> editors; // (columns)
     };
 
     void buildColumns(int count);
     void fillColumn(Column& c, const ndr::ModelConfig& m);
     ndr::ModelConfig readColumn(const Column& c) const;
-    // Disables the fields a column's switches make irrelevant (and restyles its header).
+    // Shows the fields of a column's kind and disables those its switches make irrelevant (and
+    // restyles its header); a row no column shows is hidden with its label.
     void updateColumn(int index);
     // Sets a column's switches, name and gate dropout to those of a Table 1 row; sizes stay.
     void applyRow(int index, const std::string& row);
 
     QWidget* grid_ = nullptr; // rebuilt with the columns
     std::vector<Column> columns_;
+    std::vector<KindRow> kindRows_;
     FieldNotes notes_;
 };
 

@@ -248,7 +248,13 @@ void AttentionGridView::rebuild(int columns) {
     if (maps_.empty()) {
         delete scale_;
         scale_ = nullptr;
-        grid->addElement(0, 0, new QCPTextElement(p, tr("No attention to show yet"), font()));
+        // A trace with steps but no heads is a recurrent model's (docs/design.md §5).
+        QStringList recurrent;
+        for (int m = 0; m < int(traces_.size()); ++m)
+            if (traces_[size_t(m)].steps > 0 && traces_[size_t(m)].heads <= 0)
+                recurrent << tr("%1 has no attention (a recurrent model).").arg(names_.value(m));
+        const QString note = recurrent.isEmpty() ? tr("No attention to show yet") : recurrent.join('\n');
+        grid->addElement(0, 0, new QCPTextElement(p, note, font()));
     } else {
         for (auto phase : {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins})
             grid->update(phase);

@@ -22,7 +22,8 @@ class AttentionGridView : public PlotView {
 public:
     explicit AttentionGridView(QWidget* parent = nullptr);
 
-    // One trace per model (index = model); a model whose trace has no steps is left out.
+    // One trace per model (index = model); a model whose trace has no steps or no attention (an
+    // LSTM's) is left out.
     void setTraces(const std::vector<ndr::Trace>& traces, const QStringList& modelNames);
     // -1 shows the mean over heads; a model with fewer heads shows its mean.
     void setHead(int head);

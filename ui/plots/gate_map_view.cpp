@@ -71,8 +71,11 @@ void GateMapView::rebuild() {
     for (int m = 0; m < int(traces_.size()); ++m) {
         const ndr::Trace& t = traces_[m];
         if (!hasGates(t)) {
+            // A trace without attention heads is a recurrent model's (docs/design.md §5).
             if (t.steps > 0)
-                notes << tr("%1 has no copy gates\n(residual connections).").arg(names_.value(m));
+                notes << (t.heads > 0 ? tr("%1 has no copy gates\n(residual connections).")
+                                      : tr("%1 has no copy gates\n(a recurrent model)."))
+                             .arg(names_.value(m));
             continue;
         }
         auto* rect = new QCPAxisRect(p);

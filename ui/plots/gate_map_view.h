@@ -1,5 +1,5 @@
 // Copy-gate map of one probe example: steps down, token positions across, gate openness 0..1, for
-// each model with gates; residual models have no gates and get a short note instead.
+// each model with gates; residual and recurrent models have no gates and get a short note instead.
 #pragma once
 
 #include "core/records/records.h"
