@@ -160,6 +160,32 @@ private slots:
                  QStringList{"notes.txt"});
     }
 
+    // ndr table1: every row in both orders per seed, grouped as the Compare view and collect read them;
+    // running it again resumes the same plan, another plan in the folder is refused.
+    void tableOnePlan() {
+        const QString dir = path("table1");
+        Result r = runNdr({"table1", "--seeds", "2", "--steps", "30", "--out", dir, "--plan-only"});
+        QVERIFY2(r.exitCode == 0, describe(r));
+        const ndr::SweepPlan plan = ndr::loadSweepPlan(dir.toStdString());
+        QCOMPARE(plan.kind, std::string("table1"));
+        QCOMPARE(int(plan.runs.size()), 7 * 2 * 2);
+        QCOMPARE(plan.runs[0].group, std::string("lstm/forward"));
+        QCOMPARE(plan.runs[3].dir, std::string("lstm/backward/seed-2"));
+        QCOMPARE(plan.runs[3].config.task.order, ndr::Order::Backward);
+        QCOMPARE(plan.runs.back().group, std::string("ndr/backward"));
+        for (const auto& e : plan.runs) {
+            QCOMPARE(int(e.config.models.size()), 1);
+            QCOMPARE(e.config.train.steps, 30);
+        }
+        QCOMPARE(plan.runs[0].config.models[0].kind, ndr::ModelKind::Lstm);
+        const QByteArray before = readAll(dir + "/sweep.json");
+        r = runNdr({"table1", "--seeds", "2", "--steps", "30", "--out", dir, "--plan-only"});
+        QVERIFY2(r.exitCode == 0 && r.err.contains("Resuming"), describe(r));
+        r = runNdr({"table1", "--seeds", "3", "--steps", "30", "--out", dir, "--plan-only"});
+        QVERIFY2(r.exitCode != 0 && r.err.contains("holds another plan"), describe(r));
+        QCOMPARE(readAll(dir + "/sweep.json"), before);
+    }
+
     void anExistingSweepIsNotOverwritten() {
         const QString dir = path("twice");
         QCOMPARE(runNdr({"sweep", "--config", config_, "--seeds", "1", "--out", dir, "--plan-only"}).exitCode,
