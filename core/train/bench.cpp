@@ -30,7 +30,7 @@ struct Gemm {
 // gradient dX = dY W and the weight gradient dW = dY^T X.
 std::vector<Gemm> stepProducts(const ModelConfig& m, Index rows, int symbols, int batch) {
     const Index C = m.dModel, F = m.dFF, H = m.heads;
-    const bool geo = m.attention == AttentionKind::Geometric, gated = m.update == UpdateKind::CopyGate;
+    const bool geo = m.attention == AttentionKind::Geometric, gated = copyGated(m.update);
     std::vector<std::pair<Index, Index>> maps; // (out, in)
     maps.push_back({geo ? 3 * C + 2 * H : 3 * C, C});
     maps.push_back({C, C});

@@ -137,7 +137,7 @@ void StepsNeededPanel::fill() {
             if (s.examples > 0) {
                 right = QString("%1/%2").arg(s.correctAtHalt).arg(s.examples);
                 const bool gated = models[size_t(m)].config.kind == ndr::ModelKind::Encoder &&
-                                   models[size_t(m)].config.update == ndr::UpdateKind::CopyGate;
+                                   ndr::copyGated(models[size_t(m)].config.update);
                 if (gated) {
                     // Examples that never halt count their full run in the mean; all of them: "never".
                     if (s.halted == 0)
