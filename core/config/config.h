@@ -23,6 +23,7 @@ struct TaskConfig {
     Order order = Order::Forward;
     uint64_t seed = 1;               // function tables and held-out sets
     int evalExamplesPerDepth = 1000; // fewer when the depth has fewer distinct cases
+    bool operator==(const TaskConfig&) const = default;
 };
 
 struct ModelConfig {
@@ -43,6 +44,7 @@ struct ModelConfig {
 
     int effectiveEvalSteps() const { return evalSteps > 0 ? evalSteps : steps; }
     double effectiveLearningRate(double runRate) const { return learningRate > 0 ? learningRate : runRate; }
+    bool operator==(const ModelConfig&) const = default;
 };
 
 struct TrainConfig {
@@ -54,6 +56,7 @@ struct TrainConfig {
     int evalInterval = 500;
     uint64_t seed = 1; // initialisation, batches, dropout
     int threads = 1;   // Eigen/OpenMP threads used by one model
+    bool operator==(const TrainConfig&) const = default;
 };
 
 struct RunConfig {
@@ -61,6 +64,7 @@ struct RunConfig {
     TaskConfig task;
     std::vector<ModelConfig> models;
     TrainConfig train;
+    bool operator==(const RunConfig&) const = default;
 };
 
 // Built-in presets: "stub", "paper-forward", "paper-backward". Throws std::invalid_argument on an

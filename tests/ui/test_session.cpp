@@ -120,6 +120,44 @@ private slots:
             QCOMPARE(m.step, 350);
     }
 
+    void startContinuesTheSameRunOrStartsANewOne() {
+        TrainingSession s;
+        QString error;
+        const ndr::RunConfig c = smallRun(60);
+        QVERIFY2(s.startOrContinue(c, &error), qPrintable(error));
+        QTRY_COMPARE_WITH_TIMEOUT(s.state(), TrainingSession::State::Ready, ndrtest::waitMs(30000));
+        const quint64 first = s.runId();
+
+        // The same settings with more steps (and another preset name) train this run further.
+        ndr::RunConfig longer = c;
+        longer.train.steps = 80;
+        longer.preset = "custom";
+        QVERIFY2(s.startOrContinue(longer, &error), qPrintable(error));
+        QCOMPARE(s.runId(), first);
+        QTRY_COMPARE_WITH_TIMEOUT(s.state(), TrainingSession::State::Ready, ndrtest::waitMs(30000));
+        for (const auto& m : s.models()) {
+            QCOMPARE(m.step, 80);
+            QCOMPARE(m.history.size(), size_t(3)); // at 50, at the end (60), at the new end (80)
+        }
+
+        // No more steps than were done: a new run.
+        QVERIFY2(s.startOrContinue(longer, &error), qPrintable(error));
+        QVERIFY(s.runId() != first);
+        const quint64 second = s.runId();
+        QTRY_COMPARE_WITH_TIMEOUT(s.state(), TrainingSession::State::Ready, ndrtest::waitMs(30000));
+        QCOMPARE(s.models()[0].history.size(), size_t(2)); // at 50 and 80
+
+        // Any other change of settings: a new run, even with more steps.
+        ndr::RunConfig other = longer;
+        other.train.steps = 100;
+        other.models[1].dropout = 0.2f;
+        QVERIFY2(s.startOrContinue(other, &error), qPrintable(error));
+        QVERIFY(s.runId() != second);
+        QCOMPARE(s.config(), other);
+        s.stop();
+        QTRY_COMPARE_WITH_TIMEOUT(s.state(), TrainingSession::State::Ready, ndrtest::waitMs(10000));
+    }
+
     void badRunFileChangesNothing() {
         QTemporaryDir dir;
         TrainingSession s;

@@ -6,6 +6,7 @@
 #include "core/train/run.h"
 #include "testutil.h"
 #include "ui/dashboard/dashboard.h"
+#include "ui/export/exporter.h"
 #include "ui/export/gif_writer.h"
 #include "ui/inspector/inspector.h"
 #include "ui/panel/experiment_panel.h"
@@ -17,6 +18,7 @@
 #include "ui/shell/main_window.h"
 
 #include <QComboBox>
+#include <QDirIterator>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
@@ -175,6 +177,17 @@ private slots:
         // and the inspector's steps.
         const QString folder = dir_.filePath("export");
         QVERIFY(reopened.exportTo(folder, false));
+        // Every file the export names is there, nothing else, and the status bar counts them all.
+        const ExportPlan plan =
+            planExport(reopened.session().record(), folder, {}, reopened.inspector().maxStep());
+        QCOMPARE(plan.existing(), plan.files());
+        int onDisk = 0;
+        for (QDirIterator it(folder, QDir::Files, QDirIterator::Subdirectories); it.hasNext(); it.next())
+            ++onDisk;
+        QCOMPARE(onDisk, int(plan.files().size()));
+        QCOMPARE(int(plan.inspectorFiles.size()), reopened.inspector().maxStep() + 2); // frames 0..n, GIF
+        QVERIFY2(reopened.statusBar()->currentMessage().startsWith(QString("Exported %1 files").arg(onDisk)),
+                 qPrintable(reopened.statusBar()->currentMessage()));
         QCOMPARE(readGifInfo(folder + "/inspector/inspector.gif").frames, reopened.inspector().maxStep() + 1);
         QVERIFY(!QImage(folder + "/dashboard.png").isNull());
         QVERIFY(!QImage(folder + "/attention-maps.png").isNull());

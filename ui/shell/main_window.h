@@ -3,6 +3,7 @@
 // behaviour of its own beyond that wiring.
 #pragma once
 
+#include "ui/shell/recent_runs.h"
 #include "ui/training/training_session.h"
 
 #include <QMainWindow>
@@ -33,8 +34,12 @@ public:
     Dashboard& dashboard() { return *dashboard_; }
     Inspector& inspector() { return *inspector_; }
 
-    // Starts a new run (as the panel's Start does); on failure shows the message.
+    // What the panel's Start does (TrainingSession::startOrContinue); on failure shows the message.
     void startTraining(const ndr::RunConfig& config);
+    // Start with the configuration the panel shows.
+    void startTraining();
+    // Fills the experiment panel with `config` (e.g. a preset).
+    void showConfig(const ndr::RunConfig& config);
     // Opens a run file; on failure shows the message and leaves the current run as it was.
     bool openRun(const QString& file);
     // Saves the run to `file` (asks for a file when empty); the answer comes in the status bar.
@@ -45,6 +50,17 @@ public:
     bool exportTo(const QString& folder, bool overwrite);
     // Redraws the dashboard now instead of at the next coalesced redraw (for tests and exports).
     void redrawNow();
+
+    // For scripted use (ndr-studio's options) and tests.
+    void showInspector(); // brings the inspector tab to the front
+    // The inspector on an expression typed in the run's notation, or on a random one of `depth`. Returns
+    // what is wrong with it (as shown under the field), empty when it is a valid expression.
+    QString inspectExpression(const QString& text);
+    QString inspectRandom(int depth);
+    void setInspectorStep(int step); // the step the inspector shows
+    // Redraws and saves an image of the window to `file`; false when it cannot be written.
+    bool screenshot(const QString& file);
+    const RecentRuns& recentRuns() const { return recent_; }
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -60,6 +76,7 @@ private:
     void scheduleRedraw();
     void updateTitle();
     void addRecent(const QString& file);
+    void openRecent(const QString& file);
     void rebuildRecentMenu();
     void showError(const QString& title, const QString& message);
     void openDialog();
@@ -68,6 +85,7 @@ private:
 
     bool persistent_;
     TrainingSession session_;
+    RecentRuns recent_;
     ExperimentPanel* panel_ = nullptr;
     Dashboard* dashboard_ = nullptr;
     Inspector* inspector_ = nullptr;

@@ -72,6 +72,20 @@ bool TrainingSession::start(const ndr::RunConfig& config, QString* error) {
     return true;
 }
 
+bool TrainingSession::startOrContinue(const ndr::RunConfig& config, QString* error) {
+    if (run_ && state_ == State::Ready && config.train.steps > stepsDone()) {
+        // The run's settings and the asked ones, apart from how long to train and the preset's name.
+        ndr::RunConfig asked = config, current = config_;
+        asked.train.steps = current.train.steps = 0;
+        asked.preset = current.preset = "";
+        if (asked == current) {
+            continueTraining(config.train.steps);
+            return true;
+        }
+    }
+    return start(config, error);
+}
+
 bool TrainingSession::open(const QString& runFile, QString* error) {
     if (state_ == State::Training || state_ == State::Paused) {
         *error = tr("Stop the current training before opening a run.");
@@ -116,10 +130,7 @@ bool TrainingSession::open(const QString& runFile, QString* error) {
 void TrainingSession::continueTraining(int totalSteps) {
     if (!run_ || state_ == State::Training || state_ == State::Paused)
         return;
-    int done = 0;
-    for (const auto& m : models_)
-        done = std::max(done, m.step);
-    totalSteps = std::max(totalSteps, done);
+    totalSteps = std::max(totalSteps, stepsDone());
     run_->setTotalSteps(totalSteps); // the workers are idle: nothing else touches the run now
     config_.train.steps = totalSteps;
     paused_ = false;
@@ -312,6 +323,13 @@ void TrainingSession::tearDownWorkers() {
     workers_.clear();
     threads_.clear();
     saving_.reset();
+}
+
+int TrainingSession::stepsDone() const {
+    int done = 0;
+    for (const auto& m : models_)
+        done = std::max(done, m.step);
+    return done;
 }
 
 void TrainingSession::updateState() {
