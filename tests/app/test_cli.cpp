@@ -102,7 +102,7 @@ private slots:
             QCOMPARE(int(m.history.size()), 2);
             QCOMPARE(m.history[0].step, 20);
             QCOMPARE(m.history[1].step, 40);
-            QCOMPARE(m.status, std::string("finished"));
+            QVERIFY(m.status == (ModelStatus{ModelState::Finished, {}}));
             QVERIFY(!m.checkpointFile.empty());
             QVERIFY2(m.checkpointFile.find('/') == std::string::npos, m.checkpointFile.c_str());
             const CheckpointData ck = loadCheckpoint((out + "/").toStdString() + m.checkpointFile);

@@ -370,16 +370,18 @@ private slots:
         choosePreset(panel, "stub");
         auto* bar = field<QProgressBar>(panel, "progress[0]");
         QCOMPARE(bar->text(), QString("NDR  0/6000"));
-        panel.setModelProgress(0, 1200, 6000, 105.2, 45.6, QString());
+        using ndr::ModelState;
+        const ndr::ModelStatus training{ModelState::Training, {}};
+        panel.setModelProgress(0, 1200, 6000, 105.2, 45.6, training);
         QCOMPARE(bar->text(), QString("NDR  1200/6000  105 steps/s  ETA 0:46"));
         QCOMPARE(bar->value(), 1200);
-        panel.setModelProgress(1, 6000, 6000, 0, 0, "finished");
+        panel.setModelProgress(1, 6000, 6000, 0, 0, {ModelState::Finished, {}});
         QCOMPARE(field<QProgressBar>(panel, "progress[1]")->text(),
                  QString("Transformer  6000/6000  finished"));
-        panel.setModelProgress(1, 300, 6000, 0, 0, "diverged: loss is NaN at step 300 (100%)");
+        panel.setModelProgress(1, 300, 6000, 0, 0, {ModelState::Diverged, "loss is NaN at step 300 (100%)"});
         QCOMPARE(field<QProgressBar>(panel, "progress[1]")->text(),
                  QString("Transformer  300/6000  diverged: loss is NaN at step 300 (100%)"));
-        panel.setModelProgress(0, 10, 100000, 2.5, 3725, QString());
+        panel.setModelProgress(0, 10, 100000, 2.5, 3725, training);
         QCOMPARE(bar->text(), QString("NDR  10/100000  2.5 steps/s  ETA 1:02:05"));
     }
 
@@ -418,8 +420,8 @@ private slots:
         panel.resize(440, 900);
         panel.show();
         choosePreset(panel, "paper-forward");
-        panel.setModelProgress(0, 1200, 8000, 105, 84, QString());
-        panel.setModelProgress(1, 8000, 8000, 0, 0, "finished");
+        panel.setModelProgress(0, 1200, 8000, 105, 84, {ndr::ModelState::Training, {}});
+        panel.setModelProgress(1, 8000, 8000, 0, 0, {ndr::ModelState::Finished, {}});
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
         QCoreApplication::processEvents(); // let the layouts settle before grabbing
         QVERIFY(panel.grab().save(dir + "/panel-valid.png"));

@@ -49,9 +49,10 @@ private slots:
 
         s.pause();
         QCOMPARE(s.state(), TrainingSession::State::Paused);
-        QTRY_VERIFY_WITH_TIMEOUT(std::all_of(s.models().begin(), s.models().end(),
-                                             [](const ModelProgress& m) { return m.status == "paused"; }),
-                                 ndrtest::waitMs(5000));
+        QTRY_VERIFY_WITH_TIMEOUT(
+            std::all_of(s.models().begin(), s.models().end(),
+                        [](const ModelProgress& m) { return m.status.state == ndr::ModelState::Paused; }),
+            ndrtest::waitMs(5000));
         const int held = minStep(s);
         QTest::qWait(200);
         QCOMPARE(minStep(s), held);
@@ -61,7 +62,7 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(s.state(), TrainingSession::State::Ready, ndrtest::waitMs(30000));
         for (const auto& m : s.models()) {
             QCOMPARE(m.step, 400);
-            QCOMPARE(m.status, QString("finished"));
+            QVERIFY(m.status == (ndr::ModelStatus{ndr::ModelState::Finished, {}}));
             QCOMPARE(m.history.size(), size_t(8)); // every 50 steps
             QCOMPARE(m.lossLog.steps.size(), size_t(40));
             QCOMPARE(m.lossLog.steps.back(), 400);
@@ -76,7 +77,7 @@ private slots:
         s.stop();
         QTRY_COMPARE_WITH_TIMEOUT(s.state(), TrainingSession::State::Ready, ndrtest::waitMs(5000));
         for (const auto& m : s.models())
-            QCOMPARE(m.status, QString("stopped"));
+            QVERIFY(m.status == (ndr::ModelStatus{ndr::ModelState::Stopped, {}}));
         // Stopping while paused also ends it.
         s.continueTraining(100000);
         QCOMPARE(s.state(), TrainingSession::State::Training);

@@ -130,9 +130,10 @@ private slots:
         QTest::mouseClick(pause, Qt::LeftButton);
         QCOMPARE(w.session().state(), TrainingSession::State::Paused);
         QCOMPARE(pause->text().remove('&'), QString("Resume"));
-        QTRY_VERIFY_WITH_TIMEOUT(std::all_of(w.session().models().begin(), w.session().models().end(),
-                                             [](const ModelProgress& m) { return m.status != "training"; }),
-                                 ndrtest::waitMs(5000));
+        QTRY_VERIFY_WITH_TIMEOUT(
+            std::all_of(w.session().models().begin(), w.session().models().end(),
+                        [](const ModelProgress& m) { return m.status.state != ndr::ModelState::Training; }),
+            ndrtest::waitMs(5000));
         const int held = minStep(w.session());
         QTest::qWait(150);
         QCOMPARE(minStep(w.session()), held);
@@ -232,10 +233,13 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(w.session().state(), TrainingSession::State::Ready, ndrtest::waitMs(60000));
         const auto& ndrModel = w.session().models()[0];
         const auto& vanilla = w.session().models()[1];
-        QVERIFY2(ndrModel.status.startsWith("diverged"), qPrintable(ndrModel.status));
+        QVERIFY2(ndrModel.status.state == ndr::ModelState::Diverged,
+                 ndr::statusText(ndrModel.status).c_str());
+        QVERIFY2(ndrModel.status.message.find("at step 1") != std::string::npos,
+                 ndrModel.status.message.c_str());
         QCOMPARE(ndrModel.step, 0);
         QCOMPARE(vanilla.step, 200); // the other model trained on
-        QCOMPARE(vanilla.status, QString("finished"));
+        QVERIFY(vanilla.status.state == ndr::ModelState::Finished);
         QVERIFY2(w.statusBar()->currentMessage().contains("NDR stopped: diverged"),
                  qPrintable(w.statusBar()->currentMessage()));
         auto* bar = child<QProgressBar>(w.panel(), "progress[0]");

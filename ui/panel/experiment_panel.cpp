@@ -443,7 +443,7 @@ void ExperimentPanel::onPauseResume() {
 }
 
 void ExperimentPanel::setModelProgress(int model, int step, int totalSteps, double stepsPerSecond,
-                                       double etaSeconds, const QString& status) {
+                                       double etaSeconds, const ndr::ModelStatus& status) {
     controls_->setModelProgress(model, step, totalSteps, stepsPerSecond, etaSeconds, status);
 }
 

@@ -188,16 +188,15 @@ bool MainWindow::screenshot(const QString& file) {
 
 void MainWindow::showModelProgress(int model) {
     const auto& m = session_.models()[size_t(model)];
-    // While training the bar shows speed and ETA; otherwise the status says why it is not moving.
-    panel_->setModelProgress(model, m.step, m.totalSteps, m.stepsPerSecond, m.etaSeconds,
-                             m.status == "training" ? QString() : m.status);
+    panel_->setModelProgress(model, m.step, m.totalSteps, m.stepsPerSecond, m.etaSeconds, m.status);
 }
 
 void MainWindow::onProgress(const SnapshotPtr& s) {
     showModelProgress(s->model);
     const auto& m = session_.models()[size_t(s->model)];
-    if (s->done && m.status.startsWith("diverged"))
-        statusBar()->showMessage(tr("%1 stopped: %2").arg(m.name, m.status));
+    if (s->done && m.status.state == ndr::ModelState::Diverged)
+        statusBar()->showMessage(
+            tr("%1 stopped: %2").arg(m.name, QString::fromStdString(ndr::statusText(m.status))));
     scheduleRedraw();
 }
 

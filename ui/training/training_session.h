@@ -25,7 +25,7 @@ struct ModelProgress {
     int bestEval = -1;
     int step = 0, totalSteps = 0;
     double stepsPerSecond = 0, etaSeconds = 0;
-    QString status = "new";
+    ndr::ModelStatus status;
     bool active = false; // training or paused: started and not yet reported done
 };
 
@@ -79,7 +79,7 @@ signals:
 
 private:
     void onSnapshot(const SnapshotPtr& s);
-    void onStateCaptured(const ModelStatePtr& s);
+    void onStateCaptured(const ModelCapturePtr& s);
     void setUpWorkers();
     void tearDownWorkers();
     void updateState();
