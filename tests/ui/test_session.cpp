@@ -1,6 +1,7 @@
 // The window's training session: both models train on worker threads and report snapshots; pause
 // holds them, resume and stop work; saving while training and reopening gives the same histories;
 // traces come back from the workers; a bad run file is refused and the open run stays as it was.
+#include "core/io/files.h"
 #include "testutil.h"
 #include "ui/training/training_session.h"
 
@@ -53,9 +54,16 @@ private slots:
             std::all_of(s.models().begin(), s.models().end(),
                         [](const ModelProgress& m) { return m.status.state == ndr::ModelState::Paused; }),
             ndrtest::waitMs(5000));
-        const int held = minStep(s);
-        QTest::qWait(200);
-        QCOMPARE(minStep(s), held);
+        // Paused workers train no further: a save asks every worker for its trainer's state behind
+        // whatever it has queued, and finds each model at the step its paused snapshot reported.
+        QTemporaryDir dir;
+        QSignalSpy saved(&s, &TrainingSession::saved);
+        s.save(dir.filePath("run.json"));
+        QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, ndrtest::waitMs(10000));
+        const ndr::RunRecord held = ndr::loadRunRecord(dir.filePath("run.json").toStdString());
+        for (size_t i = 0; i < s.models().size(); ++i)
+            QCOMPARE(held.models[i].stepsDone, s.models()[i].step);
+        QCOMPARE(s.state(), TrainingSession::State::Paused);
 
         s.resume();
         QCOMPARE(s.state(), TrainingSession::State::Training);

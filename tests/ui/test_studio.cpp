@@ -3,6 +3,7 @@
 // values do not start; a bad run file is refused with a message and changes nothing; a dropped run
 // file opens; an opened run trains further; a NaN loss stops only that model; closing mid-training stops
 // the workers, and closing during a save waits for it.
+#include "core/io/files.h"
 #include "core/train/run.h"
 #include "testutil.h"
 #include "ui/dashboard/dashboard.h"
@@ -134,9 +135,19 @@ private slots:
             std::all_of(w.session().models().begin(), w.session().models().end(),
                         [](const ModelProgress& m) { return m.status.state != ndr::ModelState::Training; }),
             ndrtest::waitMs(5000));
-        const int held = minStep(w.session());
-        QTest::qWait(150);
-        QCOMPARE(minStep(w.session()), held);
+        // Paused workers train no further: a save asks every worker for its trainer's state behind
+        // whatever it has queued, and finds each model at the step its paused snapshot reported.
+        {
+            QSignalSpy saved(&w.session(), &TrainingSession::saved);
+            const QString file = dir_.filePath("paused/run.json");
+            QDir().mkpath(dir_.filePath("paused"));
+            w.saveRun(file);
+            QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, ndrtest::waitMs(10000));
+            const ndr::RunRecord held = ndr::loadRunRecord(file.toStdString());
+            for (size_t i = 0; i < w.session().models().size(); ++i)
+                QCOMPARE(held.models[i].stepsDone, w.session().models()[i].step);
+            QCOMPARE(w.session().state(), TrainingSession::State::Paused);
+        }
         QTest::mouseClick(pause, Qt::LeftButton);
         QCOMPARE(w.session().state(), TrainingSession::State::Training);
         QTRY_COMPARE_WITH_TIMEOUT(w.session().state(), TrainingSession::State::Ready, ndrtest::waitMs(60000));
@@ -276,9 +287,12 @@ private slots:
     }
 
     void droppedRunFileOpens() {
-        // The run saved by the first test.
-        const QString file = dir_.filePath("run-a/run.json");
-        QVERIFY(QFile::exists(file));
+        ndr::RunConfig c = ndr::presetConfig("stub");
+        c.task.evalExamplesPerDepth = 16;
+        c.models = {ndr::ndrModel(16, 2, 32, 4), ndr::vanillaModel(16, 2, 32, 4)};
+        const QString file = dir_.filePath("dropped/run.json");
+        QDir().mkpath(dir_.filePath("dropped"));
+        ndr::Run(c).save(file.toStdString());
         MainWindow w(false);
         w.show();
         QMimeData mime;
