@@ -25,8 +25,8 @@ int runTrain(const TrainOptions& o) {
         std::cout << ", " << m.checkpointFile;
     std::cout << " in " << out.string() << std::endl;
     for (const auto& m : run.record.models)
-        if (m.status.rfind("failed", 0) == 0)
-            throw CliError(m.config.name + " " + m.status);
+        if (m.status.state == ndr::ModelState::Failed)
+            throw CliError(m.config.name + " " + ndr::statusText(m.status));
     if (run.interrupted) {
         std::cerr << "ndr train: interrupted; the run holds what was trained so far\n";
         return kExitInterrupted;

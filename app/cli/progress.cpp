@@ -72,15 +72,15 @@ void ProgressBoard::update(int model, const ndr::TrainProgress& p) {
     }
 }
 
-void ProgressBoard::finish(int model, const std::string& status, double wallSeconds) {
+void ProgressBoard::finish(int model, const ndr::ModelStatus& status, double wallSeconds) {
     {
         std::lock_guard lock(mutex_);
         Line& l = lines_[model];
         l.done = true;
-        l.status = status;
+        l.status = ndr::statusText(status);
         l.wallSeconds = wallSeconds;
         if (!tty_ && !quiet_)
-            pending_.push_back(padRight(l.name, nameWidth_) + "  " + status + " at step " +
+            pending_.push_back(padRight(l.name, nameWidth_) + "  " + l.status + " at step " +
                                std::to_string(l.step) + " after " + duration(wallSeconds));
     }
     changed_.notify_all();

@@ -19,7 +19,7 @@ public:
 
     // Training threads.
     void update(int model, const ndr::TrainProgress& p);
-    void finish(int model, const std::string& status, double wallSeconds);
+    void finish(int model, const ndr::ModelStatus& status, double wallSeconds);
 
     // Main thread. Waits up to `seconds` (less if every model finishes), then redraws; returns true once
     // every model has finished.
@@ -35,7 +35,7 @@ private:
         bool hasEval = false;
         double trainAcc = 0, validAcc = 0, testAcc = 0;
         bool done = false;
-        std::string status;
+        std::string status; // statusText of the final status
         double wallSeconds = 0;
     };
     std::string format(const Line& l, int barWidth) const; // barWidth 0: no bar

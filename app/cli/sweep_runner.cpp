@@ -272,8 +272,8 @@ int executeEntry(const fs::path& dir, const ndr::SweepPlan& plan, int index, boo
         const TrainedRun trained = trainAndSave(*run, runDir, quiet, autosaveEvery);
         std::string problem;
         for (const auto& m : trained.record.models)
-            if (m.status != "finished" && problem.empty())
-                problem = m.config.name + " " + m.status;
+            if (m.status.state != ndr::ModelState::Finished && problem.empty())
+                problem = m.config.name + " " + ndr::statusText(m.status);
         if (trained.interrupted) {
             status.state = ndr::RunnerStatus::State::Stopped;
             ndr::saveRunnerStatus(runDir, status);

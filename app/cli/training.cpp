@@ -132,7 +132,7 @@ struct Autosave {
             rec.probe = run.probe();
             for (const auto& s : latest) {
                 rec.models.push_back(s->record);
-                rec.models.back().status = "stopped"; // an autosave can be continued
+                rec.models.back().status = {ndr::ModelState::Stopped, {}}; // an autosave can be continued
                 checkpoints.push_back(s->checkpoint);
             }
         }
@@ -165,13 +165,13 @@ TrainedRun trainAndSave(ndr::Run& run, const fs::path& outDir, bool quiet, int a
     ProgressBoard board(names, quiet);
     Autosave autosave;
     autosave.latest.resize(size_t(n));
-    std::vector<std::string> failures(n);
+    std::vector<std::optional<ndr::ModelStatus>> failures(n);
     out.wallSeconds.assign(n, 0);
     std::vector<std::thread> threads;
     for (int i = 0; i < n; ++i) {
         threads.emplace_back([&, i] {
             const auto t0 = Clock::now();
-            std::string status;
+            ndr::ModelStatus status;
             try {
                 int evaluations = 0;
                 status = run.trainer(i).run(
@@ -187,8 +187,8 @@ TrainedRun trainAndSave(ndr::Run& run, const fs::path& outDir, bool quiet, int a
                     },
                     &gStop);
             } catch (const std::exception& e) {
-                failures[i] = std::string("failed: ") + e.what();
-                status = failures[i];
+                status = {ndr::ModelState::Failed, e.what()};
+                failures[i] = status;
             }
             out.wallSeconds[i] = std::chrono::duration<double>(Clock::now() - t0).count();
             board.finish(i, status, out.wallSeconds[i]);
@@ -216,8 +216,8 @@ TrainedRun trainAndSave(ndr::Run& run, const fs::path& outDir, bool quiet, int a
     out.record = run.record();
     std::vector<ndr::CheckpointData> checkpoints;
     for (int i = 0; i < n; ++i) {
-        if (!failures[i].empty())
-            out.record.models[i].status = failures[i];
+        if (failures[i])
+            out.record.models[i].status = *failures[i];
         checkpoints.push_back(run.trainer(i).checkpoint());
     }
     try {
@@ -258,7 +258,7 @@ void printRunSummary(const TrainedRun& run, std::ostream& os) {
             table.addRow({m.config.name, "(none)", std::to_string(m.stepsDone)});
         } else {
             auto row = evalRow(m.config.name, "final", m.history.back());
-            row.insert(row.end(), {m.status, time});
+            row.insert(row.end(), {ndr::statusText(m.status), time});
             table.addRow(row);
             if (m.bestEval >= 0 && m.bestEval < int(m.history.size())) {
                 const auto& best = m.history[m.bestEval];

@@ -1,10 +1,6 @@
 // ndr-studio, the desktop app: the main window, plus a few options for scripted use (open a run,
 // start a preset, take a screenshot, measure how long the event loop ever stalls while training).
 #include "ui/common/stall_meter.h"
-#include "ui/dashboard/dashboard.h"
-#include "ui/inspector/expression_input.h"
-#include "ui/inspector/inspector.h"
-#include "ui/panel/experiment_panel.h"
 #include "ui/shell/main_window.h"
 
 #include "headless.h"
@@ -13,7 +9,6 @@
 #include <QCommandLineParser>
 #include <QDir>
 #include <QElapsedTimer>
-#include <QTabWidget>
 #include <QTimer>
 #include <cstdio>
 #include <memory>
@@ -69,19 +64,19 @@ int main(int argc, char** argv) {
         window.openRun(parser.positionalArguments().front());
     if (parser.isSet(preset)) {
         try {
-            window.panel().setConfig(ndr::presetConfig(parser.value(preset).toStdString()));
+            window.showConfig(ndr::presetConfig(parser.value(preset).toStdString()));
         } catch (const std::exception& e) {
             std::fprintf(stderr, "ndr-studio: %s\n", e.what());
             return 2;
         }
     }
     if (parser.isSet(start))
-        QTimer::singleShot(0, &window, [&] { window.startTraining(window.panel().config()); });
+        QTimer::singleShot(0, &window, [&] { window.startTraining(); });
     if (parser.isSet(inspect) || parser.isSet(inspectDepth)) {
-        if (auto* tabs = window.findChild<QTabWidget*>("mainTabs"))
-            tabs->setCurrentWidget(&window.inspector());
+        window.showInspector();
+        QString problem;
         if (parser.isSet(inspect)) {
-            window.inspector().input()->setText(parser.value(inspect));
+            problem = window.inspectExpression(parser.value(inspect));
         } else {
             bool ok = false;
             const int depth = parser.value(inspectDepth).toInt(&ok);
@@ -90,9 +85,9 @@ int main(int argc, char** argv) {
                              qPrintable(parser.value(inspectDepth)));
                 return 2;
             }
-            window.inspector().input()->randomExample(depth);
+            problem = window.inspectRandom(depth);
         }
-        if (const QString problem = window.inspector().input()->problem(); !problem.isEmpty())
+        if (!problem.isEmpty())
             std::fprintf(stderr, "ndr-studio: --inspect: %s\n", qPrintable(problem));
     }
 
@@ -110,7 +105,7 @@ int main(int argc, char** argv) {
             meter.start();
         QTimer::singleShot(int(seconds * 1000), &window, [&] {
             if (parser.isSet(step))
-                window.inspector().setStep(parser.value(step).toInt());
+                window.setInspectorStep(parser.value(step).toInt());
             if (parser.isSet(exportDir)) {
                 if (window.exportTo(parser.value(exportDir), false))
                     std::fprintf(stderr, "ndr-studio: exported to %s\n", qPrintable(parser.value(exportDir)));
@@ -119,10 +114,8 @@ int main(int argc, char** argv) {
                                  qPrintable(parser.value(exportDir)));
             }
             if (parser.isSet(screenshot)) {
-                window.redrawNow();
-                QApplication::processEvents();
                 const QString file = parser.value(screenshot);
-                if (!window.grab().save(file))
+                if (!window.screenshot(file))
                     std::fprintf(stderr, "ndr-studio: cannot write %s\n", qPrintable(file));
                 else
                     std::fprintf(stderr, "ndr-studio: screenshot in %s\n",

@@ -23,6 +23,30 @@ void checkSize(const json& array, const std::string& path, size_t expected, cons
                        std::to_string(array.size()));
 }
 
+// A model's status as run files store it (statusText): a state's name, and for diverged and failed
+// ": " and why.
+ModelStatus readStatus(const json& v, const std::string& path) {
+    const std::string text = toString(v, path);
+    const size_t colon = text.find(": ");
+    const std::string name = text.substr(0, colon);
+    ModelStatus status;
+    status.message = colon == std::string::npos ? "" : text.substr(colon + 2);
+    for (ModelState s : {ModelState::New, ModelState::Training, ModelState::Paused, ModelState::Stopped,
+                         ModelState::Finished, ModelState::Diverged, ModelState::Failed}) {
+        const bool explained = s == ModelState::Diverged || s == ModelState::Failed;
+        if (name == stateName(s) && (explained || status.message.empty())) {
+            status.state = s;
+            return status;
+        }
+    }
+    std::string shown = text.substr(0, 60);
+    if (shown.size() < text.size())
+        shown += "...";
+    fail(path,
+         "unknown status '" + shown +
+             "'; expected new, training, paused, stopped, finished, 'diverged: <why>' or 'failed: <why>'");
+}
+
 void readTrace(const json& j, Trace& t, const std::string& path) {
     const Fields f(j, path, true);
     t.steps = toIntIn(*f.get("steps"), f.path("steps"), 0, kMaxTraceSteps);
@@ -127,7 +151,8 @@ void readModelRecord(const json& j, ModelRecord& r, const std::string& path) {
             fail(lf.path("loss"), "has " + std::to_string(r.lossLog.loss.size()) + " values for " +
                                       std::to_string(r.lossLog.steps.size()) + " steps");
     }
-    f.read("status", r.status);
+    if (const json* status = f.get("status"))
+        r.status = readStatus(*status, f.path("status"));
     f.read("checkpointFile", r.checkpointFile);
     // The checkpoint sits beside the run file; a path out of that folder is a damaged or hostile file.
     const std::string& file = r.checkpointFile;
@@ -188,7 +213,7 @@ void to_json(json& j, const ModelRecord& r) {
              {"history", r.history},
              {"bestEval", r.bestEval},
              {"stepsDone", r.stepsDone},
-             {"status", r.status},
+             {"status", statusText(r.status)},
              {"checkpointFile", r.checkpointFile},
              {"lossLog", json{{"steps", r.lossLog.steps}, {"loss", doubleArrayJson(r.lossLog.loss)}}}};
 }

@@ -61,13 +61,59 @@ struct LossLog {
     std::vector<double> loss; // (steps) mean training loss of the window
 };
 
+// Where a model's training stands (docs/design.md, "State is a type"). Code branches on the state; the
+// message only says why, for people.
+enum class ModelState {
+    New,      // not trained yet
+    Training, // steps are being run
+    Paused,   // training waits to be resumed (the app only; never in a file)
+    Stopped,  // stopped before its last step; it can train further
+    Finished, // trained all its steps
+    Diverged, // the training loss stopped being finite; the message says when
+    Failed,   // training threw; the message says what
+};
+
+struct ModelStatus {
+    ModelState state = ModelState::New;
+    std::string message; // why, for Diverged and Failed; empty otherwise
+    bool operator==(const ModelStatus&) const = default;
+};
+
+// "new", "training", "paused", "stopped", "finished", "diverged", "failed".
+inline const char* stateName(ModelState s) {
+    switch (s) {
+    case ModelState::New:
+        return "new";
+    case ModelState::Training:
+        return "training";
+    case ModelState::Paused:
+        return "paused";
+    case ModelState::Stopped:
+        return "stopped";
+    case ModelState::Finished:
+        return "finished";
+    case ModelState::Diverged:
+        return "diverged";
+    case ModelState::Failed:
+        return "failed";
+    }
+    return "?";
+}
+
+// The status as people read it and run files store it: the state's name, then ": " and the message
+// when there is one ("diverged: the training loss became nan at step 12").
+inline std::string statusText(const ModelStatus& s) {
+    return s.message.empty() ? std::string(stateName(s.state))
+                             : std::string(stateName(s.state)) + ": " + s.message;
+}
+
 struct ModelRecord {
     ModelConfig config;
     std::vector<EvalRecord> history;
     LossLog lossLog;
     int bestEval = -1; // index into history with the best validation accuracy (ties: latest)
     int stepsDone = 0;
-    std::string status = "new"; // "new", "training", "stopped", "finished", "diverged: <why>"
+    ModelStatus status;
     std::string checkpointFile; // file name of the weights, relative to the run file
 };
 

@@ -41,8 +41,9 @@ bool processExists(long long pid) {
 }
 
 bool finished(const RunRecord& record) {
-    return !record.models.empty() && std::all_of(record.models.begin(), record.models.end(),
-                                                 [](const ModelRecord& m) { return m.status == "finished"; });
+    return !record.models.empty() &&
+           std::all_of(record.models.begin(), record.models.end(),
+                       [](const ModelRecord& m) { return m.status.state == ModelState::Finished; });
 }
 
 } // namespace

@@ -162,11 +162,11 @@ std::optional<EvalRecord> Trainer::evaluateUnless(const std::atomic<bool>* stop)
     return r;
 }
 
-std::string Trainer::run(const ProgressFn& onProgress, const std::atomic<bool>* stop) {
+ModelStatus Trainer::run(const ProgressFn& onProgress, const std::atomic<bool>* stop) {
     using Clock = std::chrono::steady_clock;
     const int total = config_.train.steps;
     const auto stopped = [&] { return stop && stop->load(std::memory_order_relaxed); };
-    record_.status = "training";
+    record_.status = {ModelState::Training, {}};
     double rate = 0;
     auto progressNow = [&](double loss) {
         TrainProgress p;
@@ -193,7 +193,7 @@ std::string Trainer::run(const ProgressFn& onProgress, const std::atomic<bool>* 
             continue;
         }
         if (record_.stepsDone >= total) {
-            record_.status = "finished";
+            record_.status = {ModelState::Finished, {}};
             return record_.status;
         }
         if (stopped())
@@ -203,8 +203,8 @@ std::string Trainer::run(const ProgressFn& onProgress, const std::atomic<bool>* 
         const double dt = std::chrono::duration<double>(Clock::now() - t0).count();
         if (!std::isfinite(loss)) {
             std::ostringstream os;
-            os << "diverged: the training loss became " << loss << " at step " << record_.stepsDone + 1;
-            record_.status = os.str();
+            os << "the training loss became " << loss << " at step " << record_.stepsDone + 1;
+            record_.status = {ModelState::Diverged, os.str()};
             return record_.status;
         }
         trainSeconds_ += dt;
@@ -223,7 +223,7 @@ std::string Trainer::run(const ProgressFn& onProgress, const std::atomic<bool>* 
         if (!evalPending_ && onProgress)
             onProgress(progressNow(loss));
     }
-    record_.status = "stopped";
+    record_.status = {ModelState::Stopped, {}};
     return record_.status;
 }
 

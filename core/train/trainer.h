@@ -41,9 +41,9 @@ public:
 
     // Trains until config.train.steps are done, `stop` becomes true, or the loss is not finite.
     // Evaluates every evalInterval steps and after the last step; `stop` also interrupts an
-    // evaluation, which is then done first on the next call. Returns the final status
-    // ("finished", "stopped", or "diverged: ..."), also kept in record().status.
-    std::string run(const ProgressFn& onProgress, const std::atomic<bool>* stop);
+    // evaluation, which is then done first on the next call. Returns the final status (Finished,
+    // Stopped, or Diverged with the step), also kept in record().status.
+    ModelStatus run(const ProgressFn& onProgress, const std::atomic<bool>* stop);
 
     double trainStep();    // one optimisation step; returns the loss
     EvalRecord evaluate(); // on the fixed evaluation sets, at the current step (appended to history)

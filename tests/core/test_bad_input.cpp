@@ -745,6 +745,13 @@ void TestBadInput::runFileRows() {
             with([](json& j) { j["models"][0]["lossLog"]["steps"].push_back(99); }),
             "models[0].lossLog.loss");
     runFile("status a number", with([](json& j) { j["models"][0]["status"] = 3; }), "models[0].status");
+    runFile("unknown status", with([](json& j) { j["models"][0]["status"] = "resting"; }),
+            "models[0].status: unknown status 'resting'; expected new, training");
+    runFile("a reason for a status that has none",
+            with([](json& j) { j["models"][0]["status"] = "finished: early"; }),
+            "models[0].status: unknown status 'finished: early'");
+    runFile("a status in capitals", with([](json& j) { j["models"][0]["status"] = "Finished"; }),
+            "unknown status 'Finished'");
     runFile("checkpoint outside the folder",
             with([](json& j) { j["models"][0]["checkpointFile"] = "../x.ckpt"; }),
             "models[0].checkpointFile");

@@ -101,7 +101,7 @@ RunRecord smallRun() {
     ndr.history = {first, second};
     ndr.bestEval = 1;
     ndr.stepsDone = 500;
-    ndr.status = "finished";
+    ndr.status = {ModelState::Finished, {}};
     ndr.checkpointFile = "ndr.ckpt";
 
     ModelRecord vanilla;
@@ -112,7 +112,7 @@ RunRecord smallRun() {
     vanilla.history = {diverged};
     vanilla.bestEval = -1;
     vanilla.stepsDone = 250;
-    vanilla.status = "diverged: the loss is NaN";
+    vanilla.status = {ModelState::Diverged, "the loss is NaN"};
     r.models = {ndr, vanilla};
     return r;
 }
@@ -219,7 +219,7 @@ private slots:
         const ModelRecord& m = back.models[0];
         QCOMPARE(m.bestEval, 1);
         QCOMPARE(m.stepsDone, 500);
-        QCOMPARE(m.status, std::string("finished"));
+        QVERIFY(m.status == (ModelStatus{ModelState::Finished, {}}));
         QCOMPARE(m.checkpointFile, std::string("ndr.ckpt"));
         QCOMPARE(int(m.history.size()), 2);
         const EvalRecord &e = m.history[0], &want = run.models[0].history[0];
@@ -247,12 +247,36 @@ private slots:
         QVERIFY(m.history[1].probe.gateChannels.empty());
         const ModelRecord& v = back.models[1];
         QCOMPARE(v.bestEval, -1);
-        QCOMPARE(v.status, std::string("diverged: the loss is NaN"));
+        QVERIFY(v.status == (ModelStatus{ModelState::Diverged, "the loss is NaN"}));
+        // The file keeps the status as text, as it always has.
+        QCOMPARE(json(run)["models"][0]["status"], json("finished"));
+        QCOMPARE(json(run)["models"][1]["status"], json("diverged: the loss is NaN"));
         QVERIFY(std::isnan(v.history[0].trainLoss));
         QCOMPARE(v.history[0].probe.positions, 0);
         // Everything else, through the JSON form (NaN is null on both sides).
         QCOMPARE(json(back), json(run));
         QCOMPARE(entries(dir_.path().toStdString()), QStringList{"run.json"});
+    }
+
+    void everyStatusReadsBackAsWritten() {
+        const std::vector<std::pair<ModelStatus, std::string>> cases = {
+            {{ModelState::New, {}}, "new"},
+            {{ModelState::Training, {}}, "training"},
+            {{ModelState::Paused, {}}, "paused"},
+            {{ModelState::Stopped, {}}, "stopped"},
+            {{ModelState::Finished, {}}, "finished"},
+            {{ModelState::Diverged, "the training loss became nan at step 3"},
+             "diverged: the training loss became nan at step 3"},
+            {{ModelState::Diverged, {}}, "diverged"},
+            {{ModelState::Failed, "out of memory"}, "failed: out of memory"},
+        };
+        for (const auto& [status, text] : cases) {
+            ModelRecord m;
+            m.status = status;
+            const json j = m;
+            QCOMPARE(j.at("status").get<std::string>(), text);
+            QVERIFY2(j.get<ModelRecord>().status == status, text.c_str());
+        }
     }
 
     void runRecordFloatsAreCompact() {

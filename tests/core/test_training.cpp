@@ -140,8 +140,9 @@ private slots:
         Trainer t(c, 0, task, defaultProbe(task));
         int evals = 0;
         std::atomic<bool> stop{false};
-        const std::string status = t.run([&](const TrainProgress& p) { evals += p.eval != nullptr; }, &stop);
-        QCOMPARE(QString::fromStdString(status), QString("finished"));
+        const ModelStatus status = t.run([&](const TrainProgress& p) { evals += p.eval != nullptr; }, &stop);
+        QVERIFY(status == (ModelStatus{ModelState::Finished, {}}));
+        QVERIFY(t.record().status == status);
         QCOMPARE(evals, 3);
         const auto& h = t.record().history;
         QCOMPARE(int(h.size()), 3);
@@ -160,8 +161,8 @@ private slots:
         const CtlTask task(c.task);
         Trainer t(c, 0, task, defaultProbe(task));
         std::atomic<bool> stop{false};
-        const std::string status = t.run([&](const TrainProgress& p) { stop = p.step >= 3; }, &stop);
-        QCOMPARE(QString::fromStdString(status), QString("stopped"));
+        const ModelStatus status = t.run([&](const TrainProgress& p) { stop = p.step >= 3; }, &stop);
+        QVERIFY(status == (ModelStatus{ModelState::Stopped, {}}));
         QCOMPARE(t.step(), 3);
     }
 };

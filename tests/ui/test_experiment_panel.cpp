@@ -24,9 +24,16 @@ using ndrui::ExperimentPanel;
 
 namespace {
 
+// The configuration as JSON, to show what differs when two are not equal.
 QString dump(const ndr::RunConfig& c) {
     return QString::fromStdString(nlohmann::json(c).dump(1));
 }
+
+#define EXPECT_SAME_CONFIG(got, want)                                                                        \
+    do {                                                                                                     \
+        const ndr::RunConfig got_ = (got), want_ = (want);                                                   \
+        QVERIFY2(got_ == want_, qPrintable("got\n" + dump(got_) + "\nwant\n" + dump(want_)));                \
+    } while (0)
 
 template <typename W> W* field(QWidget& panel, const QString& name) {
     W* w = panel.findChild<W*>(name);
@@ -84,7 +91,7 @@ private slots:
         for (const QString& name : order) {
             choosePreset(panel, name);
             const ndr::RunConfig want = ndr::presetConfig(name.toStdString());
-            QCOMPARE(dump(panel.config()), dump(want));
+            EXPECT_SAME_CONFIG(panel.config(), want);
             QVERIFY2(panel.problems().isEmpty(), qPrintable(panel.problems().join('\n')));
             QVERIFY(field<QPushButton>(panel, "start")->isEnabled());
         }
@@ -100,7 +107,7 @@ private slots:
         ndr::RunConfig want = ndr::presetConfig("paper-forward");
         want.preset = "custom";
         want.models[0].dModel = 96;
-        QCOMPARE(dump(panel.config()), dump(want)); // every other field kept
+        EXPECT_SAME_CONFIG(panel.config(), want); // every other field kept
 
         // A combo and a real-valued field as well.
         choosePreset(panel, "stub");
@@ -324,7 +331,7 @@ private slots:
         want.preset = "custom";
         want.train.steps = 1500;
         want.train.seed = 7;
-        QCOMPARE(dump(c), dump(want));
+        EXPECT_SAME_CONFIG(c, want);
     }
 
     void stateLocksFieldsAndDrivesButtons() {
@@ -407,7 +414,7 @@ private slots:
         QSignalSpy changed(&panel, &ExperimentPanel::configChanged);
         panel.setConfig(c);
         QCOMPARE(changed.count(), 1);
-        QCOMPARE(dump(panel.config()), dump(c));
+        EXPECT_SAME_CONFIG(panel.config(), c);
         QCOMPARE(field<QComboBox>(panel, "preset")->currentText(), QString("custom"));
         QVERIFY(panel.problems().isEmpty());
         QCOMPARE(field<QLabel>(panel, "models[1].header")->text(), QString("softmax unshared"));
@@ -419,7 +426,7 @@ private slots:
         c.models.push_back(ndr::ndrModel(16, 2, 32, 4));
         c.models.back().name = "small";
         panel.setConfig(c);
-        QCOMPARE(dump(panel.config()), dump(c));
+        EXPECT_SAME_CONFIG(panel.config(), c);
         QVERIFY(panel.findChild<QProgressBar*>("progress[2]"));
     }
 
@@ -446,16 +453,18 @@ private slots:
         choosePreset(panel, "stub");
         auto* bar = field<QProgressBar>(panel, "progress[0]");
         QCOMPARE(bar->text(), QString("NDR  0/6000"));
-        panel.setModelProgress(0, 1200, 6000, 105.2, 45.6, QString());
+        using ndr::ModelState;
+        const ndr::ModelStatus training{ModelState::Training, {}};
+        panel.setModelProgress(0, 1200, 6000, 105.2, 45.6, training);
         QCOMPARE(bar->text(), QString("NDR  1200/6000  105 steps/s  ETA 0:46"));
         QCOMPARE(bar->value(), 1200);
-        panel.setModelProgress(1, 6000, 6000, 0, 0, "finished");
+        panel.setModelProgress(1, 6000, 6000, 0, 0, {ModelState::Finished, {}});
         QCOMPARE(field<QProgressBar>(panel, "progress[1]")->text(),
                  QString("Transformer  6000/6000  finished"));
-        panel.setModelProgress(1, 300, 6000, 0, 0, "diverged: loss is NaN at step 300 (100%)");
+        panel.setModelProgress(1, 300, 6000, 0, 0, {ModelState::Diverged, "loss is NaN at step 300 (100%)"});
         QCOMPARE(field<QProgressBar>(panel, "progress[1]")->text(),
                  QString("Transformer  300/6000  diverged: loss is NaN at step 300 (100%)"));
-        panel.setModelProgress(0, 10, 100000, 2.5, 3725, QString());
+        panel.setModelProgress(0, 10, 100000, 2.5, 3725, training);
         QCOMPARE(bar->text(), QString("NDR  10/100000  2.5 steps/s  ETA 1:02:05"));
     }
 
@@ -465,7 +474,7 @@ private slots:
                  qPrintable(QSettings("NDR Studio", "ndr-studio").fileName()));
         {
             ExperimentPanel first(nullptr, true);
-            QCOMPARE(dump(first.config()), dump(ndr::presetConfig("stub"))); // nothing remembered yet
+            EXPECT_SAME_CONFIG(first.config(), ndr::presetConfig("stub")); // nothing remembered yet
             choosePreset(first, "paper-backward");
             typeInto(field<QSpinBox>(first, "train.batchSize"), "96");
             typeInto(field<QSpinBox>(first, "models[0].heads"), "5"); // invalid: not remembered
@@ -475,12 +484,12 @@ private slots:
         want.train.batchSize = 96;
         {
             ExperimentPanel second(nullptr, true);
-            QCOMPARE(dump(second.config()), dump(want));
+            EXPECT_SAME_CONFIG(second.config(), want);
         }
         // Tests and a damaged entry: the default.
-        QCOMPARE(dump(ExperimentPanel(nullptr, false).config()), dump(ndr::presetConfig("stub")));
+        EXPECT_SAME_CONFIG(ExperimentPanel(nullptr, false).config(), ndr::presetConfig("stub"));
         QSettings("NDR Studio", "ndr-studio").setValue("experiment/config", "{not json");
-        QCOMPARE(dump(ExperimentPanel(nullptr, true).config()), dump(ndr::presetConfig("stub")));
+        EXPECT_SAME_CONFIG(ExperimentPanel(nullptr, true).config(), ndr::presetConfig("stub"));
         QSettings("NDR Studio", "ndr-studio").remove("experiment/config");
     }
 
@@ -494,8 +503,8 @@ private slots:
         panel.resize(440, 900);
         panel.show();
         choosePreset(panel, "paper-forward");
-        panel.setModelProgress(0, 1200, 8000, 105, 84, QString());
-        panel.setModelProgress(1, 8000, 8000, 0, 0, "finished");
+        panel.setModelProgress(0, 1200, 8000, 105, 84, {ndr::ModelState::Training, {}});
+        panel.setModelProgress(1, 8000, 8000, 0, 0, {ndr::ModelState::Finished, {}});
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
         QCoreApplication::processEvents(); // let the layouts settle before grabbing
         QVERIFY(panel.grab().save(dir + "/panel-valid.png"));

@@ -24,6 +24,7 @@
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QtTest>
 #include <cmath>
 
@@ -235,7 +236,10 @@ private slots:
         QVERIFY(inspector_->input()->problem().size() < 400);
         field_->setText(sym + QString(" b").repeated(4999) + " ");
         QVERIFY(inspector_->input()->problem().contains("depth 4999"));
-        QTest::qWait(400); // past the request delay
+        // Nothing is asked later either: no timer is left to fire a request, and nothing queued traces.
+        QCoreApplication::processEvents();
+        for (const QTimer* timer : inspector_->findChildren<QTimer*>(QString(), Qt::FindDirectChildrenOnly))
+            QVERIFY(!timer->isActive());
         QCOMPARE(traced.count(), 0);
         QCOMPARE(inspector_->pendingRequest(), quint64(0)); // the last good expression's request is dropped
         QVERIFY(!inspector_->tracesComplete());

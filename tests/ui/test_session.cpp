@@ -1,6 +1,7 @@
 // The window's training session: both models train on worker threads and report snapshots; pause
 // holds them, resume and stop work; saving while training and reopening gives the same histories;
 // traces come back from the workers; a bad run file is refused and the open run stays as it was.
+#include "core/io/files.h"
 #include "testutil.h"
 #include "ui/training/training_session.h"
 
@@ -49,19 +50,27 @@ private slots:
 
         s.pause();
         QCOMPARE(s.state(), TrainingSession::State::Paused);
-        QTRY_VERIFY_WITH_TIMEOUT(std::all_of(s.models().begin(), s.models().end(),
-                                             [](const ModelProgress& m) { return m.status == "paused"; }),
-                                 ndrtest::waitMs(5000));
-        const int held = minStep(s);
-        QTest::qWait(200);
-        QCOMPARE(minStep(s), held);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            std::all_of(s.models().begin(), s.models().end(),
+                        [](const ModelProgress& m) { return m.status.state == ndr::ModelState::Paused; }),
+            ndrtest::waitMs(5000));
+        // Paused workers train no further: a save asks every worker for its trainer's state behind
+        // whatever it has queued, and finds each model at the step its paused snapshot reported.
+        QTemporaryDir dir;
+        QSignalSpy saved(&s, &TrainingSession::saved);
+        s.save(dir.filePath("run.json"));
+        QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, ndrtest::waitMs(10000));
+        const ndr::RunRecord held = ndr::loadRunRecord(dir.filePath("run.json").toStdString());
+        for (size_t i = 0; i < s.models().size(); ++i)
+            QCOMPARE(held.models[i].stepsDone, s.models()[i].step);
+        QCOMPARE(s.state(), TrainingSession::State::Paused);
 
         s.resume();
         QCOMPARE(s.state(), TrainingSession::State::Training);
         QTRY_COMPARE_WITH_TIMEOUT(s.state(), TrainingSession::State::Ready, ndrtest::waitMs(30000));
         for (const auto& m : s.models()) {
             QCOMPARE(m.step, 400);
-            QCOMPARE(m.status, QString("finished"));
+            QVERIFY(m.status == (ndr::ModelStatus{ndr::ModelState::Finished, {}}));
             QCOMPARE(m.history.size(), size_t(8)); // every 50 steps
             QCOMPARE(m.lossLog.steps.size(), size_t(40));
             QCOMPARE(m.lossLog.steps.back(), 400);
@@ -76,7 +85,7 @@ private slots:
         s.stop();
         QTRY_COMPARE_WITH_TIMEOUT(s.state(), TrainingSession::State::Ready, ndrtest::waitMs(5000));
         for (const auto& m : s.models())
-            QCOMPARE(m.status, QString("stopped"));
+            QVERIFY(m.status == (ndr::ModelStatus{ndr::ModelState::Stopped, {}}));
         // Stopping while paused also ends it.
         s.continueTraining(100000);
         QCOMPARE(s.state(), TrainingSession::State::Training);
@@ -118,6 +127,44 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(t.state(), TrainingSession::State::Ready, ndrtest::waitMs(30000));
         for (const auto& m : t.models())
             QCOMPARE(m.step, 350);
+    }
+
+    void startContinuesTheSameRunOrStartsANewOne() {
+        TrainingSession s;
+        QString error;
+        const ndr::RunConfig c = smallRun(60);
+        QVERIFY2(s.startOrContinue(c, &error), qPrintable(error));
+        QTRY_COMPARE_WITH_TIMEOUT(s.state(), TrainingSession::State::Ready, ndrtest::waitMs(30000));
+        const quint64 first = s.runId();
+
+        // The same settings with more steps (and another preset name) train this run further.
+        ndr::RunConfig longer = c;
+        longer.train.steps = 80;
+        longer.preset = "custom";
+        QVERIFY2(s.startOrContinue(longer, &error), qPrintable(error));
+        QCOMPARE(s.runId(), first);
+        QTRY_COMPARE_WITH_TIMEOUT(s.state(), TrainingSession::State::Ready, ndrtest::waitMs(30000));
+        for (const auto& m : s.models()) {
+            QCOMPARE(m.step, 80);
+            QCOMPARE(m.history.size(), size_t(3)); // at 50, at the end (60), at the new end (80)
+        }
+
+        // No more steps than were done: a new run.
+        QVERIFY2(s.startOrContinue(longer, &error), qPrintable(error));
+        QVERIFY(s.runId() != first);
+        const quint64 second = s.runId();
+        QTRY_COMPARE_WITH_TIMEOUT(s.state(), TrainingSession::State::Ready, ndrtest::waitMs(30000));
+        QCOMPARE(s.models()[0].history.size(), size_t(2)); // at 50 and 80
+
+        // Any other change of settings: a new run, even with more steps.
+        ndr::RunConfig other = longer;
+        other.train.steps = 100;
+        other.models[1].dropout = 0.2f;
+        QVERIFY2(s.startOrContinue(other, &error), qPrintable(error));
+        QVERIFY(s.runId() != second);
+        QCOMPARE(s.config(), other);
+        s.stop();
+        QTRY_COMPARE_WITH_TIMEOUT(s.state(), TrainingSession::State::Ready, ndrtest::waitMs(10000));
     }
 
     void badRunFileChangesNothing() {

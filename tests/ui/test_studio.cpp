@@ -3,9 +3,11 @@
 // values do not start; a bad run file is refused with a message and changes nothing; a dropped run
 // file opens; an opened run trains further; a NaN loss stops only that model; closing mid-training stops
 // the workers, and closing during a save waits for it.
+#include "core/io/files.h"
 #include "core/train/run.h"
 #include "testutil.h"
 #include "ui/dashboard/dashboard.h"
+#include "ui/export/exporter.h"
 #include "ui/export/gif_writer.h"
 #include "ui/inspector/inspector.h"
 #include "ui/panel/experiment_panel.h"
@@ -17,6 +19,7 @@
 #include "ui/shell/main_window.h"
 
 #include <QComboBox>
+#include <QDirIterator>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
@@ -128,12 +131,23 @@ private slots:
         QTest::mouseClick(pause, Qt::LeftButton);
         QCOMPARE(w.session().state(), TrainingSession::State::Paused);
         QCOMPARE(pause->text().remove('&'), QString("Resume"));
-        QTRY_VERIFY_WITH_TIMEOUT(std::all_of(w.session().models().begin(), w.session().models().end(),
-                                             [](const ModelProgress& m) { return m.status != "training"; }),
-                                 ndrtest::waitMs(5000));
-        const int held = minStep(w.session());
-        QTest::qWait(150);
-        QCOMPARE(minStep(w.session()), held);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            std::all_of(w.session().models().begin(), w.session().models().end(),
+                        [](const ModelProgress& m) { return m.status.state != ndr::ModelState::Training; }),
+            ndrtest::waitMs(5000));
+        // Paused workers train no further: a save asks every worker for its trainer's state behind
+        // whatever it has queued, and finds each model at the step its paused snapshot reported.
+        {
+            QSignalSpy saved(&w.session(), &TrainingSession::saved);
+            const QString file = dir_.filePath("paused/run.json");
+            QDir().mkpath(dir_.filePath("paused"));
+            w.saveRun(file);
+            QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, ndrtest::waitMs(10000));
+            const ndr::RunRecord held = ndr::loadRunRecord(file.toStdString());
+            for (size_t i = 0; i < w.session().models().size(); ++i)
+                QCOMPARE(held.models[i].stepsDone, w.session().models()[i].step);
+            QCOMPARE(w.session().state(), TrainingSession::State::Paused);
+        }
         QTest::mouseClick(pause, Qt::LeftButton);
         QCOMPARE(w.session().state(), TrainingSession::State::Training);
         QTRY_COMPARE_WITH_TIMEOUT(w.session().state(), TrainingSession::State::Ready, ndrtest::waitMs(60000));
@@ -175,6 +189,17 @@ private slots:
         // and the inspector's steps.
         const QString folder = dir_.filePath("export");
         QVERIFY(reopened.exportTo(folder, false));
+        // Every file the export names is there, nothing else, and the status bar counts them all.
+        const ExportPlan plan =
+            planExport(reopened.session().record(), folder, {}, reopened.inspector().maxStep());
+        QCOMPARE(plan.existing(), plan.files());
+        int onDisk = 0;
+        for (QDirIterator it(folder, QDir::Files, QDirIterator::Subdirectories); it.hasNext(); it.next())
+            ++onDisk;
+        QCOMPARE(onDisk, int(plan.files().size()));
+        QCOMPARE(int(plan.inspectorFiles.size()), reopened.inspector().maxStep() + 2); // frames 0..n, GIF
+        QVERIFY2(reopened.statusBar()->currentMessage().startsWith(QString("Exported %1 files").arg(onDisk)),
+                 qPrintable(reopened.statusBar()->currentMessage()));
         QCOMPARE(readGifInfo(folder + "/inspector/inspector.gif").frames, reopened.inspector().maxStep() + 1);
         QVERIFY(!QImage(folder + "/dashboard.png").isNull());
         QVERIFY(!QImage(folder + "/attention-maps.png").isNull());
@@ -219,10 +244,13 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(w.session().state(), TrainingSession::State::Ready, ndrtest::waitMs(60000));
         const auto& ndrModel = w.session().models()[0];
         const auto& vanilla = w.session().models()[1];
-        QVERIFY2(ndrModel.status.startsWith("diverged"), qPrintable(ndrModel.status));
+        QVERIFY2(ndrModel.status.state == ndr::ModelState::Diverged,
+                 ndr::statusText(ndrModel.status).c_str());
+        QVERIFY2(ndrModel.status.message.find("at step 1") != std::string::npos,
+                 ndrModel.status.message.c_str());
         QCOMPARE(ndrModel.step, 0);
         QCOMPARE(vanilla.step, 200); // the other model trained on
-        QCOMPARE(vanilla.status, QString("finished"));
+        QVERIFY(vanilla.status.state == ndr::ModelState::Finished);
         QVERIFY2(w.statusBar()->currentMessage().contains("NDR stopped: diverged"),
                  qPrintable(w.statusBar()->currentMessage()));
         auto* bar = child<QProgressBar>(w.panel(), "progress[0]");
@@ -259,9 +287,12 @@ private slots:
     }
 
     void droppedRunFileOpens() {
-        // The run saved by the first test.
-        const QString file = dir_.filePath("run-a/run.json");
-        QVERIFY(QFile::exists(file));
+        ndr::RunConfig c = ndr::presetConfig("stub");
+        c.task.evalExamplesPerDepth = 16;
+        c.models = {ndr::ndrModel(16, 2, 32, 4), ndr::vanillaModel(16, 2, 32, 4)};
+        const QString file = dir_.filePath("dropped/run.json");
+        QDir().mkpath(dir_.filePath("dropped"));
+        ndr::Run(c).save(file.toStdString());
         MainWindow w(false);
         w.show();
         QMimeData mime;

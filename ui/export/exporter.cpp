@@ -14,6 +14,8 @@ namespace ndrui {
 
 namespace {
 
+constexpr const char* kInspectorFolder = "inspector";
+
 QString frameName(int i) {
     return QStringLiteral("frames/frame-%1.png").arg(i, 3, 10, QLatin1Char('0'));
 }
@@ -104,6 +106,49 @@ QStringList exportDashboard(const ndr::RunRecord& record, const QString& folder,
         written << gif;
     }
     return written;
+}
+
+QStringList stepFrameFiles(int lastStep) {
+    const int digits = std::max(2, int(QString::number(lastStep).size()));
+    QStringList names;
+    for (int s = 0; s <= lastStep; ++s)
+        names << QStringLiteral("step-%1.png").arg(s, digits, 10, QLatin1Char('0'));
+    names << "inspector.gif";
+    return names;
+}
+
+QStringList ExportPlan::existing() const {
+    const QDir dir(folder);
+    QStringList found;
+    for (const QString& f : files())
+        if (QFileInfo::exists(dir.filePath(f)))
+            found << f;
+    return found;
+}
+
+ExportPlan planExport(const ndr::RunRecord& record, const QString& folder, const ExportOptions& options,
+                      int inspectorLastStep) {
+    ExportPlan plan;
+    plan.folder = folder;
+    plan.options = options;
+    plan.dashboardFiles = dashboardExportFiles(record, options);
+    if (inspectorLastStep >= 0)
+        for (const QString& f : stepFrameFiles(inspectorLastStep))
+            plan.inspectorFiles << QString::fromLatin1(kInspectorFolder) + "/" + f;
+    return plan;
+}
+
+int writeExport(const ndr::RunRecord& record, const ExportPlan& plan,
+                const InspectorFrameWriter& writeInspector, QString* error) {
+    QString problem;
+    int count = int(exportDashboard(record, plan.folder, plan.options, &problem).size());
+    if (problem.isEmpty() && !plan.inspectorFiles.isEmpty()) {
+        if (writeInspector(QDir(plan.folder).filePath(kInspectorFolder), plan.options.overwrite, &problem))
+            count += int(plan.inspectorFiles.size());
+    }
+    if (!problem.isEmpty() && error)
+        *error = problem;
+    return count;
 }
 
 } // namespace ndrui

@@ -8,6 +8,7 @@
 #include <QSize>
 #include <QString>
 #include <QStringList>
+#include <functional>
 
 namespace ndrui {
 
@@ -28,5 +29,34 @@ QStringList dashboardExportFiles(const ndr::RunRecord& record, const ExportOptio
 // Needs a QApplication (any platform, offscreen included).
 QStringList exportDashboard(const ndr::RunRecord& record, const QString& folder, const ExportOptions& options,
                             QString* error);
+
+// The inspector's step frames of steps 0..lastStep and their GIF, as Inspector::exportFrames names them:
+// step-00.png ... step-NN.png (as many digits as lastStep needs, at least two), inspector.gif.
+QStringList stepFrameFiles(int lastStep);
+
+// File > Export in the app: the dashboard's files and, when the inspector shows a traced expression,
+// its step frames in the subfolder "inspector". The window asks before replacing existing() files.
+struct ExportPlan {
+    QString folder;
+    ExportOptions options;
+    QStringList dashboardFiles; // relative to folder, as dashboardExportFiles gives them
+    QStringList inspectorFiles; // relative to folder ("inspector/step-00.png", ...); none without a trace
+
+    QStringList files() const { return dashboardFiles + inspectorFiles; }
+    QStringList existing() const; // those of files() already in the folder
+};
+
+// `inspectorLastStep`: the last step of the inspector's traces, or -1 when it has none to export.
+ExportPlan planExport(const ndr::RunRecord& record, const QString& folder, const ExportOptions& options,
+                      int inspectorLastStep);
+
+// Writes the inspector's frames into `folder` (Inspector::exportFrames); false with *error on failure.
+using InspectorFrameWriter = std::function<bool(const QString& folder, bool overwrite, QString* error)>;
+
+// Writes the plan: the dashboard (exportDashboard), then the inspector's frames through
+// `writeInspector`. Returns how many files were written; on failure sets *error and returns how many
+// were written before it.
+int writeExport(const ndr::RunRecord& record, const ExportPlan& plan,
+                const InspectorFrameWriter& writeInspector, QString* error);
 
 } // namespace ndrui

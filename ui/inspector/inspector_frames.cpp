@@ -3,6 +3,7 @@
 #include "ui/inspector/inspector.h"
 
 #include "ui/common/palette.h"
+#include "ui/export/exporter.h"
 #include "ui/export/gif_writer.h"
 #include "ui/inspector/model_step_view.h"
 #include "ui/training/training_session.h"
@@ -77,12 +78,8 @@ bool Inspector::exportFrames(const QString& folder, QString* error, bool overwri
     const int n = maxStep();
     if (!tracesComplete() && n == 0)
         return fail(tr("Nothing to export: type an expression and wait for its trace."));
-    const int digits = std::max(2, int(QString::number(n).size()));
     QDir dir(folder);
-    QStringList names;
-    for (int s = 0; s <= n; ++s)
-        names << QString("step-%1.png").arg(s, digits, 10, QChar('0'));
-    names << "inspector.gif";
+    const QStringList names = stepFrameFiles(n); // the frames, then the GIF
     // Check every name before writing any, so a refusal leaves the folder as it was.
     if (!overwrite)
         for (const QString& name : names)
@@ -100,12 +97,12 @@ bool Inspector::exportFrames(const QString& folder, QString* error, bool overwri
             return fail(
                 tr("Cannot write %1: %2").arg(QDir::toNativeSeparators(file.fileName()), file.errorString()));
     }
+    const QString gif = dir.filePath(names.back());
     try {
-        writeGif(dir.filePath("inspector.gif"), frames, 700, 2000);
+        writeGif(gif, frames, 700, 2000);
     } catch (const GifError& e) {
         return fail(
-            tr("Cannot write %1: %2")
-                .arg(QDir::toNativeSeparators(dir.filePath("inspector.gif")), QString::fromUtf8(e.what())));
+            tr("Cannot write %1: %2").arg(QDir::toNativeSeparators(gif), QString::fromUtf8(e.what())));
     }
     return true;
 }

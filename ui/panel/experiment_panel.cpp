@@ -78,10 +78,6 @@ QFormLayout* makeForm(QWidget* parent) {
     return f;
 }
 
-bool sameConfig(const ndr::RunConfig& a, const ndr::RunConfig& b) {
-    return nlohmann::json(a) == nlohmann::json(b);
-}
-
 } // namespace
 
 ExperimentPanel::ExperimentPanel(QWidget* parent, bool rememberSettings)
@@ -285,7 +281,7 @@ void ExperimentPanel::setConfig(const ndr::RunConfig& config) {
     const bool wasFilling = std::exchange(filling_, true);
     QString preset = kCustom;
     for (const std::string& name : ndr::presetNames())
-        if (config.preset == name && sameConfig(config, ndr::presetConfig(name)))
+        if (config.preset == name && config == ndr::presetConfig(name))
             preset = QString::fromStdString(name);
     preset_->setCurrentText(preset);
     fillFields(config);
@@ -447,7 +443,7 @@ void ExperimentPanel::onPauseResume() {
 }
 
 void ExperimentPanel::setModelProgress(int model, int step, int totalSteps, double stepsPerSecond,
-                                       double etaSeconds, const QString& status) {
+                                       double etaSeconds, const ndr::ModelStatus& status) {
     controls_->setModelProgress(model, step, totalSteps, stepsPerSecond, etaSeconds, status);
 }
 

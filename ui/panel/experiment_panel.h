@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/config/config.h"
+#include "core/records/records.h"
 #include "ui/panel/field_notes.h"
 
 #include <QMetaType>
@@ -44,10 +45,10 @@ public:
     // button reads Pause / Resume, Stop enabled. The owner calls this; the buttons only send requests.
     void setState(RunState state);
     RunState state() const { return state_; }
-    // Progress of model `model`: "NDR  1200/6000  105 steps/s  ETA 0:46", or the status ("finished",
-    // "stopped", "diverged: ...") in place of speed and ETA when it is not empty.
+    // Progress of model `model`: "NDR  1200/6000  105 steps/s  ETA 0:46" while it trains, otherwise the
+    // status ("finished", "stopped", "diverged: ...") in place of speed and ETA.
     void setModelProgress(int model, int step, int totalSteps, double stepsPerSecond, double etaSeconds,
-                          const QString& status);
+                          const ndr::ModelStatus& status);
 
 signals:
     void startRequested(const ndr::RunConfig& config);

@@ -124,7 +124,7 @@ void RunControls::resetProgress() {
 }
 
 void RunControls::setModelProgress(int model, int step, int totalSteps, double stepsPerSecond,
-                                   double etaSeconds, const QString& status) {
+                                   double etaSeconds, const ndr::ModelStatus& status) {
     if (model < 0 || model >= int(progress_.size()))
         return;
     progress_[size_t(model)] = Progress{step, totalSteps, stepsPerSecond, etaSeconds, status, true};
@@ -137,8 +137,8 @@ void RunControls::render(int model) {
     const int total = p.reported ? p.total : steps_;
     const int step = p.reported ? p.step : 0;
     QString text = QString("%1  %2/%3").arg(name).arg(step).arg(total);
-    if (!p.status.isEmpty())
-        text += "  " + p.status;
+    if (p.reported && p.status.state != ndr::ModelState::Training)
+        text += "  " + QString::fromStdString(ndr::statusText(p.status));
     else if (p.reported && p.stepsPerSecond > 0)
         text += QString("  %1 steps/s  ETA %2")
                     .arg(p.stepsPerSecond, 0, 'f', p.stepsPerSecond < 10 ? 1 : 0)

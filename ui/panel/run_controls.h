@@ -2,6 +2,8 @@
 // per model ("NDR  1200/6000  105 steps/s  ETA 0:46"). It shows what it is told; the panel decides.
 #pragma once
 
+#include "core/records/records.h"
+
 #include <QStringList>
 #include <QWidget>
 #include <vector>
@@ -28,8 +30,9 @@ public:
     void setModels(const QStringList& names, int steps);
     // Back to "not started" for every bar.
     void resetProgress();
+    // While the model trains the bar shows speed and ETA; otherwise its status says why it is not moving.
     void setModelProgress(int model, int step, int totalSteps, double stepsPerSecond, double etaSeconds,
-                          const QString& status);
+                          const ndr::ModelStatus& status);
 
 signals:
     void startClicked();
@@ -40,7 +43,7 @@ private:
     struct Progress {
         int step = 0, total = 0;
         double stepsPerSecond = 0, etaSeconds = -1;
-        QString status;
+        ndr::ModelStatus status;
         bool reported = false; // false until setModelProgress: the bar shows the configured steps
     };
     void render(int model);

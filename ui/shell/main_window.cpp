@@ -5,10 +5,9 @@
 #include "ui/compare/compare_view.h"
 #include "ui/dashboard/dashboard.h"
 #include "ui/export/exporter.h"
+#include "ui/inspector/expression_input.h"
 #include "ui/inspector/inspector.h"
 #include "ui/panel/experiment_panel.h"
-
-#include <nlohmann/json.hpp>
 
 #include <QAction>
 #include <QApplication>
@@ -29,7 +28,6 @@ namespace ndrui {
 
 namespace {
 constexpr int kRedrawMs = 250; // the dashboard redraws at most four times a second
-constexpr int kMaxRecent = 8;
 
 QString stateText(TrainingSession::State s) {
     switch (s) {
@@ -46,7 +44,8 @@ QString stateText(TrainingSession::State s) {
 }
 } // namespace
 
-MainWindow::MainWindow(bool persistent, QWidget* parent) : QMainWindow(parent), persistent_(persistent) {
+MainWindow::MainWindow(bool persistent, QWidget* parent)
+    : QMainWindow(parent), persistent_(persistent), recent_(persistent) {
     setObjectName("mainWindow");
     setAcceptDrops(true);
 
@@ -75,7 +74,8 @@ MainWindow::MainWindow(bool persistent, QWidget* parent) : QMainWindow(parent), 
     redrawTimer_.setInterval(kRedrawMs);
     connect(&redrawTimer_, &QTimer::timeout, this, &MainWindow::redrawNow);
 
-    connect(panel_, &ExperimentPanel::startRequested, this, &MainWindow::startTraining);
+    connect(panel_, &ExperimentPanel::startRequested, this,
+            qOverload<const ndr::RunConfig&>(&MainWindow::startTraining));
     connect(panel_, &ExperimentPanel::pauseRequested, &session_, &TrainingSession::pause);
     connect(panel_, &ExperimentPanel::resumeRequested, &session_, &TrainingSession::resume);
     connect(panel_, &ExperimentPanel::stopRequested, &session_, &TrainingSession::stop);
@@ -139,8 +139,7 @@ void MainWindow::createMenus() {
     view->addAction(toggle);
     view->addAction(tr("&Dashboard"), QKeySequence(tr("Ctrl+2")), this,
                     [this] { tabs_->setCurrentWidget(dashboard_); });
-    view->addAction(tr("&Inspector"), QKeySequence(tr("Ctrl+3")), this,
-                    [this] { tabs_->setCurrentWidget(inspector_); });
+    view->addAction(tr("&Inspector"), QKeySequence(tr("Ctrl+3")), this, &MainWindow::showInspector);
     view->addAction(tr("&Compare"), QKeySequence(tr("Ctrl+4")), this,
                     [this] { tabs_->setCurrentWidget(compare_); });
     view->addSeparator();
@@ -155,37 +154,54 @@ void MainWindow::createMenus() {
 }
 
 void MainWindow::startTraining(const ndr::RunConfig& config) {
-    // Start on an opened, stopped or finished run whose settings the panel still shows trains that run
-    // further, up to the panel's steps; any other change of settings starts a new run.
-    if (session_.hasRun() && session_.state() == TrainingSession::State::Ready) {
-        ndr::RunConfig shown = config, run = session_.config();
-        shown.train.steps = run.train.steps = 0;
-        shown.preset = run.preset = "";
-        int done = 0;
-        for (const auto& m : session_.models())
-            done = std::max(done, m.step);
-        if (nlohmann::json(shown) == nlohmann::json(run) && config.train.steps > done) {
-            session_.continueTraining(config.train.steps);
-            return;
-        }
-    }
     QString error;
-    if (!session_.start(config, &error))
+    if (!session_.startOrContinue(config, &error))
         showError(tr("Could not start training"), error);
+}
+
+void MainWindow::startTraining() {
+    startTraining(panel_->config());
+}
+
+void MainWindow::showConfig(const ndr::RunConfig& config) {
+    panel_->setConfig(config);
+}
+
+void MainWindow::showInspector() {
+    tabs_->setCurrentWidget(inspector_);
+}
+
+QString MainWindow::inspectExpression(const QString& text) {
+    inspector_->input()->setText(text);
+    return inspector_->input()->problem();
+}
+
+QString MainWindow::inspectRandom(int depth) {
+    inspector_->input()->randomExample(depth);
+    return inspector_->input()->problem();
+}
+
+void MainWindow::setInspectorStep(int step) {
+    inspector_->setStep(step);
+}
+
+bool MainWindow::screenshot(const QString& file) {
+    redrawNow();
+    QApplication::processEvents();
+    return grab().save(file);
 }
 
 void MainWindow::showModelProgress(int model) {
     const auto& m = session_.models()[size_t(model)];
-    // While training the bar shows speed and ETA; otherwise the status says why it is not moving.
-    panel_->setModelProgress(model, m.step, m.totalSteps, m.stepsPerSecond, m.etaSeconds,
-                             m.status == "training" ? QString() : m.status);
+    panel_->setModelProgress(model, m.step, m.totalSteps, m.stepsPerSecond, m.etaSeconds, m.status);
 }
 
 void MainWindow::onProgress(const SnapshotPtr& s) {
     showModelProgress(s->model);
     const auto& m = session_.models()[size_t(s->model)];
-    if (s->done && m.status.startsWith("diverged"))
-        statusBar()->showMessage(tr("%1 stopped: %2").arg(m.name, m.status));
+    if (s->done && m.status.state == ndr::ModelState::Diverged)
+        statusBar()->showMessage(
+            tr("%1 stopped: %2").arg(m.name, QString::fromStdString(ndr::statusText(m.status))));
     scheduleRedraw();
 }
 
@@ -294,33 +310,28 @@ bool MainWindow::exportTo(const QString& folder, bool overwrite) {
     const ndr::RunRecord record = session_.record();
     ExportOptions options;
     options.overwrite = overwrite;
-    if (!overwrite) {
-        QStringList existing;
-        for (const QString& f : dashboardExportFiles(record, options))
-            if (QFileInfo::exists(QDir(folder).filePath(f)))
-                existing << f;
-        if (inspector_->tracesComplete() && QFileInfo::exists(QDir(folder).filePath("inspector/step-00.png")))
-            existing << "inspector/step-00.png";
-        if (!existing.isEmpty()) {
-            const auto answer = QMessageBox::question(
-                this, tr("Replace files?"),
-                tr("%1 already holds %2 of the files to export (%3). Replace them?")
-                    .arg(QDir::toNativeSeparators(folder))
-                    .arg(existing.size())
-                    .arg(existing.mid(0, 3).join(", ") + (existing.size() > 3 ? ", …" : "")));
-            if (answer != QMessageBox::Yes)
-                return false;
-            options.overwrite = true;
-        }
+    ExportPlan plan =
+        planExport(record, folder, options, inspector_->tracesComplete() ? inspector_->maxStep() : -1);
+    if (const QStringList existing = plan.existing(); !overwrite && !existing.isEmpty()) {
+        const auto answer = QMessageBox::question(
+            this, tr("Replace files?"),
+            tr("%1 already holds %2 of the %3 files to export (%4). Replace them?")
+                .arg(QDir::toNativeSeparators(folder))
+                .arg(existing.size())
+                .arg(plan.files().size())
+                .arg(existing.mid(0, 3).join(", ") + (existing.size() > 3 ? ", …" : "")));
+        if (answer != QMessageBox::Yes)
+            return false;
+        plan.options.overwrite = true;
     }
     QApplication::setOverrideCursor(Qt::WaitCursor);
     QString error;
-    const QStringList written = exportDashboard(record, folder, options, &error);
-    int count = int(written.size());
-    if (error.isEmpty() && inspector_->tracesComplete()) {
-        if (inspector_->exportFrames(QDir(folder).filePath("inspector"), &error, options.overwrite))
-            count += inspector_->maxStep() + 2; // a frame per step 0..n and the GIF
-    }
+    const int count = writeExport(
+        record, plan,
+        [this](const QString& dir, bool replace, QString* e) {
+            return inspector_->exportFrames(dir, e, replace);
+        },
+        &error);
     QApplication::restoreOverrideCursor();
     if (!error.isEmpty()) {
         showError(tr("Export failed"), error);
@@ -332,25 +343,28 @@ bool MainWindow::exportTo(const QString& folder, bool overwrite) {
 }
 
 void MainWindow::addRecent(const QString& file) {
-    if (!persistent_)
-        return;
-    QSettings settings;
-    QStringList recent = settings.value("files/recent").toStringList();
-    const QString path = QFileInfo(file).absoluteFilePath();
-    recent.removeAll(path);
-    recent.prepend(path);
-    while (recent.size() > kMaxRecent)
-        recent.removeLast();
-    settings.setValue("files/recent", recent);
+    recent_.add(file);
     rebuildRecentMenu();
+}
+
+void MainWindow::openRecent(const QString& file) {
+    if (!QFileInfo::exists(file)) {
+        recent_.remove(file);
+        rebuildRecentMenu();
+        showError(
+            tr("Could not open the run"),
+            tr("%1 no longer exists; it is taken off the recent runs.").arg(QDir::toNativeSeparators(file)));
+        return;
+    }
+    openRun(file);
 }
 
 void MainWindow::rebuildRecentMenu() {
     recentMenu_->clear();
-    const QStringList recent = persistent_ ? QSettings().value("files/recent").toStringList() : QStringList();
-    for (const QString& f : recent)
-        recentMenu_->addAction(QDir::toNativeSeparators(f), this, [this, f] { openRun(f); });
-    recentMenu_->setEnabled(!recent.isEmpty());
+    const QStringList files = recent_.files();
+    for (const QString& f : files)
+        recentMenu_->addAction(QDir::toNativeSeparators(f), this, [this, f] { openRecent(f); });
+    recentMenu_->setEnabled(!files.isEmpty());
 }
 
 void MainWindow::showError(const QString& title, const QString& message) {

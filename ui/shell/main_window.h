@@ -3,6 +3,7 @@
 // behaviour of its own beyond that wiring.
 #pragma once
 
+#include "ui/shell/recent_runs.h"
 #include "ui/training/training_session.h"
 
 #include <QMainWindow>
@@ -35,8 +36,12 @@ public:
     Inspector& inspector() { return *inspector_; }
     CompareView& compare() { return *compare_; }
 
-    // Starts a new run (as the panel's Start does); on failure shows the message.
+    // What the panel's Start does (TrainingSession::startOrContinue); on failure shows the message.
     void startTraining(const ndr::RunConfig& config);
+    // Start with the configuration the panel shows.
+    void startTraining();
+    // Fills the experiment panel with `config` (e.g. a preset).
+    void showConfig(const ndr::RunConfig& config);
     // Opens a run file; on failure shows the message and leaves the current run as it was.
     bool openRun(const QString& file);
     // Saves the run to `file` (asks for a file when empty); the answer comes in the status bar.
@@ -47,6 +52,17 @@ public:
     bool exportTo(const QString& folder, bool overwrite);
     // Redraws the dashboard now instead of at the next coalesced redraw (for tests and exports).
     void redrawNow();
+
+    // For scripted use (ndr-studio's options) and tests.
+    void showInspector(); // brings the inspector tab to the front
+    // The inspector on an expression typed in the run's notation, or on a random one of `depth`. Returns
+    // what is wrong with it (as shown under the field), empty when it is a valid expression.
+    QString inspectExpression(const QString& text);
+    QString inspectRandom(int depth);
+    void setInspectorStep(int step); // the step the inspector shows
+    // Redraws and saves an image of the window to `file`; false when it cannot be written.
+    bool screenshot(const QString& file);
+    const RecentRuns& recentRuns() const { return recent_; }
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -62,6 +78,7 @@ private:
     void scheduleRedraw();
     void updateTitle();
     void addRecent(const QString& file);
+    void openRecent(const QString& file);
     void rebuildRecentMenu();
     void showError(const QString& title, const QString& message);
     void openDialog();
@@ -70,6 +87,7 @@ private:
 
     bool persistent_;
     TrainingSession session_;
+    RecentRuns recent_;
     ExperimentPanel* panel_ = nullptr;
     Dashboard* dashboard_ = nullptr;
     Inspector* inspector_ = nullptr;

@@ -26,19 +26,19 @@ struct Snapshot {
     std::vector<LossPoint> losses;       // loss-log points (ndr::LossLog) since the previous snapshot
     std::optional<ndr::EvalRecord> eval; // an evaluation done since the previous snapshot
     int bestEval = -1;                   // index of the best-validation evaluation so far
-    QString status;                      // "training", "paused", "stopped", "finished", "diverged: ..."
+    ndr::ModelStatus status;             // Training while it goes on; then Paused, Stopped, Finished, ...
     bool done = false;                   // the worker has stopped training (status says why)
 };
 using SnapshotPtr = std::shared_ptr<const Snapshot>;
 
-// A model's full state at one moment, for saving while training goes on.
-struct ModelState {
+// A model's record and weights at one moment, for saving while training goes on.
+struct ModelCapture {
     quint64 runId = 0;
     int model = 0;
     ndr::ModelRecord record;
     ndr::CheckpointData checkpoint;
 };
-using ModelStatePtr = std::shared_ptr<const ModelState>;
+using ModelCapturePtr = std::shared_ptr<const ModelCapture>;
 
 // A model's trace of one example, asked for by the inspector.
 struct TraceResult {
@@ -52,5 +52,5 @@ using TraceResultPtr = std::shared_ptr<const TraceResult>;
 } // namespace ndrui
 
 Q_DECLARE_METATYPE(ndrui::SnapshotPtr)
-Q_DECLARE_METATYPE(ndrui::ModelStatePtr)
+Q_DECLARE_METATYPE(ndrui::ModelCapturePtr)
 Q_DECLARE_METATYPE(ndrui::TraceResultPtr)

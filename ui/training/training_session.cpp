@@ -11,13 +11,13 @@ namespace ndrui {
 struct TrainingSession::PendingSave {
     QString file;
     quint64 runId = 0;
-    std::vector<ModelStatePtr> states; // (models) filled as the workers answer
+    std::vector<ModelCapturePtr> states; // (models) filled as the workers answer
     int answered = 0;
 };
 
 TrainingSession::TrainingSession(QObject* parent) : QObject(parent) {
     qRegisterMetaType<SnapshotPtr>();
-    qRegisterMetaType<ModelStatePtr>();
+    qRegisterMetaType<ModelCapturePtr>();
     qRegisterMetaType<TraceResultPtr>();
 }
 
@@ -63,13 +63,27 @@ bool TrainingSession::start(const ndr::RunConfig& config, QString* error) {
     paused_ = false;
     for (size_t i = 0; i < workers_.size(); ++i) {
         models_[i].active = true;
-        models_[i].status = "training";
+        models_[i].status = {ndr::ModelState::Training, {}};
         workers_[i]->clearFlags();
         const auto held = handOver(workers_[i]);
         QMetaObject::invokeMethod(workers_[i], &TrainingWorker::start, Qt::QueuedConnection);
     }
     updateState();
     return true;
+}
+
+bool TrainingSession::startOrContinue(const ndr::RunConfig& config, QString* error) {
+    if (run_ && state_ == State::Ready && config.train.steps > stepsDone()) {
+        // The run's settings and the asked ones, apart from how long to train and the preset's name.
+        ndr::RunConfig asked = config, current = config_;
+        asked.train.steps = current.train.steps = 0;
+        asked.preset = current.preset = "";
+        if (asked == current) {
+            continueTraining(config.train.steps);
+            return true;
+        }
+    }
+    return start(config, error);
 }
 
 bool TrainingSession::open(const QString& runFile, QString* error) {
@@ -101,7 +115,7 @@ bool TrainingSession::open(const QString& runFile, QString* error) {
         p.bestEval = m.bestEval;
         p.step = m.stepsDone;
         p.totalSteps = config_.train.steps;
-        p.status = QString::fromStdString(m.status);
+        p.status = m.status;
         if (!m.history.empty())
             p.stepsPerSecond = m.history.back().stepsPerSecond;
         models_.push_back(std::move(p));
@@ -116,10 +130,7 @@ bool TrainingSession::open(const QString& runFile, QString* error) {
 void TrainingSession::continueTraining(int totalSteps) {
     if (!run_ || state_ == State::Training || state_ == State::Paused)
         return;
-    int done = 0;
-    for (const auto& m : models_)
-        done = std::max(done, m.step);
-    totalSteps = std::max(totalSteps, done);
+    totalSteps = std::max(totalSteps, stepsDone());
     run_->setTotalSteps(totalSteps); // the workers are idle: nothing else touches the run now
     config_.train.steps = totalSteps;
     paused_ = false;
@@ -127,10 +138,11 @@ void TrainingSession::continueTraining(int totalSteps) {
         auto& m = models_[i];
         m.totalSteps = totalSteps;
         // A diverged model's weights are not finite: training it further would only diverge again.
-        if (m.step >= totalSteps || m.status.startsWith("diverged") || m.status.startsWith("failed"))
+        if (m.step >= totalSteps || m.status.state == ndr::ModelState::Diverged ||
+            m.status.state == ndr::ModelState::Failed)
             continue;
         m.active = true;
-        m.status = "training";
+        m.status = {ndr::ModelState::Training, {}};
         workers_[i]->clearFlags();
         const auto held = handOver(workers_[i]);
         QMetaObject::invokeMethod(workers_[i], &TrainingWorker::start, Qt::QueuedConnection);
@@ -210,7 +222,7 @@ ndr::RunRecord TrainingSession::record() const {
         mr.lossLog = m.lossLog;
         mr.bestEval = m.bestEval;
         mr.stepsDone = m.step;
-        mr.status = m.status.toStdString();
+        mr.status = m.status;
         r.models.push_back(std::move(mr));
     }
     return r;
@@ -239,7 +251,7 @@ void TrainingSession::onSnapshot(const SnapshotPtr& s) {
     updateState();
 }
 
-void TrainingSession::onStateCaptured(const ModelStatePtr& s) {
+void TrainingSession::onStateCaptured(const ModelCapturePtr& s) {
     takeOver(sender());
     if (!saving_ || s->runId != saving_->runId || s->model < 0 || s->model >= int(saving_->states.size()))
         return;
@@ -259,9 +271,9 @@ void TrainingSession::finishSave() {
     std::vector<ndr::CheckpointData> checkpoints;
     for (const auto& st : pending->states) {
         ndr::ModelRecord mr = st->record;
-        // Between two chunks the trainer says "stopped"; the file holds a run that can go on.
-        if (mr.status == "training")
-            mr.status = "stopped";
+        // A run read back from the file is not training: it is stopped and can go on from there.
+        if (mr.status.state == ndr::ModelState::Training)
+            mr.status = {ndr::ModelState::Stopped, {}};
         rec.models.push_back(std::move(mr));
         checkpoints.push_back(st->checkpoint);
     }
@@ -312,6 +324,13 @@ void TrainingSession::tearDownWorkers() {
     workers_.clear();
     threads_.clear();
     saving_.reset();
+}
+
+int TrainingSession::stepsDone() const {
+    int done = 0;
+    for (const auto& m : models_)
+        done = std::max(done, m.step);
+    return done;
 }
 
 void TrainingSession::updateState() {

@@ -25,7 +25,7 @@ struct ModelProgress {
     int bestEval = -1;
     int step = 0, totalSteps = 0;
     double stepsPerSecond = 0, etaSeconds = 0;
-    QString status = "new";
+    ndr::ModelStatus status;
     bool active = false; // training or paused: started and not yet reported done
 };
 
@@ -40,6 +40,10 @@ public:
 
     // A new run from `config`, training at once. False with a message when it cannot start.
     bool start(const ndr::RunConfig& config, QString* error);
+    // What Start does: on an opened, stopped or finished run whose settings `config` repeats (its
+    // length and preset name aside) and asks for more steps than were done, trains that run further up
+    // to config.train.steps; otherwise starts a new run from `config`.
+    bool startOrContinue(const ndr::RunConfig& config, QString* error);
     // Opens a saved run (history and weights); Ready to inspect or to train further.
     bool open(const QString& runFile, QString* error);
     // Trains an opened or stopped run further, up to `totalSteps` in all (at least the steps done).
@@ -75,10 +79,11 @@ signals:
 
 private:
     void onSnapshot(const SnapshotPtr& s);
-    void onStateCaptured(const ModelStatePtr& s);
+    void onStateCaptured(const ModelCapturePtr& s);
     void setUpWorkers();
     void tearDownWorkers();
     void updateState();
+    int stepsDone() const; // the most steps any model has trained
     void finishSave();
 
     struct PendingSave;

@@ -44,35 +44,35 @@ void TrainingWorker::resume() {
 void TrainingWorker::finishIfIdle() {
     takeOver(this);
     if (!training_ && !done_)
-        emitSnapshot("stopped", true);
+        emitSnapshot(ndr::ModelState::Stopped, true);
 }
 
 void TrainingWorker::trainChunk() {
     interrupt_ = false;
     // Flags set before the reset above are seen here; flags set after it also set interrupt_.
+    using ndr::ModelState;
     if (cancel_ || pause_) {
         training_ = false;
-        emitSnapshot(cancel_ ? "stopped" : "paused", cancel_);
+        emitSnapshot(cancel_ ? ModelState::Stopped : ModelState::Paused, cancel_);
         return;
     }
     chunkClock_.start();
-    std::string status;
+    ndr::ModelStatus status;
     try {
         status = trainer_.run([this](const ndr::TrainProgress& p) { onProgress(p); }, &interrupt_);
     } catch (const std::exception& e) {
-        status = std::string("failed: ") + e.what();
+        status = {ModelState::Failed, e.what()};
     }
-    if (status == "stopped" && !cancel_ && !pause_) {
+    if (status.state == ModelState::Stopped && !cancel_ && !pause_) {
         // The chunk's time is up: let queued calls run, then go on.
         QMetaObject::invokeMethod(this, &TrainingWorker::trainChunk, Qt::QueuedConnection);
         return;
     }
     training_ = false;
-    if (status == "stopped") {
-        emitSnapshot(cancel_ ? "stopped" : "paused", cancel_);
-    } else {
-        emitSnapshot(QString::fromStdString(status), true);
-    }
+    if (status.state == ModelState::Stopped)
+        emitSnapshot(cancel_ ? ModelState::Stopped : ModelState::Paused, cancel_);
+    else
+        emitSnapshot(status.state, true, status.message);
 }
 
 void TrainingWorker::onProgress(const ndr::TrainProgress& p) {
@@ -81,12 +81,12 @@ void TrainingWorker::onProgress(const ndr::TrainProgress& p) {
     if (p.eval)
         pendingEval_ = *p.eval;
     if (p.eval || snapshotClock_.elapsed() >= kSnapshotMs)
-        emitSnapshot("training", false);
+        emitSnapshot(ndr::ModelState::Training, false);
     if (chunkClock_.elapsed() >= kChunkMs)
         interrupt_ = true;
 }
 
-void TrainingWorker::emitSnapshot(const QString& status, bool done) {
+void TrainingWorker::emitSnapshot(ndr::ModelState state, bool done, const std::string& message) {
     auto s = std::make_shared<Snapshot>();
     s->runId = runId_;
     s->model = model_;
@@ -100,7 +100,7 @@ void TrainingWorker::emitSnapshot(const QString& status, bool done) {
         s->losses.push_back({log.steps[lossLogSent_], log.loss[lossLogSent_]});
     s->eval = std::move(pendingEval_);
     pendingEval_.reset();
-    s->status = status;
+    s->status = {state, message};
     s->done = done;
     done_ = done;
     snapshotClock_.start();
@@ -110,7 +110,7 @@ void TrainingWorker::emitSnapshot(const QString& status, bool done) {
 
 void TrainingWorker::captureState() {
     takeOver(this);
-    auto s = std::make_shared<ModelState>();
+    auto s = std::make_shared<ModelCapture>();
     s->runId = runId_;
     s->model = model_;
     s->record = trainer_.record();

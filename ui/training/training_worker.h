@@ -45,7 +45,7 @@ public slots:
 
 signals:
     void snapshot(ndrui::SnapshotPtr snapshot);
-    void stateCaptured(ndrui::ModelStatePtr state);
+    void stateCaptured(ndrui::ModelCapturePtr state);
     void traced(ndrui::TraceResultPtr result);
 
 private slots:
@@ -54,7 +54,7 @@ private slots:
 
 private:
     void onProgress(const ndr::TrainProgress& p);
-    void emitSnapshot(const QString& status, bool done);
+    void emitSnapshot(ndr::ModelState state, bool done, const std::string& message = {});
 
     quint64 runId_;
     int model_;
