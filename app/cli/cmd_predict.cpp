@@ -1,5 +1,5 @@
-// `ndr predict`: one expression through a saved run's models; the answers and the per-step trace of
-// docs/design.md §5 as JSON on stdout.
+// `ndr predict`: one expression of any depth the run answers through a saved run's models; the answers
+// and the per-step trace of docs/design.md §5 as JSON on stdout.
 #include "commands.h"
 #include "common.h"
 
@@ -132,13 +132,7 @@ int runPredict(const PredictOptions& o) {
     LoadedRun run = loadRun(o.runFile, o.weights, selected);
     const ndr::CtlTask& task = *run.task;
 
-    // The answer has to travel one column per step to reach [E]; deeper than that cannot be routed.
-    int maxDepth = -1;
-    for (int m : selected) {
-        const int steps = o.steps > 0 ? o.steps : run.record.models[m].config.effectiveEvalSteps();
-        maxDepth = maxDepth < 0 ? steps - 1 : std::min(maxDepth, steps - 1);
-    }
-    const ndr::ParseResult parsed = task.parse(o.expression, maxDepth);
+    const ndr::ParseResult parsed = task.parseQuestion(o.expression);
     if (!parsed.example)
         throw CliError(parsed.error, kExitUsage);
     const ndr::Example& ex = *parsed.example;
@@ -157,12 +151,20 @@ int runPredict(const PredictOptions& o) {
         const int steps = o.steps > 0 ? o.steps : cfg.effectiveEvalSteps();
         const ndr::Trace tr = run.trainers[m]->traceOf(ex, steps);
         const int predicted = tr.stepAnswers.back();
+        // Fewer steps than one per function: the answer is the model's all the same, but it cannot have
+        // been routed the way NDR routes (docs/design.md §1).
+        const bool below = ndr::stepsBelowDepth(ex.depth(), steps);
+        if (below)
+            std::cerr << "ndr predict: " << cfg.name << " runs " << steps << " steps, fewer than the "
+                      << ndr::routingSteps(ex.depth()) << " that route a depth-" << ex.depth()
+                      << " expression one function per step; its answer is given all the same\n";
         json probs = json::object();
         for (int s = 0; s < tr.symbols; ++s)
             probs[task.symbolName(s)] = round6(tr.probsAfter(tr.steps)[s]);
         models.push_back({{"name", cfg.name},
                           {"weights", run.weightsUsed[m]},
                           {"steps", steps},
+                          {"stepsBelowDepth", below},
                           {"answer", task.symbolName(predicted)},
                           {"correct", predicted == answer},
                           {"probabilities", probs},
@@ -171,6 +173,7 @@ int runPredict(const PredictOptions& o) {
     const json out = {{"run", o.runFile},
                       {"expression", task.format(ex)},
                       {"depth", ex.depth()},
+                      {"routingSteps", ndr::routingSteps(ex.depth())}, // one step per function, one to [E]
                       {"answer", task.symbolName(answer)},
                       {"symbols", task.symbolNames()}, // the order of every probability array
                       {"tokens", tokenNames},
@@ -196,7 +199,11 @@ Command addPredictCommand(CLI::App& root) {
         ->check(CLI::Range(1, 1024)); // traces grow with steps; beyond this is a typo
     cmd->add_option("--weights", opts->weights, "Weights to load: final, or best (at the best validation)")
         ->check(CLI::IsMember({"final", "best"}));
-    cmd->footer("A bad expression prints the parser's error and exits with status 2.\n");
+    cmd->footer(
+        "Any depth up to twice the run's deepest test depth is answered by every model with its "
+        "steps (or --steps); a model with fewer steps than the depth + 1 that route the expression one "
+        "function per step says so (\"stepsBelowDepth\": true, and a note on stderr). A bad expression "
+        "prints the parser's error and exits with status 2.\n");
     return {cmd, [opts] { return runPredict(*opts); }};
 }
 

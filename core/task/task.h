@@ -33,6 +33,13 @@ struct Batch {
 
 enum class Split { Train, Valid, Test, None };
 
+// Asking a model (docs/design.md §1). A model that applies one function per step needs one step per
+// function and one more to carry the result to [E]: depth + 1 steps.
+int routingSteps(int depth);
+// True when `steps` are fewer than routingSteps(depth). The model answers all the same; the inspector
+// and `ndr predict` say beside its answer that it cannot have routed the expression one function per step.
+bool stepsBelowDepth(int depth, int steps);
+
 struct ParseResult {
     std::optional<Example> example;   // set on success
     std::string error;                // set on failure: names the offending token and what was expected
@@ -76,6 +83,12 @@ public:
     std::string format(const Example& e) const;
     // Parses user text in the run's order. maxDepth < 0 means no depth limit.
     ParseResult parse(const std::string& text, int maxDepth = -1) const;
+    // The deepest expression the run answers (the inspector, `ndr predict`): twice its deepest test
+    // depth (twice its deepest depth without a test split). Far beyond anything the models have seen,
+    // and a trace (steps x heads x T x T) outgrows reading long before.
+    int maxAskedDepth() const;
+    // An expression to answer: parse() with maxAskedDepth() as the limit, its message saying why.
+    ParseResult parseQuestion(const std::string& text) const;
 
     // Depths by split, ascending; allDepths() is every depth in any split, ascending and unique.
     std::vector<int> depths(Split split) const;
@@ -109,6 +122,8 @@ private:
     std::unordered_set<std::string> heldOutKeys_;
     void buildEvalSets();
     static std::string key(const Example& e);
+    // parse(); `limit` says in the too-deep message where maxDepth comes from (empty: nothing).
+    ParseResult parseLimited(const std::string& text, int maxDepth, const std::string& limit) const;
 };
 
 } // namespace ndr

@@ -61,7 +61,32 @@ std::string CtlTask::format(const Example& e) const {
     return out;
 }
 
+int routingSteps(int depth) {
+    return depth + 1;
+}
+
+bool stepsBelowDepth(int depth, int steps) {
+    return steps < routingSteps(depth);
+}
+
+int CtlTask::maxAskedDepth() const {
+    const std::vector<int> tests = depths(Split::Test), all = allDepths();
+    const int deepest = !tests.empty() ? tests.back() : (!all.empty() ? all.back() : 1);
+    return 2 * deepest;
+}
+
 ParseResult CtlTask::parse(const std::string& text, int maxDepth) const {
+    return parseLimited(text, maxDepth, "");
+}
+
+ParseResult CtlTask::parseQuestion(const std::string& text) const {
+    const bool hasTest = !depths(Split::Test).empty();
+    return parseLimited(text, maxAskedDepth(),
+                        std::string("this run answers (twice its deepest ") + (hasTest ? "test " : "") +
+                            "depth)");
+}
+
+ParseResult CtlTask::parseLimited(const std::string& text, int maxDepth, const std::string& limit) const {
     struct Token {
         std::string text;
         int begin, end;
@@ -230,11 +255,11 @@ ParseResult CtlTask::parse(const std::string& text, int maxDepth) const {
     if (maxDepth >= 0 && e.depth() > maxDepth) {
         // Point at the first function past the limit in application order.
         const int index = forward ? maxDepth + 1 : e.depth() - maxDepth - 1;
-        return fail(index, "depth " + std::to_string(e.depth()) +
-                               " is deeper than this model can route: at most " + std::to_string(maxDepth) +
-                               " function" + (maxDepth == 1 ? "" : "s") + "; " + quoted(toks[index].text) +
-                               " at " + posText(index) + " is function " + std::to_string(maxDepth + 1) +
-                               " in application order");
+        const std::string most =
+            std::to_string(maxDepth) + " function" + (maxDepth == 1 ? "" : "s") + (limit.empty() ? "" : " ");
+        return fail(index, "depth " + std::to_string(e.depth()) + " is too deep: at most " + most + limit +
+                               "; " + quoted(toks[index].text) + " at " + posText(index) + " is function " +
+                               std::to_string(maxDepth + 1) + " in application order");
     }
     result.example = std::move(e);
     return result;

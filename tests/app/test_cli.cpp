@@ -138,6 +138,7 @@ private slots:
             const ModelConfig& cfg = run.config.models[m];
             const int steps = cfg.effectiveEvalSteps();
             QCOMPARE(int(model.at("probabilities").size()), run.config.task.symbols);
+            QVERIFY(!model.at("stepsBelowDepth").get<bool>()); // depth 3 needs 4 steps of the 6
             double sum = 0;
             for (const auto& [name, p] : model.at("probabilities").items())
                 sum += p.get<double>();
@@ -159,7 +160,7 @@ private slots:
         }
     }
 
-    void predictRejectsBadExpressions() {
+    void predictAnswersEveryDepthAndRejectsBadExpressions() {
         const RunRecord run = loadRunRecord(runFile_.toStdString());
         const CtlTask task(run.config.task);
         const QString x = QString::fromStdString(task.symbolName(0));
@@ -167,14 +168,92 @@ private slots:
         QVERIFY2(r.exitCode == 2, describe(r));
         QVERIFY2(r.err.contains("zz"), describe(r));
         QVERIFY2(r.out.isEmpty(), describe(r));
-        // Six steps route at most five functions; more steps at inference lift the limit.
+        // Six steps route at most five functions one per step; a deeper expression is answered all the
+        // same, marked, and more steps lift the mark.
         const QString deep = x + " a a a a a a a a";
         r = runNdr({"predict", runFile_, deep, "--model", "ndr"});
-        QVERIFY2(r.exitCode == 2 && r.err.contains("deeper"), describe(r));
-        r = runNdr({"predict", runFile_, deep, "--model", "ndr", "--steps", "12"});
         QVERIFY2(r.exitCode == 0, describe(r));
+        json j = json::parse(r.out.toStdString(), nullptr, false);
+        QVERIFY2(!j.is_discarded(), describe(r));
+        QCOMPARE(j.at("depth").get<int>(), 8);
+        QCOMPARE(j.at("routingSteps").get<int>(), 9);
+        QCOMPARE(j.at("models")[0].at("steps").get<int>(), 6);
+        QVERIFY2(j.at("models")[0].at("stepsBelowDepth").get<bool>(), describe(r));
+        QVERIFY2(r.err.contains("NDR runs 6 steps, fewer than the 9"), describe(r));
+        r = runNdr({"predict", runFile_, deep, "--model", "ndr", "--steps", "12"});
+        QVERIFY2(r.exitCode == 0 && r.err.isEmpty(), describe(r));
+        j = json::parse(r.out.toStdString(), nullptr, false);
+        QVERIFY2(!j.is_discarded() && !j.at("models")[0].at("stepsBelowDepth").get<bool>(), describe(r));
+        // Deeper than the run answers (twice its deepest test depth, 7): refused, naming the limit.
+        r = runNdr({"predict", runFile_, x + QString(" a").repeated(15)});
+        QVERIFY2(r.exitCode == 2 && r.err.contains("depth 15 is too deep: at most 14 functions"),
+                 describe(r));
         r = runNdr({"predict", runFile_, x + " a", "--model", "nosuchmodel"});
         QVERIFY2(r.exitCode != 0 && r.err.contains("nosuchmodel"), describe(r));
+    }
+
+    void predictAgreesWithEvalBeyondTheSteps() {
+        // A Transformer of 4 steps on the stub's test depths 5-7, which need 6-8 steps one function per step.
+        const json config = {
+            {"preset", "stub"},
+            {"task", {{"evalExamplesPerDepth", 24}}},
+            {"train", {{"steps", 1500}, {"evalInterval", 1500}, {"batchSize", 16}}},
+            {"models", {{{"preset", "vanilla"}, {"dModel", 16}, {"heads", 2}, {"dFF", 32}, {"steps", 4}}}}};
+        QVERIFY(writeText(path("shallow.json"), config.dump()));
+        const QString out = path("shallow-run");
+        Result r = runNdr({"train", "--config", path("shallow.json"), "--out", out, "--quiet"});
+        QVERIFY2(r.exitCode == 0, describe(r));
+        const QString runFile = out + "/run.json";
+        const auto loaded = Run::open(runFile.toStdString());
+        const CtlTask& task = loaded->task();
+        const int depth = task.depths(Split::Test).back();
+        QVERIFY(stepsBelowDepth(depth, 4));
+
+        // The answer is the Transformer's own: the same as its trace in this process.
+        const Example probe = task.evalSet(depth).front();
+        r = runNdr(
+            {"predict", runFile, QString::fromStdString(task.format(probe)), "--model", "Transformer"});
+        QVERIFY2(r.exitCode == 0, describe(r));
+        json j = json::parse(r.out.toStdString(), nullptr, false);
+        QVERIFY2(!j.is_discarded(), describe(r));
+        const json& model = j.at("models")[0];
+        QCOMPARE(model.at("name").get<std::string>(), std::string("Transformer"));
+        QVERIFY(model.at("stepsBelowDepth").get<bool>());
+        const Trace own = loaded->trainer(0).traceOf(probe);
+        QCOMPARE(model.at("answer").get<std::string>(), task.symbolName(own.stepAnswers.back()));
+
+        // Over the evaluation set of that depth, predict's answers score what `ndr eval` reports.
+        int correct = 0;
+        const auto& set = task.evalSet(depth);
+        for (const Example& e : set) {
+            r = runNdr(
+                {"predict", runFile, QString::fromStdString(task.format(e)), "--model", "Transformer"});
+            QVERIFY2(r.exitCode == 0, describe(r));
+            j = json::parse(r.out.toStdString(), nullptr, false);
+            QVERIFY2(!j.is_discarded(), describe(r));
+            correct += j.at("models")[0].at("correct").get<bool>();
+        }
+        r = runNdr({"eval", runFile});
+        QVERIFY2(r.exitCode == 0, describe(r));
+        // The table: a header naming the depths ("d7"), then one row per model.
+        QStringList header, row;
+        for (const QString& line : r.out.split('\n')) {
+            const QStringList cells = line.split(' ', Qt::SkipEmptyParts);
+            if (cells.value(0) == "model")
+                header = cells;
+            else if (cells.value(0) == "Transformer")
+                row = cells;
+        }
+        const int column = int(header.indexOf(QString("d%1").arg(depth)));
+        QVERIFY2(column > 0 && row.size() == header.size(), describe(r));
+        const double reported = row[column].toDouble();
+        const double measured = double(correct) / double(set.size());
+        QVERIFY2(std::abs(reported - measured) < 0.0005,
+                 qPrintable(QString("eval reports %1 at depth %2, predict answers %3 of %4 right")
+                                .arg(row[column])
+                                .arg(depth)
+                                .arg(correct)
+                                .arg(set.size())));
     }
 
     void exportDrawsTheDashboardHeadless() {

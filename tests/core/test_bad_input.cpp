@@ -462,13 +462,13 @@ void TestBadInput::expressionRows() {
     expression("symbol alone", "101", "needs at least one function after the symbol");
     expression("symbol alone, backward", "101", "needs at least one function before the symbol", back);
     expression("function alone, backward", "b", "is a function", back);
-    expression("too deep", "101 a b c d", "depth 4 is deeper than this model can route: at most 3",
+    expression("too deep", "101 a b c d", "depth 4 is too deep: at most 3 functions; 'd' at position 5",
                Order::Forward, 3);
-    expression("too deep, backward", "d c b a 101", "depth 4 is deeper", back, 3);
+    expression("too deep, backward", "d c b a 101", "depth 4 is too deep", back, 3);
     std::string deep = "101";
     for (int i = 0; i < 10000; ++i)
         deep += " a";
-    expression("deeper than any limit", deep, "depth 10000 is deeper", Order::Forward, 40);
+    expression("deeper than any limit", deep, "depth 10000 is too deep", Order::Forward, 40);
     expression("accented letter", "101 b \xc3\xa4", "unknown token '\xc3\xa4'");
     expression("emoji", "101 \xf0\x9f\x98\x80", "unknown token '\xf0\x9f\x98\x80'");
     expression("full-width digits", "\xef\xbc\x91\xef\xbc\x90\xef\xbc\x91 b", "unknown token");

@@ -280,6 +280,36 @@ private slots:
         }
     }
 
+    void questionsOfEveryDepthTheRunAnswers() {
+        // One step per function and one more to carry the result to [E].
+        QCOMPARE(routingSteps(1), 2);
+        QCOMPARE(routingSteps(9), 10);
+        QVERIFY(!stepsBelowDepth(5, 6));
+        QVERIFY(stepsBelowDepth(6, 6));
+        QVERIFY(stepsBelowDepth(9, 6)); // the paper's 6-step Transformer on a test depth
+
+        TaskConfig c; // test depths 9 and 10
+        const CtlTask fwd(c);
+        QCOMPARE(fwd.maxAskedDepth(), 20);
+        std::string deep = "101";
+        for (int i = 0; i < 20; ++i)
+            deep += " a";
+        QVERIFY(fwd.parseQuestion(deep).example.has_value());
+        deep += " a";
+        const ParseResult r = fwd.parseQuestion(deep);
+        QVERIFY(!r.example);
+        QVERIFY2(
+            r.error.find("depth 21 is too deep: at most 20 functions this run answers (twice its deepest "
+                         "test depth)") == 0,
+            r.error.c_str());
+        QCOMPARE(r.tokenIndex, 21);
+        // The backward run's test depth that a 6-step model cannot route parses all the same.
+        c.order = Order::Backward;
+        const CtlTask bwd(c);
+        const ParseResult nine = bwd.parseQuestion("a b c d e f g h i 000");
+        QVERIFY2(nine.example && nine.example->depth() == 9, nine.error.c_str());
+    }
+
     void constructorRejectsBadConfigs() {
         auto expect = [&](TaskConfig c, const std::string& field) {
             std::string m = constructorError(c);

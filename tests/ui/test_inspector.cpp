@@ -215,7 +215,7 @@ private slots:
             {"   ", "empty"},
             {sym + " zz b", "unknown token 'zz' at position 2"},
             {"a " + sym, "forward order"},
-            {deep, "depth 15 is deeper"},
+            {deep, "depth 15 is too deep: at most 14 functions"},
             {sym + " b ä", "unknown token 'ä'"},
             {sym + " 😀", "unknown token '😀'"},
         };
@@ -225,9 +225,9 @@ private slots:
                      qPrintable(text + " -> " + inspector_->input()->problem()));
             QVERIFY(!inspector_->input()->example());
         }
-        QVERIFY(inspector_->input()->problem().contains("twice the deepest test depth") == false);
+        QVERIFY(inspector_->input()->problem().contains("twice its deepest test depth") == false);
         type(deep);
-        QVERIFY(inspector_->input()->problem().contains("twice the deepest test depth"));
+        QVERIFY(inspector_->input()->problem().contains("twice its deepest test depth"));
         // The offending token is underlined under the field.
         QVERIFY(child<QLabel>("inspector.problem")->text().contains("underline"));
         // 10,000 characters, pasted: one unknown token, and a long valid-looking run that is too deep.
@@ -352,6 +352,38 @@ private slots:
         fake->trace.stepAnswers.assign(fake->trace.stepAnswers.size(), 0);
         emit session_.traced(fake);
         QCOMPARE(inspector_->trace(0)->stepAnswers, before.stepAnswers);
+    }
+
+    void deeperThanTheStepsIsAnsweredWithANote() {
+        // Depth 2 needs 3 steps, which both models run: no note.
+        traceOf(QString::fromStdString(task().format(task().evalSet(2)[0])));
+        QVERIFY(inspector_->routingNotes().isEmpty());
+        // The deepest test depth needs more steps than either model runs: both answer it, each with a
+        // note beside the answers.
+        const int depth = task().depths(ndr::Split::Test).back();
+        traceOf(QString::fromStdString(task().format(task().evalSet(depth)[0])));
+        QVERIFY(inspector_->trace(0) && inspector_->trace(1));
+        QCOMPARE(inspector_->routingNotes().size(), 2);
+        const QString status = child<QLabel>("inspector.status")->text();
+        const QString want = QString("%1 runs %2 steps, fewer than the %3 that route a depth-%4 expression")
+                                 .arg(session_.models()[1].name)
+                                 .arg(inspector_->trace(1)->steps)
+                                 .arg(depth + 1)
+                                 .arg(depth);
+        QVERIFY2(inspector_->trace(1)->steps < depth + 1 && status.contains(want), qPrintable(status));
+        // NDR run for as many steps as the depth needs: its note goes.
+        auto* steps = child<QSpinBox>("inspector.steps");
+        steps->setValue(depth + 1);
+        QTRY_VERIFY_WITH_TIMEOUT(inspector_->tracesComplete() && inspector_->trace(0) &&
+                                     inspector_->trace(0)->steps == depth + 1,
+                                 ndrtest::waitMs(10000));
+        for (const QString& note : inspector_->routingNotes())
+            QVERIFY2(!note.startsWith(session_.models()[0].name), qPrintable(note));
+        steps->setValue(0);
+        QTRY_VERIFY_WITH_TIMEOUT(inspector_->tracesComplete() && inspector_->trace(0) &&
+                                     inspector_->trace(0)->steps ==
+                                         session_.models()[0].config.effectiveEvalSteps(),
+                                 ndrtest::waitMs(10000));
     }
 
     void moreStepsThanTrainedForNdrAndHalting() {

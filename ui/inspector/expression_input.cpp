@@ -63,12 +63,11 @@ ExpressionInput::ExpressionInput(QWidget* parent) : QWidget(parent) {
             &ExpressionInput::insertCompletion);
     connect(random_, &QPushButton::clicked, this, [this] { randomExample(); });
     connect(depth_, &QComboBox::activated, this, [this] { randomExample(); });
-    setTask(nullptr, -1);
+    setTask(nullptr);
 }
 
-void ExpressionInput::setTask(const ndr::CtlTask* task, int maxDepth) {
+void ExpressionInput::setTask(const ndr::CtlTask* task) {
     task_ = task;
-    maxDepth_ = maxDepth;
     depth_->clear();
     field_->blockSignals(true);
     field_->clear();
@@ -125,7 +124,7 @@ void ExpressionInput::parse() {
     if (!task_)
         return;
     const QString text = field_->text();
-    const ndr::ParseResult r = task_->parse(text.toStdString(), maxDepth_);
+    const ndr::ParseResult r = task_->parseQuestion(text.toStdString());
     std::optional<ndr::Example> next = r.example;
     if (next) {
         problem_->hide();
@@ -142,9 +141,7 @@ void ExpressionInput::parse() {
 }
 
 void ExpressionInput::showProblem(const QString& text, const ndr::ParseResult& r) {
-    QString message = QString::fromStdString(r.error);
-    if (message.startsWith("depth "))
-        message += tr(" (the inspector traces up to twice the deepest test depth)");
+    const QString message = QString::fromStdString(r.error);
     problemText_ = message;
     QString html = QStringLiteral("<span style='color:#d62728'>%1</span>").arg(message.toHtmlEscaped());
     if (r.charBegin >= 0 && r.charEnd > r.charBegin) {

@@ -23,9 +23,9 @@ class ExpressionInput : public QWidget {
 public:
     explicit ExpressionInput(QWidget* parent = nullptr);
 
-    // The run's task (null: no run; the field is disabled). `maxDepth` caps what the inspector traces.
-    void setTask(const ndr::CtlTask* task, int maxDepth);
-    int maxDepth() const { return maxDepth_; }
+    // The run's task (null: no run; the field is disabled). Expressions up to the task's
+    // maxAskedDepth() parse (CtlTask::parseQuestion).
+    void setTask(const ndr::CtlTask* task);
 
     // The parsed expression, empty while the text is not a valid one.
     const std::optional<ndr::Example>& example() const { return example_; }
@@ -52,7 +52,6 @@ private:
     std::pair<int, int> currentWord() const;
 
     const ndr::CtlTask* task_ = nullptr;
-    int maxDepth_ = -1;
     std::optional<ndr::Example> example_;
     QString problemText_;
     std::mt19937_64 rng_{1};

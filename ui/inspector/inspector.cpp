@@ -59,6 +59,7 @@ Inspector::Inspector(TrainingSession& session, QWidget* parent) : QWidget(parent
     truth_->setTextFormat(Qt::RichText);
     status_ = new QLabel(content);
     status_->setObjectName("inspector.status");
+    status_->setTextFormat(Qt::RichText);
     status_->setWordWrap(true);
     status_->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
     tokens_ = makeTable("inspector.tokens", content);
@@ -232,16 +233,11 @@ void Inspector::resetRun() {
     const ndr::CtlTask* task = session_.task();
     pages_->setCurrentIndex(task ? 1 : 0);
     if (!task) {
-        input_->setTask(nullptr, -1);
+        input_->setTask(nullptr);
         stepsNeeded_->reset();
         return;
     }
-    // Deeper than twice the deepest test depth is far outside anything the models have seen, and the
-    // heatmaps stop being readable long before.
-    std::vector<int> tests = task->depths(ndr::Split::Test);
-    const std::vector<int> all = task->allDepths();
-    const int deepest = !tests.empty() ? tests.back() : (!all.empty() ? all.back() : 1);
-    input_->setTask(task, 2 * deepest);
+    input_->setTask(task);
 
     int trained = 1, heads = 1;
     const auto& models = session_.models();
@@ -331,6 +327,22 @@ int Inspector::maxStep() const {
     return n;
 }
 
+QStringList Inspector::routingNotes() const {
+    QStringList notes;
+    if (!example_)
+        return notes;
+    const int depth = example_->depth();
+    for (int m = 0; m < modelCount(); ++m)
+        if (const ndr::Trace* t = trace(m); t && ndr::stepsBelowDepth(depth, t->steps))
+            notes << tr("%1 runs %2 steps, fewer than the %3 that route a depth-%4 expression one function "
+                        "per step; its answer is shown all the same.")
+                         .arg(session_.models()[size_t(m)].name)
+                         .arg(t->steps)
+                         .arg(ndr::routingSteps(depth))
+                         .arg(depth);
+    return notes;
+}
+
 int Inspector::haltingStepOf(int model) const {
     const ndr::Trace* t = trace(model);
     return t ? ndr::haltingStep(*t, threshold()) : -1;
@@ -361,12 +373,15 @@ void Inspector::showTraces() {
     if (atEnd || slider_->value() > n)
         slider_->setValue(n);
     slider_->blockSignals(false);
-    if (requestId_ != 0 && tracesComplete())
-        status_->setText(errors.isEmpty()
-                             ? QString()
-                             : QString("<span style='color:#d62728'>%1</span>")
-                                   .arg(errors.join("\n").toHtmlEscaped().replace("\n", "<br>")));
-    else if (requestId_ == 0)
+    if (requestId_ != 0 && tracesComplete()) {
+        QStringList lines;
+        for (const QString& e : errors)
+            lines << QString("<span style='color:#d62728'>%1</span>")
+                         .arg(e.toHtmlEscaped().replace("\n", "<br>"));
+        for (const QString& n : routingNotes())
+            lines << n.toHtmlEscaped();
+        status_->setText(lines.join("<br>"));
+    } else if (requestId_ == 0)
         status_->clear();
     fillTokens();
     fillAnswers();

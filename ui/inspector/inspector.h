@@ -7,6 +7,7 @@
 #include "ui/training/snapshot.h"
 
 #include <QImage>
+#include <QStringList>
 #include <QWidget>
 #include <optional>
 #include <vector>
@@ -57,6 +58,9 @@ public:
     QString cellInfo() const;
     // The halting step of a model's current trace (see halting.h), -1 without gates or trace.
     int haltingStepOf(int model) const;
+    // One line per model whose trace runs fewer steps than the expression needs to be routed one
+    // function per step (ndr::stepsBelowDepth); shown beside the answers.
+    QStringList routingNotes() const;
     ExpressionInput* input() const { return input_; }
     StepsNeededPanel* stepsNeeded() const { return stepsNeeded_; }
 
