@@ -23,7 +23,8 @@ struct SweepOptions : TrainOptions {
 
 struct Aggregate {
     std::vector<std::vector<double>> perDepth; // (depths, seeds done)
-    std::vector<double> test;                  // (seeds done)
+    std::vector<double> iid;                   // (seeds done) held-out examples of the training depths
+    std::vector<double> test;                  // (seeds done) the test depths ("Longer")
 };
 
 json statsJson(const std::vector<double>& xs) {
@@ -56,7 +57,7 @@ int runSweep(const SweepOptions& o) {
     const std::string atNote = hasValid ? "" : " (no validation split)";
     const auto depths = shape.allDepths();
     const size_t nModels = base.models.size();
-    std::vector<Aggregate> agg(nModels, Aggregate{std::vector<std::vector<double>>(depths.size()), {}});
+    std::vector<Aggregate> agg(nModels, Aggregate{std::vector<std::vector<double>>(depths.size()), {}, {}});
     std::vector<int> seedsDone;
 
     InterruptGuard guard;
@@ -70,7 +71,7 @@ int runSweep(const SweepOptions& o) {
         if (run.interrupted)
             break; // a half-trained seed would bias the statistics
         seedsDone.push_back(s);
-        std::string line = "seed " + std::to_string(s) + ": test at the " + at + " evaluation:";
+        std::string line = "seed " + std::to_string(s) + ": at the " + at + " evaluation:";
         for (size_t m = 0; m < nModels; ++m) {
             const auto& rec = run.record.models[m];
             if (rec.bestEval < 0 || rec.bestEval >= int(rec.history.size()))
@@ -81,8 +82,10 @@ int runSweep(const SweepOptions& o) {
                 if (it != best.depths.end())
                     agg[m].perDepth[d].push_back(best.accuracy[it - best.depths.begin()]);
             }
+            agg[m].iid.push_back(best.trainAccuracy);
             agg[m].test.push_back(best.testAccuracy);
-            line += (m ? ", " : " ") + rec.config.name + " " + fixed(best.testAccuracy, 3);
+            line += (m ? "; " : " ") + rec.config.name + " IID " + fixed(best.trainAccuracy, 3) +
+                    ", Longer " + fixed(best.testAccuracy, 3);
         }
         std::cerr << line << "\n";
     }
@@ -94,7 +97,8 @@ int runSweep(const SweepOptions& o) {
     std::vector<std::string> header = {"model"};
     for (int d : depths)
         header.push_back("d" + std::to_string(d));
-    header.push_back("test");
+    // IID: the held-out examples of the training depths; Longer: the test depths (the paper's Table 1).
+    header.insert(header.end(), {"IID", "Longer"});
     Table table(header, "l");
     json models = json::array();
     for (size_t m = 0; m < nModels; ++m) {
@@ -110,10 +114,13 @@ int runSweep(const SweepOptions& o) {
             entry.update(statsJson(agg[m].perDepth[d]));
             perDepth.push_back(entry);
         }
+        row.push_back(plusMinus(agg[m].iid));
         row.push_back(plusMinus(agg[m].test));
         table.addRow(row);
-        models.push_back(
-            {{"name", base.models[m].name}, {"perDepth", perDepth}, {"test", statsJson(agg[m].test)}});
+        models.push_back({{"name", base.models[m].name},
+                          {"perDepth", perDepth},
+                          {"iid", statsJson(agg[m].iid)},
+                          {"test", statsJson(agg[m].test)}});
     }
     std::cout << "Accuracy at the " << at << " evaluation" << atNote << ", mean ± std over "
               << seedsDone.size() << " seeds (" << splitSummary(base.task) << "; chance "
