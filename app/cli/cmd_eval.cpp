@@ -62,7 +62,8 @@ int runEval(const EvalOptions& o) {
     std::vector<std::string> header = {"model", "weights", "steps"};
     for (int d : depths)
         header.push_back("d" + std::to_string(d));
-    header.insert(header.end(), {"train", "valid", "test"});
+    // IID: the held-out examples of the training depths; Longer: the test depths (the paper's Table 1).
+    header.insert(header.end(), {"IID", "valid", "Longer"});
     Table table(header, "ll");
     for (size_t m = 0; m < n; ++m) {
         const auto& cfg = run.record.models[m].config;

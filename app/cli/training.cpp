@@ -235,8 +235,9 @@ void printRunSummary(const TrainedRun& run, std::ostream& os) {
     std::vector<std::string> header = {"model", "evaluation", "step"};
     for (int d : depths)
         header.push_back("d" + std::to_string(d));
-    header.insert(header.end(), {"test mean", "status", "time"});
-    Table table(header, "ll" + std::string(depths.size() + 2, 'r') + "ll");
+    // IID: the held-out examples of the training depths; Longer: the test depths (the paper's Table 1).
+    header.insert(header.end(), {"IID", "Longer", "status", "time"});
+    Table table(header, "ll" + std::string(depths.size() + 3, 'r') + "ll");
 
     auto evalRow = [&](const std::string& model, const std::string& label, const ndr::EvalRecord& e) {
         std::vector<std::string> row = {model, label, std::to_string(e.step)};
@@ -244,6 +245,7 @@ void printRunSummary(const TrainedRun& run, std::ostream& os) {
             const auto it = std::find(e.depths.begin(), e.depths.end(), d);
             row.push_back(it == e.depths.end() ? "-" : fixed(e.accuracy[it - e.depths.begin()], 3));
         }
+        row.push_back(fixed(e.trainAccuracy, 3));
         row.push_back(fixed(e.testAccuracy, 3));
         return row;
     };
@@ -265,8 +267,8 @@ void printRunSummary(const TrainedRun& run, std::ostream& os) {
                 // Without a validation split the best evaluation is the latest: the row would repeat.
                 if (hasValid)
                     table.addRow(evalRow("", "best valid", best));
-                notes.push_back(m.config.name + " " + fixed(best.testAccuracy, 3) + " (step " +
-                                std::to_string(best.step) + ")");
+                notes.push_back(m.config.name + " IID " + fixed(best.trainAccuracy, 3) + ", Longer " +
+                                fixed(best.testAccuracy, 3) + " (step " + std::to_string(best.step) + ")");
             }
         }
     }
@@ -274,9 +276,9 @@ void printRunSummary(const TrainedRun& run, std::ostream& os) {
        << fixed(1.0 / rec.config.task.symbols, 3) << ")\n";
     table.print(os);
     if (!notes.empty()) {
-        os << (hasValid ? "Test @ best valid:" : "Test (no validation split, so at the latest evaluation):");
+        os << (hasValid ? "At the best validation:" : "At the latest evaluation (no validation split):");
         for (size_t i = 0; i < notes.size(); ++i)
-            os << (i ? ", " : " ") << notes[i];
+            os << (i ? "; " : " ") << notes[i];
         os << "\n";
     }
 }

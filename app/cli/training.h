@@ -40,7 +40,8 @@ TrainedRun trainAndSave(const ndr::RunConfig& config, const fs::path& outDir, bo
 TrainedRun trainAndSave(ndr::Run& run, const fs::path& outDir, bool quiet, int autosaveEvery = 1);
 
 // The summary of a run: per model, accuracy per depth at the final and at the best-validation
-// evaluation, the test mean at the best validation, status and time.
+// evaluation with the IID (held-out examples of the training depths) and Longer (test depths) means,
+// status and time, then both means at the best validation.
 void printRunSummary(const TrainedRun& run, std::ostream& os);
 
 // Options of `train` and `sweep`: where the configuration comes from, overrides, output.

@@ -41,6 +41,20 @@ void EncoderLayer<S>::declare(ParamStore<S>& store, const std::string& prefix, c
     }
 }
 
+namespace {
+
+// U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for a (out, in) weight: torch.nn.Linear's default, variance 1/(3
+// fan_in).
+template <typename S, typename WT, typename InitRng> void uniformFanIn(WT&& w, InitRng& rng) {
+    const double bound = 1.0 / std::sqrt(double(w.cols()));
+    std::uniform_real_distribution<double> u(-bound, bound);
+    for (Index i = 0; i < w.rows(); ++i)
+        for (Index j = 0; j < w.cols(); ++j)
+            w(i, j) = S(u(rng));
+}
+
+} // namespace
+
 template <typename S>
 template <typename InitRng>
 void EncoderLayer<S>::init(ParamStore<S>& store, InitRng& rng) const {
@@ -53,9 +67,20 @@ void EncoderLayer<S>::init(ParamStore<S>& store, InitRng& rng) const {
     const double reluGain = std::sqrt(2.0);
     store.value(ln1g).setOnes();
     store.value(ln1b).setZero();
-    xavierUniform<S>(store.value(w1), reluGain, rng);
+    if (gated()) {
+        xavierUniform<S>(store.value(w1), reluGain, rng);
+        xavierUniform<S>(store.value(w2), 1.0, rng);
+    } else {
+        // The residual layer starts close to the identity, as the standard Transformer layer
+        // (torch.nn.TransformerEncoderLayer) does: Wo, W1 and W2 at 1/sqrt(fan_in) keep the residual
+        // branches small next to the stream. Unrolled with shared weights, branches at Xavier scale
+        // (W1 with the ReLU gain) add an input-independent part at every step and the [E] column
+        // collapses to one vector for every input (docs/design.md §2).
+        uniformFanIn<S>(store.value(cfg.attention == AttentionKind::Geometric ? geo.p.wo : soft.p.wo), rng);
+        uniformFanIn<S>(store.value(w1), rng);
+        uniformFanIn<S>(store.value(w2), rng);
+    }
     store.value(b1).setZero();
-    xavierUniform<S>(store.value(w2), 1.0, rng);
     store.value(b2).setZero();
     if (!tanhUpdate()) {
         store.value(ln2g).setOnes();

@@ -62,8 +62,10 @@ LearningCurvesView::LearningCurvesView(QWidget* parent) : PlotView(parent) {
     // curve: four short entries fit on one or two lines where six long ones took up to six.
     trainKey_ = new QCPCurve(accuracyRect_->axis(QCPAxis::atBottom), accuracyRect_->axis(QCPAxis::atLeft));
     testKey_ = new QCPCurve(accuracyRect_->axis(QCPAxis::atBottom), accuracyRect_->axis(QCPAxis::atLeft));
-    trainKey_->setName(tr("train accuracy"));
-    testKey_->setName(tr("test accuracy"));
+    // The paper's names (Table 1): IID is the held-out examples of the training depths, Longer the
+    // test depths.
+    trainKey_->setName(tr("IID (train depths)"));
+    testKey_->setName(tr("Longer (test depths)"));
     legendRowOnTop(p, 4);
 
     smooth_ = new QCheckBox(tr("Smooth loss"), this);
@@ -133,10 +135,10 @@ void LearningCurvesView::styleSeries(int model) {
     s.smoothLoss->setVisible(smooth);
     s.train->setPen(QPen(color, 2));
     s.train->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 5));
-    s.train->setName(tr("%1 train").arg(name));
+    s.train->setName(tr("%1 IID").arg(name));
     s.test->setPen(QPen(color, 2, Qt::DashLine));
     s.test->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 6));
-    s.test->setName(tr("%1 test").arg(name));
+    s.test->setName(tr("%1 Longer").arg(name));
 
     // Rebuilt whole: the models in order, then the two split keys.
     plot()->legend->clearItems();
@@ -247,7 +249,7 @@ QString LearningCurvesView::toolTipAt(const QPoint& pos) const {
             return tr("%1, step %2: %3 accuracy %4")
                 .arg(modelName(m))
                 .arg(d.key)
-                .arg(g == s.train ? tr("train") : tr("test"))
+                .arg(g == s.train ? tr("IID (train depths)") : tr("Longer (test depths)"))
                 .arg(formatValue(d.value));
         if (g == s.smoothLoss)
             return tr("%1, step %2: loss %3 (smoothed %4)")

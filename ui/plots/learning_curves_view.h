@@ -1,5 +1,6 @@
-// Learning curves: training loss on a log axis (streamed live, optionally smoothed) above train and
-// test accuracy per evaluation, one colour per model, with the chance line.
+// Learning curves: training loss on a log axis (streamed live, optionally smoothed) above the IID
+// (held-out examples of the training depths) and Longer (test depths) accuracy per evaluation, one
+// colour per model, with the chance line.
 #pragma once
 
 #include "core/records/records.h"
@@ -28,7 +29,7 @@ public:
     void appendLoss(int model, int step, double loss);
     // Replaces the loss series of `model` (e.g. when a run is opened).
     void setLoss(int model, const std::vector<int>& steps, const std::vector<double>& loss);
-    // Train and test accuracy at each evaluation of `model`.
+    // IID (train depths) and Longer (test depths) accuracy at each evaluation of `model`.
     void setAccuracy(int model, const std::vector<int>& steps, const std::vector<double>& train,
                      const std::vector<double>& test);
     void setHistory(int model, const std::vector<ndr::EvalRecord>& history);
