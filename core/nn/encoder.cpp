@@ -76,7 +76,10 @@ void EncoderLayer<S>::init(ParamStore<S>& store, InitRng& rng) const {
         // branches small next to the stream. Unrolled with shared weights, branches at Xavier scale
         // (W1 with the ReLU gain) add an input-independent part at every step and the [E] column
         // collapses to one vector for every input (docs/design.md §2).
-        uniformFanIn<S>(store.value(cfg.attention == AttentionKind::Geometric ? geo.p.wo : soft.p.wo), rng);
+        const int wo = cfg.attention == AttentionKind::Geometric ? geo.p.wo
+                       : relative()                              ? rel.p.wo
+                                                                 : soft.p.wo;
+        uniformFanIn<S>(store.value(wo), rng);
         uniformFanIn<S>(store.value(w1), rng);
         uniformFanIn<S>(store.value(w2), rng);
     }
