@@ -1,5 +1,6 @@
-// Compositional table lookup (SPEC §1): seeded function tables, balanced fresh training batches, fixed
-// held-out sets per depth, parsing and formatting in either presentation order, and ground truth.
+// Compositional table lookup (docs/design.md §1): seeded function tables, balanced fresh training
+// batches, fixed held-out sets per depth, parsing and formatting in either presentation order, and
+// ground truth.
 #pragma once
 
 #include "core/config/config.h"
