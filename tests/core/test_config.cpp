@@ -439,7 +439,7 @@ private slots:
         QCOMPARE(c.models[0].update, UpdateKind::CopyGate);
         QCOMPARE(c.models[1].name, std::string("Transformer"));
         QCOMPARE(c.models[1].dModel, 16);
-        QCOMPARE(c.models[1].dFF, 96);
+        QCOMPARE(c.models[1].dFF, presetConfig("stub").models[1].dFF); // not overridden: the preset's
         // One model only: the list is replaced entirely.
         QCOMPARE(int(runConfigFromJson(R"({"preset": "stub", "models": [{"preset": "ndr"}]})").models.size()),
                  1);
