@@ -256,6 +256,9 @@ void validateTrain(const TrainConfig& t, Problems& p) {
     p.intRange("train.steps", t.steps, 1, 10000000);
     p.atLeast("train.evalInterval", t.evalInterval, 1);
     p.intRange("train.threads", t.threads, 1, 64);
+    p.atLeast("train.stopPatience", t.stopPatience, 0);
+    if (p.finite("train.stopIid", t.stopIid) && (t.stopIid < 0 || t.stopIid > 1))
+        p.add("train.stopIid", "must be between 0 and 1, got " + num(t.stopIid));
 }
 
 } // namespace

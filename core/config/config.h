@@ -76,6 +76,11 @@ struct TrainConfig {
     int evalInterval = 500;
     uint64_t seed = 1; // initialisation, batches, dropout
     int threads = 1;   // Eigen/OpenMP threads used by one model
+    // Early stopping (docs/design.md §3), off while stopPatience is 0: a model is done once its
+    // accuracy on held-out examples of the training depths (IID) is at least stopIid and its
+    // validation accuracy (IID without a validation split) has not risen for stopPatience evaluations.
+    int stopPatience = 0;
+    double stopIid = 0.99;
 
     bool operator==(const TrainConfig&) const = default;
 };

@@ -69,6 +69,11 @@ void readTrain(const json& j, TrainConfig& c, const std::string& path, bool requ
     f.read("evalInterval", c.evalInterval);
     f.read("seed", c.seed);
     f.read("threads", c.threads);
+    // Added with early stopping: optional, absent means training for every step.
+    if (j.contains("stopPatience"))
+        f.read("stopPatience", c.stopPatience);
+    if (j.contains("stopIid"))
+        f.read("stopIid", c.stopIid);
 }
 
 std::vector<ModelConfig> readModels(const json& j, const std::string& path) {
@@ -144,7 +149,9 @@ void to_json(json& j, const TrainConfig& c) {
              {"steps", c.steps},
              {"evalInterval", c.evalInterval},
              {"seed", c.seed},
-             {"threads", c.threads}};
+             {"threads", c.threads},
+             {"stopPatience", c.stopPatience},
+             {"stopIid", doubleJson(c.stopIid)}};
 }
 void from_json(const json& j, TrainConfig& c) {
     readTrain(j, c, "", true);

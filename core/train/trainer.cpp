@@ -107,6 +107,31 @@ Trace Trainer::traceOf(const Example& e, int steps, bool fullGates) {
     return tr;
 }
 
+std::optional<std::string> earlyStopReason(const TrainConfig& train, const std::vector<EvalRecord>& history) {
+    if (train.stopPatience <= 0 || history.empty())
+        return std::nullopt;
+    const EvalRecord& last = history.back();
+    if (!(last.trainAccuracy >= train.stopIid))
+        return std::nullopt;
+    const auto monitored = [](const EvalRecord& r) {
+        return std::isnan(r.validAccuracy) ? r.trainAccuracy : r.validAccuracy;
+    };
+    // The evaluation at which the monitored accuracy last rose above every earlier one.
+    size_t lastRise = 0;
+    for (size_t i = 1; i < history.size(); ++i)
+        if (monitored(history[i]) > monitored(history[lastRise]))
+            lastRise = i;
+    const size_t since = history.size() - 1 - lastRise;
+    if (since < size_t(train.stopPatience))
+        return std::nullopt;
+    std::ostringstream os;
+    os << "stopped early at step " << last.step << ": IID " << last.trainAccuracy << " and "
+       << (std::isnan(last.validAccuracy) ? "IID" : "validation") << " accuracy not above "
+       << monitored(history[lastRise]) << " (step " << history[lastRise].step << ") for " << since
+       << " evaluations";
+    return os.str();
+}
+
 EvalRecord Trainer::evaluate() {
     return *evaluateUnless(nullptr);
 }
@@ -194,6 +219,10 @@ ModelStatus Trainer::run(const ProgressFn& onProgress, const std::atomic<bool>* 
         }
         if (record_.stepsDone >= total) {
             record_.status = {ModelState::Finished, {}};
+            return record_.status;
+        }
+        if (auto reason = earlyStopReason(config_.train, record_.history)) {
+            record_.status = {ModelState::Finished, std::move(*reason)};
             return record_.status;
         }
         if (stopped())

@@ -27,6 +27,13 @@ struct TrainProgress {
 };
 using ProgressFn = std::function<void(const TrainProgress&)>;
 
+// Why a model with early stopping (TrainConfig::stopPatience > 0) is done after the evaluations in
+// `history`, or nullopt while it is not: the latest IID is at least stopIid and the monitored accuracy
+// (validation; IID when there is no validation split) has not risen above its earlier maximum in the
+// last stopPatience evaluations. A function of the history alone, so a resumed run stops where an
+// uninterrupted one would.
+std::optional<std::string> earlyStopReason(const TrainConfig& train, const std::vector<EvalRecord>& history);
+
 // The example traced at every evaluation: the first of the deepest test depth's evaluation set.
 Example defaultProbe(const CtlTask& task);
 
@@ -39,7 +46,8 @@ public:
     // throws FileError when they do not fit.
     void restore(const CheckpointData& data, const ModelRecord& record, const std::filesystem::path& path);
 
-    // Trains until config.train.steps are done, `stop` becomes true, or the loss is not finite.
+    // Trains until config.train.steps are done, early stopping says so (earlyStopReason, the reason in
+    // the Finished status's message), `stop` becomes true, or the loss is not finite.
     // Evaluates every evalInterval steps and after the last step; `stop` also interrupts an
     // evaluation, which is then done first on the next call. Returns the final status (Finished,
     // Stopped, or Diverged with the step), also kept in record().status.

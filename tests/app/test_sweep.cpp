@@ -169,13 +169,18 @@ private slots:
         const ndr::SweepPlan plan = ndr::loadSweepPlan(dir.toStdString());
         QCOMPARE(plan.kind, std::string("table1"));
         QCOMPARE(int(plan.runs.size()), 7 * 2 * 2);
+        // Seed by seed: every cell gets its first seed before any gets a second.
         QCOMPARE(plan.runs[0].group, std::string("lstm/forward"));
-        QCOMPARE(plan.runs[3].dir, std::string("lstm/backward/seed-2"));
-        QCOMPARE(plan.runs[3].config.task.order, ndr::Order::Backward);
-        QCOMPARE(plan.runs.back().group, std::string("ndr/backward"));
+        QCOMPARE(plan.runs[1].dir, std::string("lstm/backward/seed-1"));
+        QCOMPARE(plan.runs[1].config.task.order, ndr::Order::Backward);
+        QCOMPARE(plan.runs[13].dir, std::string("ndr/backward/seed-1"));
+        QCOMPARE(plan.runs[14].dir, std::string("lstm/forward/seed-2"));
+        QCOMPARE(plan.runs[14].config.train.seed, uint64_t(2));
+        QCOMPARE(plan.runs.back().dir, std::string("ndr/backward/seed-2"));
         for (const auto& e : plan.runs) {
             QCOMPARE(int(e.config.models.size()), 1);
             QCOMPARE(e.config.train.steps, 30);
+            QVERIFY(e.config.train.stopPatience > 0); // the laptop recipe stops early
         }
         QCOMPARE(plan.runs[0].config.models[0].kind, ndr::ModelKind::Lstm);
         const QByteArray before = readAll(dir + "/sweep.json");

@@ -5,6 +5,7 @@
 #include "testutil.h"
 
 #include <QTemporaryDir>
+#include <limits>
 
 using namespace ndr;
 
@@ -179,6 +180,66 @@ private slots:
         const ModelStatus status = t.run([&](const TrainProgress& p) { stop = p.step >= 3; }, &stop);
         QVERIFY(status == (ModelStatus{ModelState::Stopped, {}}));
         QCOMPARE(t.step(), 3);
+    }
+
+    // The early-stopping rule on made-up histories: it needs IID >= stopIid now and no rise of the
+    // monitored accuracy (validation, else IID) for stopPatience evaluations.
+    void earlyStopRule() {
+        const auto eval = [](int step, double iid, double valid) {
+            EvalRecord r;
+            r.step = step;
+            r.trainAccuracy = iid;
+            r.validAccuracy = valid;
+            return r;
+        };
+        TrainConfig t;
+        t.stopPatience = 2;
+        t.stopIid = 0.99;
+        std::vector<EvalRecord> h = {eval(100, 0.5, 0.3), eval(200, 0.995, 0.6), eval(300, 0.995, 0.6)};
+        QVERIFY(!earlyStopReason(t, h)); // one evaluation without a rise
+        h.push_back(eval(400, 0.999, 0.55));
+        const auto reason = earlyStopReason(t, h);
+        QVERIFY(reason && reason->find("step 400") != std::string::npos);
+        h.back().trainAccuracy = 0.98; // IID below the threshold: not done
+        QVERIFY(!earlyStopReason(t, h));
+        h.back() = eval(400, 0.999, 0.61); // a rise restarts the count
+        QVERIFY(!earlyStopReason(t, h));
+        t.stopPatience = 0; // off
+        h.push_back(eval(500, 1, 0.5));
+        h.push_back(eval(600, 1, 0.5));
+        h.push_back(eval(700, 1, 0.5));
+        QVERIFY(!earlyStopReason(t, h));
+        t.stopPatience = 2;
+        QVERIFY(earlyStopReason(t, h));
+        // Without a validation split (NaN) the IID is monitored.
+        const double none = std::numeric_limits<double>::quiet_NaN();
+        h = {eval(100, 0.99, none), eval(200, 0.995, none), eval(300, 0.995, none)};
+        QVERIFY(!earlyStopReason(t, h));
+        h.push_back(eval(400, 0.991, none));
+        QVERIFY(earlyStopReason(t, h));
+    }
+
+    // A run with early stopping ends at an evaluation before its last step, finished with the reason;
+    // reopened from its checkpoint it trains no further.
+    void earlyStopEndsTheRun() {
+        RunConfig c = tinyRun(2);
+        c.models = {c.models[0]};
+        c.train.steps = 2000;
+        c.train.stopPatience = 1;
+        c.train.stopIid = 0;
+        const CtlTask task(c.task);
+        Trainer a(c, 0, task, defaultProbe(task));
+        const ModelStatus status = a.run({}, nullptr);
+        QVERIFY(status.state == ModelState::Finished);
+        QVERIFY2(status.message.find("stopped early") != std::string::npos, status.message.c_str());
+        QVERIFY2(a.step() < 2000 && a.step() % c.train.evalInterval == 0, qPrintable(QString::number(a.step())));
+        auto shorter = a.record().history;
+        shorter.pop_back();
+        QVERIFY(!earlyStopReason(c.train, shorter)); // it stopped at the first evaluation that allowed it
+        Trainer b(c, 0, task, defaultProbe(task));
+        b.restore(a.checkpoint(), a.record(), "memory");
+        QVERIFY(b.run({}, nullptr).state == ModelState::Finished);
+        QCOMPARE(b.step(), a.step());
     }
 };
 
