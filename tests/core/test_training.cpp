@@ -232,7 +232,8 @@ private slots:
         const ModelStatus status = a.run({}, nullptr);
         QVERIFY(status.state == ModelState::Finished);
         QVERIFY2(status.message.find("stopped early") != std::string::npos, status.message.c_str());
-        QVERIFY2(a.step() < 2000 && a.step() % c.train.evalInterval == 0, qPrintable(QString::number(a.step())));
+        QVERIFY2(a.step() < 2000 && a.step() % c.train.evalInterval == 0,
+                 qPrintable(QString::number(a.step())));
         auto shorter = a.record().history;
         shorter.pop_back();
         QVERIFY(!earlyStopReason(c.train, shorter)); // it stopped at the first evaluation that allowed it
