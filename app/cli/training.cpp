@@ -41,8 +41,14 @@ std::string range(int lo, int hi) {
 
 InterruptGuard::InterruptGuard() {
     gStop = false;
-    std::signal(SIGINT, onInterrupt);
-    std::signal(SIGTERM, onInterrupt); // what a scheduler sends to cancel a job
+    // Without SA_RESTART (which std::signal sets on glibc): a blocking wait for child processes
+    // returns on the signal, so a sweep's runner passes it on to its children at once.
+    struct sigaction action = {};
+    action.sa_handler = onInterrupt;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = 0;
+    ::sigaction(SIGINT, &action, nullptr);
+    ::sigaction(SIGTERM, &action, nullptr); // what a scheduler sends to cancel a job
 }
 
 InterruptGuard::~InterruptGuard() {

@@ -55,8 +55,11 @@ std::optional<int> runHeadlessIfNoDisplay(int argc, char** argv) {
         return std::nullopt;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        if (a == "--help" || a == "-h" || a == "--version" || a == "-v")
-            return std::nullopt; // no window needed
+        if (a == "--help" || a == "-h" || a == "--version" || a == "-v") {
+            // No window is needed, but QApplication needs a platform: the offscreen one always loads.
+            ::setenv("QT_QPA_PLATFORM", "offscreen", 0);
+            return std::nullopt;
+        }
     }
     std::error_code ec;
     const fs::path self = fs::read_symlink("/proc/self/exe", ec);

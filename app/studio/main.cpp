@@ -53,12 +53,16 @@ int main(int argc, char** argv) {
     QCommandLineOption exportDir(
         "export", "After the wait, export the dashboard (and the inspector's steps) to FOLDER, then quit.",
         "folder");
-    for (const auto& o :
-         {preset, start, screenshot, after, measure, noSettings, inspect, inspectDepth, step, exportDir})
+    QCommandLineOption overwrite("overwrite", "With --export: replace files already in the folder.");
+    for (const auto& o : {preset, start, screenshot, after, measure, noSettings, inspect, inspectDepth, step,
+                          exportDir, overwrite})
         parser.addOption(o);
     parser.process(app);
 
+    const bool scripted = parser.isSet(screenshot) || parser.isSet(measure) || parser.isSet(exportDir);
     ndrui::MainWindow window(!parser.isSet(noSettings));
+    // Scripted runs have nobody to answer a question: nothing is asked, and nothing is replaced.
+    window.setAskBeforeDiscarding(!scripted);
     window.show();
     if (!parser.positionalArguments().isEmpty())
         window.openRun(parser.positionalArguments().front());
@@ -92,7 +96,6 @@ int main(int argc, char** argv) {
     }
 
     ndrui::StallMeter meter;
-    const bool scripted = parser.isSet(screenshot) || parser.isSet(measure) || parser.isSet(exportDir);
     if (scripted) {
         bool ok = false;
         const double seconds = parser.value(after).toDouble(&ok);
@@ -107,11 +110,11 @@ int main(int argc, char** argv) {
             if (parser.isSet(step))
                 window.setInspectorStep(parser.value(step).toInt());
             if (parser.isSet(exportDir)) {
-                if (window.exportTo(parser.value(exportDir), false))
+                QString error;
+                if (window.exportTo(parser.value(exportDir), parser.isSet(overwrite), &error))
                     std::fprintf(stderr, "ndr-studio: exported to %s\n", qPrintable(parser.value(exportDir)));
                 else
-                    std::fprintf(stderr, "ndr-studio: the export to %s failed\n",
-                                 qPrintable(parser.value(exportDir)));
+                    std::fprintf(stderr, "ndr-studio: the export failed: %s\n", qPrintable(error));
             }
             if (parser.isSet(screenshot)) {
                 const QString file = parser.value(screenshot);

@@ -24,7 +24,7 @@ void checkSize(const json& array, const std::string& path, size_t expected, cons
 }
 
 // A model's status as run files store it (statusText): a state's name, and for diverged and failed
-// ": " and why.
+// ": " and why; finished may say how (early stopping).
 ModelStatus readStatus(const json& v, const std::string& path) {
     const std::string text = toString(v, path);
     const size_t colon = text.find(": ");
@@ -33,7 +33,8 @@ ModelStatus readStatus(const json& v, const std::string& path) {
     status.message = colon == std::string::npos ? "" : text.substr(colon + 2);
     for (ModelState s : {ModelState::New, ModelState::Training, ModelState::Paused, ModelState::Stopped,
                          ModelState::Finished, ModelState::Diverged, ModelState::Failed}) {
-        const bool explained = s == ModelState::Diverged || s == ModelState::Failed;
+        const bool explained =
+            s == ModelState::Diverged || s == ModelState::Failed || s == ModelState::Finished;
         if (name == stateName(s) && (explained || status.message.empty())) {
             status.state = s;
             return status;
@@ -44,7 +45,8 @@ ModelStatus readStatus(const json& v, const std::string& path) {
         shown += "...";
     fail(path,
          "unknown status '" + shown +
-             "'; expected new, training, paused, stopped, finished, 'diverged: <why>' or 'failed: <why>'");
+             "'; expected new, training, paused, stopped, finished, 'finished: <how>', 'diverged: <why>' or "
+             "'failed: <why>'");
 }
 
 void readTrace(const json& j, Trace& t, const std::string& path) {

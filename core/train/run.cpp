@@ -56,6 +56,13 @@ void saveRunFiles(const std::filesystem::path& runFile, RunRecord& record,
                         " checkpoints for " + std::to_string(record.models.size()) + " models");
     const auto stems = checkpointStems(record.config.models);
     const auto dir = runFile.parent_path();
+    if (!dir.empty()) {
+        // A run is a folder: one that does not exist yet is made (a file in the way is reported).
+        std::error_code ec;
+        std::filesystem::create_directories(dir, ec);
+        if (ec)
+            throw FileError("cannot create the folder " + dir.string() + ": " + ec.message());
+    }
     std::vector<std::string> written;
     for (size_t i = 0; i < checkpoints.size(); ++i) {
         const std::string name = stems[i] + "@" + std::to_string(checkpoints[i].step) + ".ckpt";

@@ -24,7 +24,8 @@ std::vector<std::string> checkpointStems(const std::vector<ModelConfig>& models)
 // Saves a run folder: each model's checkpoint beside `runFile` as "<stem>@<step>.ckpt" (stored into
 // record.models[i].checkpointFile), then the record, then removes the checkpoints of earlier saves.
 // Every file is written atomically and the record after its checkpoints, so whenever the process
-// dies, the run file on disk names complete checkpoints of the very steps it records. Throws FileError.
+// dies, the run file on disk names complete checkpoints of the very steps it records. A missing folder
+// is created. Throws FileError.
 void saveRunFiles(const std::filesystem::path& runFile, RunRecord& record,
                   const std::vector<CheckpointData>& checkpoints);
 

@@ -107,28 +107,53 @@ Trace Trainer::traceOf(const Example& e, int steps, bool fullGates) {
     return tr;
 }
 
-std::optional<std::string> earlyStopReason(const TrainConfig& train, const std::vector<EvalRecord>& history) {
+std::optional<std::string> earlyStopReason(const RunConfig& config, const std::vector<EvalRecord>& history) {
+    const TrainConfig& train = config.train;
     if (train.stopPatience <= 0 || history.empty())
         return std::nullopt;
     const EvalRecord& last = history.back();
     if (!(last.trainAccuracy >= train.stopIid))
         return std::nullopt;
-    const auto monitored = [](const EvalRecord& r) {
-        return std::isnan(r.validAccuracy) ? r.trainAccuracy : r.validAccuracy;
+    // The monitored depths: the validation split, or the training depths when there is none.
+    const TaskConfig& t = config.task;
+    const bool hasValid = t.validMinDepth <= t.validMaxDepth;
+    const int lo = hasValid ? t.validMinDepth : t.trainMinDepth,
+              hi = hasValid ? t.validMaxDepth : t.trainMaxDepth;
+    const auto accuracy = [hasValid](const EvalRecord& r) {
+        return hasValid ? r.validAccuracy : r.trainAccuracy;
     };
-    // The evaluation at which the monitored accuracy last rose above every earlier one.
-    size_t lastRise = 0;
-    for (size_t i = 1; i < history.size(); ++i)
-        if (monitored(history[i]) > monitored(history[lastRise]))
-            lastRise = i;
-    const size_t since = history.size() - 1 - lastRise;
-    if (since < size_t(train.stopPatience))
+    const auto loss = [lo, hi](const EvalRecord& r) {
+        double sum = 0;
+        int n = 0;
+        for (size_t i = 0; i < r.depths.size() && i < r.loss.size(); ++i)
+            if (r.depths[i] >= lo && r.depths[i] <= hi) {
+                sum += r.loss[i];
+                ++n;
+            }
+        return n > 0 ? sum / n : std::numeric_limits<double>::quiet_NaN();
+    };
+    // Evaluations since the accuracy last rose above every earlier one, and since the loss last fell
+    // below every earlier one.
+    size_t bestAccuracy = 0, bestLoss = 0;
+    for (size_t i = 1; i < history.size(); ++i) {
+        if (accuracy(history[i]) > accuracy(history[bestAccuracy]))
+            bestAccuracy = i;
+        if (loss(history[i]) < loss(history[bestLoss]))
+            bestLoss = i;
+    }
+    const size_t sinceAccuracy = history.size() - 1 - bestAccuracy, sinceLoss = history.size() - 1 - bestLoss;
+    const size_t patience = size_t(train.stopPatience);
+    if (sinceAccuracy < patience && sinceLoss < patience)
         return std::nullopt;
+    const char* split = hasValid ? "validation" : "IID";
     std::ostringstream os;
-    os << "stopped early at step " << last.step << ": IID " << last.trainAccuracy << " and "
-       << (std::isnan(last.validAccuracy) ? "IID" : "validation") << " accuracy not above "
-       << monitored(history[lastRise]) << " (step " << history[lastRise].step << ") for " << since
-       << " evaluations";
+    os << "stopped early at step " << last.step << ": IID " << last.trainAccuracy << ", and for "
+       << std::max(sinceAccuracy, sinceLoss) << " evaluations the " << split << " "
+       << (sinceAccuracy >= sinceLoss ? "accuracy has not risen above " : "loss has not fallen below ");
+    if (sinceAccuracy >= sinceLoss)
+        os << accuracy(history[bestAccuracy]) << " (step " << history[bestAccuracy].step << ")";
+    else
+        os << loss(history[bestLoss]) << " (step " << history[bestLoss].step << ")";
     return os.str();
 }
 
@@ -221,7 +246,7 @@ ModelStatus Trainer::run(const ProgressFn& onProgress, const std::atomic<bool>* 
             record_.status = {ModelState::Finished, {}};
             return record_.status;
         }
-        if (auto reason = earlyStopReason(config_.train, record_.history)) {
+        if (auto reason = earlyStopReason(config_, record_.history)) {
             record_.status = {ModelState::Finished, std::move(*reason)};
             return record_.status;
         }

@@ -28,11 +28,12 @@ struct TrainProgress {
 using ProgressFn = std::function<void(const TrainProgress&)>;
 
 // Why a model with early stopping (TrainConfig::stopPatience > 0) is done after the evaluations in
-// `history`, or nullopt while it is not: the latest IID is at least stopIid and the monitored accuracy
-// (validation; IID when there is no validation split) has not risen above its earlier maximum in the
-// last stopPatience evaluations. A function of the history alone, so a resumed run stops where an
-// uninterrupted one would.
-std::optional<std::string> earlyStopReason(const TrainConfig& train, const std::vector<EvalRecord>& history);
+// `history`, or nullopt while it is not (docs/design.md §3): the latest IID is at least stopIid, and
+// on the validation depths (the training depths without a validation split) either the accuracy has
+// not risen above its earlier maximum or the loss has not fallen below its earlier minimum in the last
+// stopPatience evaluations. A function of the configuration and the history alone, so a resumed run
+// stops where an uninterrupted one would.
+std::optional<std::string> earlyStopReason(const RunConfig& config, const std::vector<EvalRecord>& history);
 
 // The example traced at every evaluation: the first of the deepest test depth's evaluation set.
 Example defaultProbe(const CtlTask& task);

@@ -8,6 +8,7 @@
 #include <QProcessEnvironment>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <csignal>
 
 namespace {
 
@@ -189,6 +190,28 @@ private slots:
         r = runNdr({"table1", "--seeds", "3", "--steps", "30", "--out", dir, "--plan-only"});
         QVERIFY2(r.exitCode != 0 && r.err.contains("holds another plan"), describe(r));
         QCOMPARE(readAll(dir + "/sweep.json"), before);
+    }
+
+    // SIGTERM to the runner alone (as `kill` or a scheduler sends it) reaches its child runs at once:
+    // each saves what it trained, the runner exits, and the runs read as interrupted.
+    void aTerminatedRunnerStopsItsChildren() {
+        const QString longConfig = path("long.json");
+        QByteArray text = kTinyConfig;
+        text.replace("\"steps\": 120", "\"steps\": 1000000");
+        QVERIFY(writeAll(longConfig, text));
+        const QString dir = path("terminated");
+        QProcess p;
+        p.start(QStringLiteral(NDR_BINARY_DIR "/app/ndr"),
+                {"sweep", "--config", longConfig, "--seeds", "2", "--jobs", "2", "--quiet", "--out", dir});
+        QVERIFY(p.waitForStarted());
+        // Both children have saved at least one evaluation.
+        QTRY_VERIFY_WITH_TIMEOUT(
+            QFile::exists(dir + "/seed-1/run.json") && QFile::exists(dir + "/seed-2/run.json"), 60000);
+        ::kill(pid_t(p.processId()), SIGTERM);
+        QVERIFY2(p.waitForFinished(30000), "the runner did not exit after SIGTERM");
+        const Result status = runNdr({"sweep", "status", dir});
+        QVERIFY2(status.out.contains("2 interrupted"), describe(status));
+        QVERIFY2(status.out.contains("0 running"), describe(status));
     }
 
     void anExistingSweepIsNotOverwritten() {

@@ -748,8 +748,8 @@ void TestBadInput::runFileRows() {
     runFile("unknown status", with([](json& j) { j["models"][0]["status"] = "resting"; }),
             "models[0].status: unknown status 'resting'; expected new, training");
     runFile("a reason for a status that has none",
-            with([](json& j) { j["models"][0]["status"] = "finished: early"; }),
-            "models[0].status: unknown status 'finished: early'");
+            with([](json& j) { j["models"][0]["status"] = "stopped: early"; }),
+            "models[0].status: unknown status 'stopped: early'");
     runFile("a status in capitals", with([](json& j) { j["models"][0]["status"] = "Finished"; }),
             "unknown status 'Finished'");
     runFile("checkpoint outside the folder",

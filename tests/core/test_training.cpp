@@ -182,41 +182,59 @@ private slots:
         QCOMPARE(t.step(), 3);
     }
 
-    // The early-stopping rule on made-up histories: it needs IID >= stopIid now and no rise of the
-    // monitored accuracy (validation, else IID) for stopPatience evaluations.
+    // The early-stopping rule on made-up histories: it needs IID >= stopIid now, and either the
+    // validation accuracy without a rise or the validation loss without a fall for stopPatience
+    // evaluations (the training depths' when there is no validation split).
     void earlyStopRule() {
-        const auto eval = [](int step, double iid, double valid) {
+        RunConfig c = presetConfig("paper-forward"); // train 1-5, valid 6-8
+        c.train.stopPatience = 2;
+        c.train.stopIid = 0.99;
+        // An evaluation with IID `iid`, validation accuracy `valid` and loss `validLoss` on depths
+        // 6-8 (the training depths' loss is 0.1, depth 9's 5).
+        const auto eval = [](int step, double iid, double valid, double validLoss) {
             EvalRecord r;
             r.step = step;
             r.trainAccuracy = iid;
             r.validAccuracy = valid;
+            for (int d = 1; d <= 9; ++d) {
+                r.depths.push_back(d);
+                r.loss.push_back(d <= 5 ? 0.1 : d <= 8 ? validLoss : 5.0);
+            }
             return r;
         };
-        TrainConfig t;
-        t.stopPatience = 2;
-        t.stopIid = 0.99;
-        std::vector<EvalRecord> h = {eval(100, 0.5, 0.3), eval(200, 0.995, 0.6), eval(300, 0.995, 0.6)};
-        QVERIFY(!earlyStopReason(t, h)); // one evaluation without a rise
-        h.push_back(eval(400, 0.999, 0.55));
-        const auto reason = earlyStopReason(t, h);
-        QVERIFY(reason && reason->find("step 400") != std::string::npos);
+        // The accuracy stalls while the loss keeps falling (a model that generalises, saturated).
+        std::vector<EvalRecord> h = {eval(100, 0.5, 0.3, 2), eval(200, 0.995, 1, 1),
+                                     eval(300, 0.995, 1, 0.5)};
+        QVERIFY(!earlyStopReason(c, h)); // one evaluation without a rise
+        h.push_back(eval(400, 0.999, 1, 0.4));
+        auto reason = earlyStopReason(c, h);
+        QVERIFY(reason && reason->find("step 400") != std::string::npos &&
+                reason->find("accuracy has not risen") != std::string::npos);
         h.back().trainAccuracy = 0.98; // IID below the threshold: not done
-        QVERIFY(!earlyStopReason(t, h));
-        h.back() = eval(400, 0.999, 0.61); // a rise restarts the count
-        QVERIFY(!earlyStopReason(t, h));
-        t.stopPatience = 0; // off
-        h.push_back(eval(500, 1, 0.5));
-        h.push_back(eval(600, 1, 0.5));
-        h.push_back(eval(700, 1, 0.5));
-        QVERIFY(!earlyStopReason(t, h));
-        t.stopPatience = 2;
-        QVERIFY(earlyStopReason(t, h));
-        // Without a validation split (NaN) the IID is monitored.
+        QVERIFY(!earlyStopReason(c, h));
+        // The accuracy creeps up while the loss rises (a model that fits its training depths only).
+        h = {eval(100, 0.5, 0.1, 2.2), eval(200, 0.995, 0.2, 2.0), eval(300, 0.995, 0.25, 2.5)};
+        QVERIFY(!earlyStopReason(c, h));
+        h.push_back(eval(400, 1, 0.3, 2.4));
+        reason = earlyStopReason(c, h);
+        QVERIFY(reason && reason->find("loss has not fallen below 2 (step 200)") != std::string::npos);
+        h.back() = eval(400, 1, 0.3, 1.9); // both improve: the count starts again
+        QVERIFY(!earlyStopReason(c, h));
+        c.train.stopPatience = 0; // off
+        for (int s = 500; s <= 900; s += 100)
+            h.push_back(eval(s, 1, 0.2, 3));
+        QVERIFY(!earlyStopReason(c, h));
+        c.train.stopPatience = 2;
+        QVERIFY(earlyStopReason(c, h));
+        // Without a validation split the IID and the training depths' loss are monitored.
+        c.task.validMinDepth = 7;
+        c.task.validMaxDepth = 6;
         const double none = std::numeric_limits<double>::quiet_NaN();
-        h = {eval(100, 0.99, none), eval(200, 0.995, none), eval(300, 0.995, none)};
-        QVERIFY(!earlyStopReason(t, h));
-        h.push_back(eval(400, 0.991, none));
-        QVERIFY(earlyStopReason(t, h));
+        h = {eval(100, 0.98, none, 9), eval(200, 0.995, none, 9)};
+        QVERIFY(!earlyStopReason(c, h)); // the training depths' loss (0.1) has stalled for one evaluation
+        h.push_back(eval(300, 0.995, none, 9));
+        reason = earlyStopReason(c, h);
+        QVERIFY(reason && reason->find("the IID") != std::string::npos);
     }
 
     // A run with early stopping ends at an evaluation before its last step, finished with the reason;
@@ -236,11 +254,21 @@ private slots:
                  qPrintable(QString::number(a.step())));
         auto shorter = a.record().history;
         shorter.pop_back();
-        QVERIFY(!earlyStopReason(c.train, shorter)); // it stopped at the first evaluation that allowed it
+        QVERIFY(!earlyStopReason(c, shorter)); // it stopped at the first evaluation that allowed it
         Trainer b(c, 0, task, defaultProbe(task));
         b.restore(a.checkpoint(), a.record(), "memory");
         QVERIFY(b.run({}, nullptr).state == ModelState::Finished);
         QCOMPARE(b.step(), a.step());
+        // Through a file: the run opens finished, with how it finished, and trains no further.
+        QTemporaryDir dir;
+        const std::filesystem::path file = dir.filePath("stopped/run.json").toStdString();
+        Run run(c);
+        QVERIFY(run.trainer(0).run({}, nullptr).state == ModelState::Finished);
+        run.save(file); // into a folder that does not exist yet
+        const auto opened = Run::open(file);
+        QVERIFY(opened->record().models[0].status == status);
+        QVERIFY(opened->trainer(0).run({}, nullptr).state == ModelState::Finished);
+        QCOMPARE(opened->trainer(0).step(), a.step());
     }
 };
 

@@ -5,6 +5,7 @@
 // the workers, and closing during a save waits for it.
 #include "core/io/files.h"
 #include "core/train/run.h"
+#include "message_box_answer.h"
 #include "testutil.h"
 #include "ui/dashboard/dashboard.h"
 #include "ui/export/exporter.h"
@@ -205,10 +206,13 @@ private slots:
         QVERIFY(!QImage(folder + "/attention-maps.png").isNull());
         QCOMPARE(readGifInfo(folder + "/training.gif").frames, 4); // evaluations at 100..400
 
-        // Start on the reopened run with more steps in the panel trains the same run further.
+        // Start on the reopened run with more steps in the panel asks, and "Continue" trains the same run
+        // further.
         const auto historyBefore = reopened.session().models()[0].history;
         setSpin(reopened.panel(), "train.steps", 500);
+        ndrtest::Answer cont("continueBox", ndrtest::named("continue"));
         QTest::mouseClick(child<QPushButton>(reopened.panel(), "start"), Qt::LeftButton);
+        QVERIFY(cont.seen());
         QCOMPARE(reopened.session().runFile(), file);
         QTRY_COMPARE_WITH_TIMEOUT(reopened.session().state(), TrainingSession::State::Ready,
                                   ndrtest::waitMs(60000));
@@ -240,7 +244,9 @@ private slots:
         MainWindow w(false);
         w.show();
         QVERIFY(w.openRun(file));
+        ndrtest::Answer cont("continueBox", ndrtest::named("continue"));
         QTest::mouseClick(child<QPushButton>(w.panel(), "start"), Qt::LeftButton);
+        QVERIFY(cont.seen());
         QTRY_COMPARE_WITH_TIMEOUT(w.session().state(), TrainingSession::State::Ready, ndrtest::waitMs(60000));
         const auto& ndrModel = w.session().models()[0];
         const auto& vanilla = w.session().models()[1];
@@ -338,7 +344,9 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(minStep(w->session()) >= 5, ndrtest::waitMs(20000));
         QElapsedTimer clock;
         clock.start();
+        ndrtest::Answer discard("unsavedBox", ndrtest::standard(QMessageBox::Discard));
         QVERIFY(w->close());
+        QVERIFY(discard.seen());
         delete w; // joins the worker threads
         qInfo("closed mid-training in %lld ms", clock.elapsed());
     }

@@ -11,14 +11,12 @@
 
 #include <QAction>
 #include <QApplication>
-#include <QCloseEvent>
+#include <QDir>
 #include <QDockWidget>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QMimeData>
 #include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
@@ -74,8 +72,7 @@ MainWindow::MainWindow(bool persistent, QWidget* parent)
     redrawTimer_.setInterval(kRedrawMs);
     connect(&redrawTimer_, &QTimer::timeout, this, &MainWindow::redrawNow);
 
-    connect(panel_, &ExperimentPanel::startRequested, this,
-            qOverload<const ndr::RunConfig&>(&MainWindow::startTraining));
+    connect(panel_, &ExperimentPanel::startRequested, this, &MainWindow::onStartRequested);
     connect(panel_, &ExperimentPanel::pauseRequested, &session_, &TrainingSession::pause);
     connect(panel_, &ExperimentPanel::resumeRequested, &session_, &TrainingSession::resume);
     connect(panel_, &ExperimentPanel::stopRequested, &session_, &TrainingSession::stop);
@@ -86,11 +83,17 @@ MainWindow::MainWindow(bool persistent, QWidget* parent)
         statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(file)), 5000);
         addRecent(file);
         updateTitle();
-        if (closeAfterSave_)
+        if (closeAfterSave_) {
+            closeConfirmed_ = true;
             close();
+            return;
+        }
+        if (auto then = std::exchange(afterSave_, nullptr))
+            then();
     });
     connect(&session_, &TrainingSession::saveFailed, this, [this](const QString& message) {
         closeAfterSave_ = false;
+        afterSave_ = nullptr;
         showError(tr("Could not save the run"), message);
     });
 
@@ -109,13 +112,7 @@ MainWindow::~MainWindow() = default;
 
 void MainWindow::createMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
-    QAction* newAction = file->addAction(tr("&New run"), this, [this] {
-        if (session_.state() == TrainingSession::State::Training ||
-            session_.state() == TrainingSession::State::Paused)
-            return showError(tr("Training is running"), tr("Stop the training before starting a new run."));
-        panelDock_->show();
-        panel_->setFocus();
-    });
+    QAction* newAction = file->addAction(tr("&New run"), this, &MainWindow::newRun);
     newAction->setShortcut(QKeySequence::New);
     QAction* open = file->addAction(tr("&Open run…"), this, &MainWindow::openDialog);
     open->setShortcut(QKeySequence::Open);
@@ -239,6 +236,7 @@ void MainWindow::scheduleRedraw() {
 
 void MainWindow::redrawNow() {
     redrawTimer_.stop();
+    setWindowModified(session_.isModified());
     if (session_.hasRun()) {
         dashboard_->showRecord(session_.record());
     } else {
@@ -252,119 +250,8 @@ void MainWindow::updateTitle() {
         title = QFileInfo(session_.runFile()).dir().dirName() + " — " + title;
     else if (session_.hasRun())
         title = QString::fromStdString(session_.config().preset) + " — " + title;
-    setWindowTitle(title);
-}
-
-bool MainWindow::openRun(const QString& file) {
-    QString error;
-    if (!session_.open(file, &error)) {
-        showError(tr("Could not open the run"), error);
-        return false;
-    }
-    panel_->setConfig(session_.config());
-    addRecent(file);
-    statusBar()->showMessage(tr("Opened %1").arg(QDir::toNativeSeparators(file)), 5000);
-    return true;
-}
-
-void MainWindow::saveRun(const QString& file) {
-    QString target = file;
-    if (target.isEmpty()) {
-        const QString dir = persistent_ ? QSettings().value("files/lastDir").toString() : QString();
-        target = QFileDialog::getSaveFileName(this, tr("Save run"), QDir(dir).filePath("run.json"),
-                                              tr("NDR Studio runs (*.json)"));
-        if (target.isEmpty())
-            return;
-        if (persistent_)
-            QSettings().setValue("files/lastDir", QFileInfo(target).absolutePath());
-    }
-    session_.save(target);
-    statusBar()->showMessage(tr("Saving…"));
-}
-
-void MainWindow::openDialog() {
-    const QString dir = persistent_ ? QSettings().value("files/lastDir").toString() : QString();
-    const QString file =
-        QFileDialog::getOpenFileName(this, tr("Open run"), dir, tr("NDR Studio runs (*.json)"));
-    if (file.isEmpty())
-        return;
-    if (persistent_)
-        QSettings().setValue("files/lastDir", QFileInfo(file).absolutePath());
-    openRun(file);
-}
-
-void MainWindow::exportDialog() {
-    if (!session_.hasRun())
-        return;
-    const QString last = persistent_ ? QSettings().value("files/exportDir").toString() : QString();
-    const QString folder =
-        QFileDialog::getExistingDirectory(this, tr("Export the dashboard to a folder"), last);
-    if (folder.isEmpty())
-        return;
-    if (persistent_)
-        QSettings().setValue("files/exportDir", folder);
-    exportTo(folder, false);
-}
-
-bool MainWindow::exportTo(const QString& folder, bool overwrite) {
-    const ndr::RunRecord record = session_.record();
-    ExportOptions options;
-    options.overwrite = overwrite;
-    ExportPlan plan =
-        planExport(record, folder, options, inspector_->tracesComplete() ? inspector_->maxStep() : -1);
-    if (const QStringList existing = plan.existing(); !overwrite && !existing.isEmpty()) {
-        const auto answer = QMessageBox::question(
-            this, tr("Replace files?"),
-            tr("%1 already holds %2 of the %3 files to export (%4). Replace them?")
-                .arg(QDir::toNativeSeparators(folder))
-                .arg(existing.size())
-                .arg(plan.files().size())
-                .arg(existing.mid(0, 3).join(", ") + (existing.size() > 3 ? ", …" : "")));
-        if (answer != QMessageBox::Yes)
-            return false;
-        plan.options.overwrite = true;
-    }
-    QApplication::setOverrideCursor(Qt::WaitCursor);
-    QString error;
-    const int count = writeExport(
-        record, plan,
-        [this](const QString& dir, bool replace, QString* e) {
-            return inspector_->exportFrames(dir, e, replace);
-        },
-        &error);
-    QApplication::restoreOverrideCursor();
-    if (!error.isEmpty()) {
-        showError(tr("Export failed"), error);
-        return false;
-    }
-    statusBar()->showMessage(tr("Exported %1 files to %2").arg(count).arg(QDir::toNativeSeparators(folder)),
-                             8000);
-    return true;
-}
-
-void MainWindow::addRecent(const QString& file) {
-    recent_.add(file);
-    rebuildRecentMenu();
-}
-
-void MainWindow::openRecent(const QString& file) {
-    if (!QFileInfo::exists(file)) {
-        recent_.remove(file);
-        rebuildRecentMenu();
-        showError(
-            tr("Could not open the run"),
-            tr("%1 no longer exists; it is taken off the recent runs.").arg(QDir::toNativeSeparators(file)));
-        return;
-    }
-    openRun(file);
-}
-
-void MainWindow::rebuildRecentMenu() {
-    recentMenu_->clear();
-    const QStringList files = recent_.files();
-    for (const QString& f : files)
-        recentMenu_->addAction(QDir::toNativeSeparators(f), this, [this, f] { openRecent(f); });
-    recentMenu_->setEnabled(!files.isEmpty());
+    setWindowTitle(title + "[*]");
+    setWindowModified(session_.isModified());
 }
 
 void MainWindow::showError(const QString& title, const QString& message) {
@@ -386,38 +273,6 @@ void MainWindow::about() {
            "Control Flow in Transformers Improves Systematic Generalization.</i> ICLR 2022. "
            "arXiv:2110.07732.</p>")
             .arg(QApplication::applicationVersion()));
-}
-
-void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
-    const auto urls = event->mimeData()->urls();
-    if (urls.size() == 1 && urls.front().isLocalFile() && urls.front().toLocalFile().endsWith(".json"))
-        event->acceptProposedAction();
-}
-
-void MainWindow::dropEvent(QDropEvent* event) {
-    const auto urls = event->mimeData()->urls();
-    if (urls.size() != 1 || !urls.front().isLocalFile())
-        return;
-    event->acceptProposedAction();
-    // Opening may show a message box: not from inside the drop handler.
-    const QString file = urls.front().toLocalFile();
-    QTimer::singleShot(0, this, [this, file] { openRun(file); });
-}
-
-void MainWindow::closeEvent(QCloseEvent* event) {
-    if (session_.isSaving()) {
-        // Let the save finish first; the window closes when it is written.
-        closeAfterSave_ = true;
-        event->ignore();
-        return;
-    }
-    if (persistent_) {
-        QSettings settings;
-        settings.setValue("window/geometry", saveGeometry());
-        settings.setValue("window/state", saveState());
-    }
-    session_.stop();
-    event->accept();
 }
 
 } // namespace ndrui

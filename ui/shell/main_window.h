@@ -8,6 +8,7 @@
 
 #include <QMainWindow>
 #include <QTimer>
+#include <functional>
 
 class QAction;
 class QDockWidget;
@@ -48,8 +49,9 @@ public:
     void saveRun(const QString& file = {});
     // Exports the dashboard (view PNGs, the whole dashboard, frames and the training GIF) into `folder`,
     // and the inspector's steps (frames and GIF) into folder/inspector when it shows an expression;
-    // asks before replacing files unless `overwrite`. Says where the files went in the status bar.
-    bool exportTo(const QString& folder, bool overwrite);
+    // asks before replacing files unless `overwrite` (without asking, see setAskBeforeDiscarding, it
+    // refuses). Says where the files went in the status bar; on failure says why in *error when given.
+    bool exportTo(const QString& folder, bool overwrite, QString* error = nullptr);
     // Redraws the dashboard now instead of at the next coalesced redraw (for tests and exports).
     void redrawNow();
 
@@ -63,6 +65,10 @@ public:
     // Redraws and saves an image of the window to `file`; false when it cannot be written.
     bool screenshot(const QString& file);
     const RecentRuns& recentRuns() const { return recent_; }
+    // Whether the window asks before closing or replacing a run with unsaved training ("Save
+    // changes?") and whether Start on a run it could continue asks "Continue" or "New run". On by
+    // default; ndr-studio's scripted options turn it off.
+    void setAskBeforeDiscarding(bool ask) { ask_ = ask; }
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -71,6 +77,15 @@ protected:
 
 private:
     void createMenus();
+    // Runs `then` once the run shown may be closed or replaced (`action` says by what, for the
+    // question): at once when nothing is unsaved or asking is off; after the save when the user picks
+    // Save; never on Cancel or when the save fails.
+    void afterSaveOrDiscard(const QString& action, std::function<void()> then);
+    // The panel's Start: continue the run shown or start a new one, asking where both make sense.
+    void onStartRequested(const ndr::RunConfig& config);
+    void newRun();
+    // Starts saving (asking for a file when the run has none); false when no save was started.
+    bool startSave(const QString& file);
     void showModelProgress(int model);
     void onProgress(const SnapshotPtr& s);
     void onStateChanged(TrainingSession::State state);
@@ -82,6 +97,7 @@ private:
     void rebuildRecentMenu();
     void showError(const QString& title, const QString& message);
     void openDialog();
+    void chooseAndOpen();
     void exportDialog();
     void about();
 
@@ -101,6 +117,9 @@ private:
     QLabel* statusState_ = nullptr;
     QTimer redrawTimer_;
     bool closeAfterSave_ = false;
+    bool closeConfirmed_ = false; // the user chose to close: no second question after the save
+    bool ask_ = true;
+    std::function<void()> afterSave_; // what the user asked for once the pending save is written
 };
 
 } // namespace ndrui

@@ -49,6 +49,7 @@ bool TrainingSession::start(const ndr::RunConfig& config, QString* error) {
     config_ = config;
     probe_ = run_->probe();
     runFile_.clear();
+    savedSteps_.clear();
     ++runId_;
     models_.clear();
     for (const auto& m : config.models) {
@@ -72,18 +73,50 @@ bool TrainingSession::start(const ndr::RunConfig& config, QString* error) {
     return true;
 }
 
+bool TrainingSession::hasSameSettings(const ndr::RunConfig& config) const {
+    if (!run_ || state_ != State::Ready)
+        return false;
+    ndr::RunConfig asked = config, current = config_;
+    asked.train.steps = current.train.steps = 0;
+    asked.preset = current.preset = "";
+    return asked == current;
+}
+
+bool TrainingSession::canContinue(const ndr::RunConfig& config) const {
+    return config.train.steps > stepsDone() && hasSameSettings(config);
+}
+
 bool TrainingSession::startOrContinue(const ndr::RunConfig& config, QString* error) {
-    if (run_ && state_ == State::Ready && config.train.steps > stepsDone()) {
-        // The run's settings and the asked ones, apart from how long to train and the preset's name.
-        ndr::RunConfig asked = config, current = config_;
-        asked.train.steps = current.train.steps = 0;
-        asked.preset = current.preset = "";
-        if (asked == current) {
-            continueTraining(config.train.steps);
-            return true;
-        }
+    if (canContinue(config)) {
+        continueTraining(config.train.steps);
+        return true;
     }
     return start(config, error);
+}
+
+void TrainingSession::clear() {
+    tearDownWorkers();
+    run_.reset();
+    config_ = {};
+    probe_ = {};
+    models_.clear();
+    runFile_.clear();
+    savedSteps_.clear();
+    paused_ = false;
+    ++runId_;
+    emit runChanged();
+    updateState();
+}
+
+bool TrainingSession::isModified() const {
+    if (!run_)
+        return false;
+    for (size_t i = 0; i < models_.size(); ++i) {
+        const int saved = i < savedSteps_.size() ? savedSteps_[i] : 0;
+        if (models_[i].step != saved)
+            return true;
+    }
+    return false;
 }
 
 bool TrainingSession::open(const QString& runFile, QString* error) {
@@ -106,6 +139,9 @@ bool TrainingSession::open(const QString& runFile, QString* error) {
     ++runId_;
     models_.clear();
     const ndr::RunRecord rec = run_->record();
+    savedSteps_.clear();
+    for (const auto& m : rec.models)
+        savedSteps_.push_back(m.stepsDone);
     for (const auto& m : rec.models) {
         ModelProgress p;
         p.name = QString::fromStdString(m.config.name);
@@ -284,6 +320,9 @@ void TrainingSession::finishSave() {
         return;
     }
     runFile_ = pending->file;
+    savedSteps_.clear();
+    for (const auto& m : rec.models)
+        savedSteps_.push_back(m.stepsDone);
     emit saved(pending->file);
 }
 

@@ -44,6 +44,13 @@ public:
     // length and preset name aside) and asks for more steps than were done, trains that run further up
     // to config.train.steps; otherwise starts a new run from `config`.
     bool startOrContinue(const ndr::RunConfig& config, QString* error);
+    // Whether `config` repeats the settings of the run shown, which is not training (its length and
+    // preset name aside): Start may then train this run further instead of starting a new one.
+    bool hasSameSettings(const ndr::RunConfig& config) const;
+    // Whether startOrContinue(config) would train the current run further rather than start anew.
+    bool canContinue(const ndr::RunConfig& config) const;
+    // Forgets the run (File > New run): its workers stop and go, the session is Empty.
+    void clear();
     // Opens a saved run (history and weights); Ready to inspect or to train further.
     bool open(const QString& runFile, QString* error);
     // Trains an opened or stopped run further, up to `totalSteps` in all (at least the steps done).
@@ -66,6 +73,10 @@ public:
     const std::vector<ModelProgress>& models() const { return models_; }
     const QString& runFile() const { return runFile_; } // where it was last saved or opened from
     bool isSaving() const { return saving_ != nullptr; }
+    // The run has trained steps that no file holds: trained and never saved, or trained since it was
+    // last saved or opened.
+    bool isModified() const;
+    int stepsDone() const; // the most steps any model has trained
     // The record as the window knows it (configuration, tables, histories), for exports.
     ndr::RunRecord record() const;
 
@@ -83,7 +94,6 @@ private:
     void setUpWorkers();
     void tearDownWorkers();
     void updateState();
-    int stepsDone() const; // the most steps any model has trained
     void finishSave();
 
     struct PendingSave;
@@ -97,6 +107,7 @@ private:
     std::vector<TrainingWorker*> workers_;
     std::unique_ptr<PendingSave> saving_;
     QString runFile_;
+    std::vector<int> savedSteps_; // per model, at the last save or open; empty: never saved
     bool paused_ = false;
     quint64 traceId_ = 0;
 };

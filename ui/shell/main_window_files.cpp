@@ -1,0 +1,273 @@
+// The main window's file actions (see main_window.h): unsaved-run questions, open, save, export,
+// recent runs, dropped files and closing.
+#include "ui/shell/main_window.h"
+
+#include "ui/export/exporter.h"
+#include "ui/inspector/inspector.h"
+#include "ui/panel/experiment_panel.h"
+
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPushButton>
+#include <QSettings>
+#include <QStatusBar>
+
+namespace ndrui {
+
+void MainWindow::afterSaveOrDiscard(const QString& action, std::function<void()> then) {
+    if (!ask_ || !session_.isModified()) {
+        then();
+        return;
+    }
+    QMessageBox box(QMessageBox::Question, tr("Save changes?"),
+                    tr("The run shown has trained %1 steps that are not saved. Save them before %2?")
+                        .arg(session_.stepsDone())
+                        .arg(action),
+                    QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
+    box.setObjectName("unsavedBox");
+    box.setDefaultButton(QMessageBox::Save);
+    const int answer = box.exec();
+    if (answer == QMessageBox::Discard)
+        then();
+    else if (answer == QMessageBox::Save && startSave(session_.runFile()))
+        afterSave_ = std::move(then);
+}
+
+void MainWindow::onStartRequested(const ndr::RunConfig& config) {
+    const auto startNew = [this, config] {
+        QString error;
+        if (!session_.start(config, &error))
+            showError(tr("Could not start training"), error);
+    };
+    if (!ask_ || !session_.hasSameSettings(config)) {
+        if (session_.hasRun())
+            afterSaveOrDiscard(tr("starting a new run"), startNew);
+        else
+            startNew();
+        return;
+    }
+    // The run shown has these settings: train it further, or start over from step 0.
+    const int done = session_.stepsDone();
+    const int target = config.train.steps > done ? config.train.steps : done + config.train.steps;
+    QMessageBox box(QMessageBox::Question, tr("Continue this run?"),
+                    tr("The run shown has trained %1 steps with these settings. Continue it to %2 steps, "
+                       "or start a new run from step 0?")
+                        .arg(done)
+                        .arg(target),
+                    QMessageBox::Cancel, this);
+    box.setObjectName("continueBox");
+    QPushButton* cont = box.addButton(tr("Continue to %1 steps").arg(target), QMessageBox::AcceptRole);
+    cont->setObjectName("continue");
+    QPushButton* fresh = box.addButton(tr("New run"), QMessageBox::DestructiveRole);
+    fresh->setObjectName("newRun");
+    box.setDefaultButton(cont);
+    box.exec();
+    if (box.clickedButton() == cont)
+        session_.continueTraining(target);
+    else if (box.clickedButton() == fresh)
+        afterSaveOrDiscard(tr("starting a new run"), startNew);
+}
+
+void MainWindow::newRun() {
+    if (session_.state() == TrainingSession::State::Training ||
+        session_.state() == TrainingSession::State::Paused)
+        return showError(tr("Training is running"), tr("Stop the training before starting a new run."));
+    afterSaveOrDiscard(tr("starting over"), [this] {
+        session_.clear();
+        panelDock_->show();
+        panel_->setFocus();
+    });
+}
+
+bool MainWindow::openRun(const QString& file) {
+    QString error;
+    if (!session_.open(file, &error)) {
+        showError(tr("Could not open the run"), error);
+        return false;
+    }
+    panel_->setConfig(session_.config());
+    addRecent(file);
+    statusBar()->showMessage(tr("Opened %1").arg(QDir::toNativeSeparators(file)), 5000);
+    return true;
+}
+
+void MainWindow::saveRun(const QString& file) {
+    startSave(file);
+}
+
+bool MainWindow::startSave(const QString& file) {
+    QString target = file;
+    if (target.isEmpty()) {
+        const QString dir = persistent_ ? QSettings().value("files/lastDir").toString() : QString();
+        target = QFileDialog::getSaveFileName(this, tr("Save run"), QDir(dir).filePath("run.json"),
+                                              tr("NDR Studio runs (*.json)"));
+        if (target.isEmpty())
+            return false;
+        if (persistent_)
+            QSettings().setValue("files/lastDir", QFileInfo(target).absolutePath());
+    }
+    session_.save(target);
+    statusBar()->showMessage(tr("Saving…"));
+    return true;
+}
+
+void MainWindow::openDialog() {
+    afterSaveOrDiscard(tr("opening another run"), [this] { chooseAndOpen(); });
+}
+
+void MainWindow::chooseAndOpen() {
+    const QString dir = persistent_ ? QSettings().value("files/lastDir").toString() : QString();
+    const QString file =
+        QFileDialog::getOpenFileName(this, tr("Open run"), dir, tr("NDR Studio runs (*.json)"));
+    if (file.isEmpty())
+        return;
+    if (persistent_)
+        QSettings().setValue("files/lastDir", QFileInfo(file).absolutePath());
+    openRun(file);
+}
+
+void MainWindow::exportDialog() {
+    if (!session_.hasRun())
+        return;
+    const QString last = persistent_ ? QSettings().value("files/exportDir").toString() : QString();
+    const QString folder =
+        QFileDialog::getExistingDirectory(this, tr("Export the dashboard to a folder"), last);
+    if (folder.isEmpty())
+        return;
+    if (persistent_)
+        QSettings().setValue("files/exportDir", folder);
+    exportTo(folder, false);
+}
+
+bool MainWindow::exportTo(const QString& folder, bool overwrite, QString* why) {
+    const ndr::RunRecord record = session_.record();
+    ExportOptions options;
+    options.overwrite = overwrite;
+    ExportPlan plan =
+        planExport(record, folder, options, inspector_->tracesComplete() ? inspector_->maxStep() : -1);
+    if (const QStringList existing = plan.existing(); !overwrite && !existing.isEmpty()) {
+        if (!ask_) {
+            if (why)
+                *why = tr("%1 already holds %2 of the %3 files to export (%4); nothing was replaced "
+                          "(ndr-studio --overwrite replaces them)")
+                           .arg(QDir::toNativeSeparators(folder))
+                           .arg(existing.size())
+                           .arg(plan.files().size())
+                           .arg(existing.mid(0, 3).join(", ") + (existing.size() > 3 ? ", …" : ""));
+            return false;
+        }
+        const auto answer = QMessageBox::question(
+            this, tr("Replace files?"),
+            tr("%1 already holds %2 of the %3 files to export (%4). Replace them?")
+                .arg(QDir::toNativeSeparators(folder))
+                .arg(existing.size())
+                .arg(plan.files().size())
+                .arg(existing.mid(0, 3).join(", ") + (existing.size() > 3 ? ", …" : "")));
+        if (answer != QMessageBox::Yes)
+            return false;
+        plan.options.overwrite = true;
+    }
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    QString error;
+    const int count = writeExport(
+        record, plan,
+        [this](const QString& dir, bool replace, QString* e) {
+            return inspector_->exportFrames(dir, e, replace);
+        },
+        &error);
+    QApplication::restoreOverrideCursor();
+    if (!error.isEmpty()) {
+        if (why)
+            *why = error;
+        showError(tr("Export failed"), error);
+        return false;
+    }
+    statusBar()->showMessage(tr("Exported %1 files to %2").arg(count).arg(QDir::toNativeSeparators(folder)),
+                             8000);
+    return true;
+}
+
+void MainWindow::addRecent(const QString& file) {
+    recent_.add(file);
+    rebuildRecentMenu();
+}
+
+void MainWindow::openRecent(const QString& file) {
+    if (!QFileInfo::exists(file)) {
+        recent_.remove(file);
+        rebuildRecentMenu();
+        showError(
+            tr("Could not open the run"),
+            tr("%1 no longer exists; it is taken off the recent runs.").arg(QDir::toNativeSeparators(file)));
+        return;
+    }
+    afterSaveOrDiscard(tr("opening another run"), [this, file] { openRun(file); });
+}
+
+void MainWindow::rebuildRecentMenu() {
+    recentMenu_->clear();
+    const QStringList files = recent_.files();
+    for (const QString& f : files)
+        recentMenu_->addAction(QDir::toNativeSeparators(f), this, [this, f] { openRecent(f); });
+    recentMenu_->setEnabled(!files.isEmpty());
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    const auto urls = event->mimeData()->urls();
+    if (urls.size() == 1 && urls.front().isLocalFile() && urls.front().toLocalFile().endsWith(".json"))
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    const auto urls = event->mimeData()->urls();
+    if (urls.size() != 1 || !urls.front().isLocalFile())
+        return;
+    event->acceptProposedAction();
+    // Opening may show a message box: not from inside the drop handler.
+    const QString file = urls.front().toLocalFile();
+    QTimer::singleShot(0, this, [this, file] {
+        afterSaveOrDiscard(tr("opening another run"), [this, file] { openRun(file); });
+    });
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    if (session_.isSaving()) {
+        // Let the save finish first; the window closes when it is written.
+        closeAfterSave_ = true;
+        event->ignore();
+        return;
+    }
+    if (ask_ && !closeConfirmed_ && session_.isModified()) {
+        QMessageBox box(QMessageBox::Question, tr("Save changes?"),
+                        tr("The run shown has trained %1 steps that are not saved. Save them before "
+                           "closing?")
+                            .arg(session_.stepsDone()),
+                        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
+        box.setObjectName("unsavedBox");
+        box.setDefaultButton(QMessageBox::Save);
+        const int answer = box.exec();
+        if (answer != QMessageBox::Discard) {
+            event->ignore();
+            if (answer == QMessageBox::Save) {
+                session_.stop(); // what is saved is what there is; the window closes when it is written
+                closeAfterSave_ = startSave(session_.runFile());
+            }
+            return;
+        }
+    }
+    if (persistent_) {
+        QSettings settings;
+        settings.setValue("window/geometry", saveGeometry());
+        settings.setValue("window/state", saveState());
+    }
+    session_.stop();
+    event->accept();
+}
+
+} // namespace ndrui
