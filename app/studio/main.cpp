@@ -1,6 +1,7 @@
 // ndr-studio, the desktop app: the main window, plus a few options for scripted use (open a run,
 // start a preset, take a screenshot, measure how long the event loop ever stalls while training).
 #include "ui/common/stall_meter.h"
+#include "ui/dashboard/dashboard.h"
 #include "ui/shell/main_window.h"
 
 #include "headless.h"
@@ -54,8 +55,10 @@ int main(int argc, char** argv) {
         "export", "After the wait, export the dashboard (and the inspector's steps) to FOLDER, then quit.",
         "folder");
     QCommandLineOption overwrite("overwrite", "With --export: replace files already in the folder.");
+    QCommandLineOption evaluation(
+        "evaluation", "The dashboard's history slider on evaluation N of the run (1: the first).", "n");
     for (const auto& o : {preset, start, screenshot, after, measure, noSettings, inspect, inspectDepth, step,
-                          exportDir, overwrite})
+                          exportDir, overwrite, evaluation})
         parser.addOption(o);
     parser.process(app);
 
@@ -109,6 +112,8 @@ int main(int argc, char** argv) {
         QTimer::singleShot(int(seconds * 1000), &window, [&] {
             if (parser.isSet(step))
                 window.setInspectorStep(parser.value(step).toInt());
+            if (parser.isSet(evaluation))
+                window.dashboard().selectEvaluation(parser.value(evaluation).toInt() - 1);
             if (parser.isSet(exportDir)) {
                 QString error;
                 if (window.exportTo(parser.value(exportDir), parser.isSet(overwrite), &error))

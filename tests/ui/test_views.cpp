@@ -78,8 +78,9 @@ private slots:
 
         QCPItemStraightLine* chance = nullptr;
         for (int i = 0; i < p->itemCount(); ++i)
-            if (auto* line = qobject_cast<QCPItemStraightLine*>(p->item(i)))
-                chance = line;
+            if (auto* line = qobject_cast<QCPItemStraightLine*>(p->item(i));
+                line && line->point1->coords().y() == line->point2->coords().y())
+                chance = line; // horizontal: the chance line (the step marker is vertical)
         QVERIFY(chance && chance->visible());
         QCOMPARE(chance->point1->coords().y(), 0.25);
         QCOMPARE(chance->point2->coords().y(), 0.25);

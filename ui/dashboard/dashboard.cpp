@@ -7,8 +7,12 @@
 #include "ui/plots/learning_curves_view.h"
 #include "ui/plots/length_generalisation_view.h"
 
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QPainter>
+#include <QPushButton>
+#include <QSignalBlocker>
+#include <QSlider>
 #include <QSplitter>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -89,9 +93,40 @@ Dashboard::Dashboard(QWidget* parent) : QWidget(parent) {
     for (auto* s : {top, bottom, rows_})
         s->setChildrenCollapsible(false);
 
+    // The history slider: which evaluation the depth bars, attention maps and gate map show.
+    history_ = new QSlider(Qt::Horizontal, this);
+    history_->setObjectName("historySlider");
+    history_->setRange(0, 0);
+    history_->setPageStep(1);
+    history_->setEnabled(false);
+    history_->setToolTip(tr("Scrub through the run's evaluations: the depth bars, attention maps and gate "
+                            "map show the chosen one, the learning curves mark its step"));
+    live_ = new QPushButton(tr("Live"), this);
+    live_->setObjectName("historyLive");
+    live_->setCheckable(true);
+    live_->setChecked(true);
+    live_->setToolTip(tr("Follow the latest evaluation while training"));
+    historyCaption_ = new QLabel(this);
+    historyCaption_->setObjectName("historyCaption");
+    historyCaption_->setMinimumWidth(fontMetrics().horizontalAdvance("Evaluation 99 of 99, step 9999999"));
+    connect(history_, &QSlider::valueChanged, this, [this](int v) {
+        // The last position is live only through the Live button: a dragged slider stays put.
+        selectEvaluation(v);
+    });
+    connect(live_, &QPushButton::toggled, this,
+            [this](bool on) { selectEvaluation(on ? -1 : history_->value()); });
+    auto* bar = new QHBoxLayout;
+    bar->setContentsMargins(6, 2, 6, 2);
+    bar->addWidget(new QLabel(tr("History"), this));
+    bar->addWidget(history_, 1);
+    bar->addWidget(historyCaption_);
+    bar->addWidget(live_);
+
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(rows_);
+    layout->setSpacing(0);
+    layout->addWidget(rows_, 1);
+    layout->addLayout(bar);
 }
 
 void Dashboard::showEvent(QShowEvent* event) {
@@ -114,6 +149,14 @@ int Dashboard::evaluationCount(const ndr::RunRecord& record) {
 }
 
 void Dashboard::clear() {
+    clearViews();
+    record_ = {};
+    selected_ = -1;
+    updateSlider(0);
+    historyCaption_->clear();
+}
+
+void Dashboard::clearViews() {
     curves_->clear();
     bars_->clear();
     length_->clear();
@@ -124,12 +167,41 @@ void Dashboard::clear() {
     emit captionChanged(caption_);
 }
 
+void Dashboard::selectEvaluation(int index) {
+    selected_ = index < 0 ? -1 : index;
+    {
+        const QSignalBlocker a(live_), b(history_);
+        live_->setChecked(selected_ < 0);
+        history_->setValue(selected_ < 0 ? history_->maximum() : selected_);
+    }
+    if (!record_.models.empty())
+        draw(record_, -1, selected_);
+}
+
+void Dashboard::updateSlider(int evaluations) {
+    const QSignalBlocker block(history_);
+    history_->setRange(0, std::max(0, evaluations - 1));
+    history_->setEnabled(evaluations > 1);
+    if (selected_ >= evaluations)
+        selected_ = -1;
+    history_->setValue(selected_ < 0 ? history_->maximum() : selected_);
+    live_->setChecked(selected_ < 0);
+}
+
 void Dashboard::showRecord(const ndr::RunRecord& record, int uptoEval) {
+    if (uptoEval < 0) {
+        record_ = record;
+        updateSlider(evaluationCount(record));
+    }
+    draw(record, uptoEval, uptoEval < 0 ? selected_ : uptoEval);
+}
+
+void Dashboard::draw(const ndr::RunRecord& record, int uptoEval, int selected) {
     const auto& task = record.config.task;
     const double chance = 1.0 / std::max(1, task.symbols);
     const quint64 shape = shapeOf(record);
     if (shape != shownShape_) {
-        clear();
+        clearViews();
         std::vector<int> depths;
         std::vector<ndr::Split> splits;
         depthsOf(task, depths, splits);
@@ -145,9 +217,17 @@ void Dashboard::showRecord(const ndr::RunRecord& record, int uptoEval) {
         shownShape_ = shape;
     }
 
-    QStringList names;
+    // The step of the chosen evaluation (of the longest history); each model shows its latest
+    // evaluation at or before it, and the caption says when the models' steps differ.
+    int chosenStep = INT_MAX;
+    if (selected >= 0)
+        for (const auto& m : record.models)
+            if (size_t(selected) < m.history.size())
+                chosenStep = std::min(chosenStep, m.history[size_t(selected)].step);
+    QStringList names, steps;
     std::vector<ndr::Trace> traces;
     int shownStep = -1;
+    bool sameStep = true;
     for (size_t i = 0; i < record.models.size(); ++i) {
         const auto& m = record.models[i];
         const QString name = QString::fromStdString(m.config.name);
@@ -162,18 +242,32 @@ void Dashboard::showRecord(const ndr::RunRecord& record, int uptoEval) {
                          std::vector<double>(m.lossLog.loss.begin(), m.lossLog.loss.begin() + long(k)));
         curves_->setHistory(int(i), history);
         length_->setHistory(int(i), name, history);
-        if (history.empty()) {
+        const auto shown =
+            std::find_if(history.rbegin(), history.rend(),
+                         [chosenStep](const ndr::EvalRecord& e) { return e.step <= chosenStep; });
+        if (shown == history.rend()) {
             bars_->setAccuracy(int(i), name, {});
             traces.emplace_back();
         } else {
-            bars_->setEvaluation(int(i), name, history.back());
-            traces.push_back(history.back().probe);
-            shownStep = std::max(shownStep, history.back().step);
+            bars_->setEvaluation(int(i), name, *shown);
+            traces.push_back(shown->probe);
+            if (shownStep >= 0 && shown->step != shownStep)
+                sameStep = false;
+            shownStep = std::max(shownStep, shown->step);
+            steps << tr("%1 at step %2").arg(name).arg(shown->step);
         }
     }
     attention_->setTraces(traces, names);
     gates_->setTraces(traces, names);
-    const QString caption = shownStep < 0 ? QString() : tr("Evaluation at step %1").arg(shownStep);
+    curves_->setMarker(uptoEval < 0 && selected >= 0 ? shownStep : -1);
+    const QString caption = shownStep < 0 ? QString()
+                            : sameStep    ? tr("Evaluation at step %1").arg(shownStep)
+                                          : tr("Evaluations: %1").arg(steps.join(", "));
+    const int count = evaluationCount(record);
+    historyCaption_->setText(
+        shownStep < 0  ? tr("no evaluation yet")
+        : selected < 0 ? tr("live, step %1").arg(shownStep)
+                       : tr("evaluation %1 of %2, step %3").arg(selected + 1).arg(count).arg(shownStep));
     if (caption != caption_) {
         caption_ = caption;
         emit captionChanged(caption_);

@@ -1,6 +1,7 @@
 // The live dashboard: the five views of a run (learning curves, per-depth bars, length
-// generalisation, attention maps, copy-gate map) laid out together. It draws whatever run record it
-// is given, so the window (live), opened runs and the headless export all draw the same way.
+// generalisation, attention maps, copy-gate map) laid out together, and a history slider over the
+// run's evaluations. It draws whatever run record it is given, so the window (live), opened runs and
+// the headless export all draw the same way.
 #pragma once
 
 #include "core/records/records.h"
@@ -10,6 +11,9 @@
 #include <utility>
 #include <vector>
 
+class QLabel;
+class QPushButton;
+class QSlider;
 class QSplitter;
 
 namespace ndrui {
@@ -28,8 +32,14 @@ public:
     explicit Dashboard(QWidget* parent = nullptr);
 
     // Draws `record`. With uptoEval >= 0 only evaluations 0..uptoEval of each model count (and the
-    // loss up to that step): one frame of the training's history.
+    // loss up to that step): one frame of the training's history. Without, the curves show all of it
+    // and the per-evaluation views (depth bars, attention maps, gate map) the evaluation the history
+    // slider is on: the latest while it is live.
     void showRecord(const ndr::RunRecord& record, int uptoEval = -1);
+    // The history slider: the evaluation shown (an index into the longest history), or -1 for live
+    // (the latest, following training).
+    void selectEvaluation(int index);
+    int selectedEvaluation() const { return selected_; }
     void clear();
     // The number of frames showRecord can draw: the longest history of any model.
     static int evaluationCount(const ndr::RunRecord& record);
@@ -54,6 +64,10 @@ protected:
     void showEvent(QShowEvent* event) override;
 
 private:
+    void draw(const ndr::RunRecord& record, int uptoEval, int selected);
+    void clearViews(); // the views only, not the history slider
+    void updateSlider(int evaluations);
+
     LearningCurvesView* curves_;
     DepthBarsView* bars_;
     LengthGeneralisationView* length_;
@@ -62,6 +76,11 @@ private:
     QSplitter* rows_;
     QSplitter* top_;
     QSplitter* bottom_;
+    QSlider* history_;
+    QPushButton* live_;
+    QLabel* historyCaption_;
+    ndr::RunRecord record_; // what the last live call showed, for the slider to redraw
+    int selected_ = -1;
     bool sized_ = false;
     QString caption_;
     quint64 shownShape_ = 0; // which run's depths and model names the views are set up for

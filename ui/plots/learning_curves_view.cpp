@@ -57,6 +57,17 @@ LearningCurvesView::LearningCurvesView(QWidget* parent) : PlotView(parent) {
             qOverload<const QCPRange&>(&QCPAxis::setRange));
 
     chance_ = addChanceMark(p, accuracyRect_);
+    auto marker = [p](QCPAxisRect* r) {
+        auto* line = new QCPItemStraightLine(p);
+        line->setClipAxisRect(r);
+        for (QCPItemPosition* end : {line->point1, line->point2})
+            end->setAxes(r->axis(QCPAxis::atBottom), r->axis(QCPAxis::atLeft));
+        line->setVisible(false);
+        line->setSelectable(false);
+        return line;
+    };
+    lossMarker_ = marker(lossRect_);
+    accuracyMarker_ = marker(accuracyRect_);
 
     // One entry per model (its colour) and one per split (its line style), rather than one per
     // curve: four short entries fit on one or two lines where six long ones took up to six.
@@ -218,12 +229,25 @@ void LearningCurvesView::setChance(double chance) {
     requestReplot();
 }
 
+void LearningCurvesView::setMarker(int step) {
+    marker_ = step;
+    for (QCPItemStraightLine* line : {lossMarker_, accuracyMarker_}) {
+        line->setVisible(step >= 0);
+        // Vertical: two points at the same step (y in each rect's own units; only the direction counts).
+        line->point1->setCoords(step, 0.001);
+        line->point2->setCoords(step, 1);
+        line->setPen(QPen(palette().color(QPalette::WindowText), 1, Qt::DashLine));
+    }
+    requestReplot();
+}
+
 void LearningCurvesView::clear() {
     for (Series& s : series_)
         for (QCPGraph* g : {s.rawLoss, s.smoothLoss, s.train, s.test})
             plot()->removeGraph(g);
     series_.clear();
     plot()->legend->clearItems();
+    setMarker(-1);
     fitToData();
 }
 

@@ -14,6 +14,7 @@ class QCheckBox;
 class QCPAxisRect;
 class QCPCurve;
 class QCPGraph;
+class QCPItemStraightLine;
 class QDoubleSpinBox;
 
 namespace ndrui {
@@ -35,6 +36,9 @@ public:
     void setHistory(int model, const std::vector<ndr::EvalRecord>& history);
     // The accuracy of guessing: 1/S.
     void setChance(double chance);
+    // A vertical line through both plots at `step` (the evaluation the other views show); < 0 hides it.
+    void setMarker(int step);
+    int marker() const { return marker_; }
     void clear();
 
     // Exponential moving average of the loss, weight `factor` on the past (0.9 = about ten steps).
@@ -64,6 +68,8 @@ private:
     QCPAxisRect *lossRect_, *accuracyRect_;
     // Legend keys without data: colour names the model, line style the split (train, test).
     QCPCurve *trainKey_, *testKey_;
+    QCPItemStraightLine *lossMarker_, *accuracyMarker_;
+    int marker_ = -1;
     QCheckBox* smooth_;
     QDoubleSpinBox* factor_;
 };

@@ -223,6 +223,7 @@ void MainWindow::onStateChanged(TrainingSession::State state) {
 }
 
 void MainWindow::onRunChanged() {
+    dashboard_->selectEvaluation(-1); // another run: the history slider follows it live
     for (size_t i = 0; i < session_.models().size(); ++i)
         showModelProgress(int(i));
     onStateChanged(session_.state());
