@@ -24,6 +24,11 @@ void writeFileAtomic(const std::filesystem::path& path, const std::string& bytes
 // Reads a whole file, refusing files larger than maxBytes (FileError).
 std::string readFileBounded(const std::filesystem::path& path, uint64_t maxBytes);
 
+// "NDR (copy gate)" -> "ndr-copy-gate": a name safe for a file name ("model" when nothing is left).
+std::string fileStem(const std::string& name);
+// File-name stems of a run's models' checkpoints, made unique when two names collide ("ndr", "ndr-2").
+std::vector<std::string> checkpointStems(const std::vector<ModelConfig>& models);
+
 // The text saveRunRecord writes.
 std::string runRecordToText(const RunRecord& run);
 void saveRunRecord(const std::filesystem::path& path, const RunRecord& run);

@@ -9,32 +9,6 @@
 
 namespace ndr {
 
-std::string fileStem(const std::string& name) {
-    std::string s;
-    for (unsigned char ch : name) {
-        if (std::isalnum(ch)) {
-            s += char(std::tolower(ch));
-        } else if (!s.empty() && s.back() != '-') {
-            s += '-';
-        }
-    }
-    while (!s.empty() && s.back() == '-')
-        s.pop_back();
-    return s.empty() ? "model" : s;
-}
-
-std::vector<std::string> checkpointStems(const std::vector<ModelConfig>& models) {
-    std::vector<std::string> names;
-    std::map<std::string, int> seen;
-    for (const auto& m : models) {
-        std::string stem = fileStem(m.name);
-        if (const int n = seen[stem]++; n > 0)
-            stem += "-" + std::to_string(n + 1);
-        names.push_back(stem);
-    }
-    return names;
-}
-
 namespace {
 
 // "<stem>@<digits>.ckpt": a checkpoint written by saveRunFiles for this stem.

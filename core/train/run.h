@@ -16,11 +16,6 @@
 
 namespace ndr {
 
-// "NDR (copy gate)" -> "ndr-copy-gate": a name safe for a file name ("model" when nothing is left).
-std::string fileStem(const std::string& name);
-// File-name stems of a run's models' checkpoints, made unique when two names collide ("ndr", "ndr-2").
-std::vector<std::string> checkpointStems(const std::vector<ModelConfig>& models);
-
 // Saves a run folder: each model's checkpoint beside `runFile` as "<stem>@<step>.ckpt" (stored into
 // record.models[i].checkpointFile), then the record, then removes the checkpoints of earlier saves.
 // Every file is written atomically and the record after its checkpoints, so whenever the process

@@ -260,12 +260,29 @@ private slots:
         const QString out = path("exported");
         Result r = runNdr({"export", runFile_, "--out", out, "--width", "800", "--height", "500"});
         QVERIFY2(r.exitCode == 0, describe(r));
-        for (const QString f :
-             {"learning-curves.png", "depth-accuracy.png", "length-generalisation.png", "attention-maps.png",
-              "gate-map.png", "dashboard.png", "frames/frame-000.png", "frames/frame-001.png"}) {
+        for (const QString f : {"learning-curves.png", "depth-accuracy.png", "length-generalisation-ndr.png",
+                                "length-generalisation-transformer.png", "attention-maps.png", "gate-map.png",
+                                "dashboard.png", "frames/frame-000.png", "frames/frame-001.png"}) {
             QImage img(out + "/" + f);
             QVERIFY2(!img.isNull(), qPrintable(f));
         }
+        // The tables: a header and one row per evaluation of each model (two each), per depth and
+        // evaluation, and per logged loss.
+        auto lines = [&](const QString& f) {
+            QFile file(out + "/" + f);
+            return file.open(QIODevice::ReadOnly)
+                       ? QString::fromUtf8(file.readAll()).split('\n', Qt::SkipEmptyParts)
+                       : QStringList();
+        };
+        const QStringList evals = lines("evaluations.csv");
+        QCOMPARE(evals.value(0), QString("model,step,train_loss,iid,validation,longer,steps_per_second"));
+        QCOMPARE(evals.size(), 1 + 2 * 2);
+        QVERIFY2(evals.value(1).startsWith("NDR,"), qPrintable(evals.value(1)));
+        const QStringList depths = lines("depth-accuracy.csv");
+        QCOMPARE(depths.value(0), QString("model,step,depth,split,accuracy,loss"));
+        QVERIFY2(depths.size() > 1 + 2 * 2 && depths.value(1).contains(",1,train,"),
+                 qPrintable(depths.value(1)));
+        QVERIFY(lines("loss.csv").size() > 2);
         QCOMPARE(QImage(out + "/dashboard.png").size(), QSize(800, 500));
         const ndrui::GifInfo gif = ndrui::readGifInfo(out + "/training.gif");
         QCOMPARE(gif.frames, 2); // one per evaluation

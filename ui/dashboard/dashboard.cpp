@@ -16,6 +16,7 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <cmath>
 
 namespace ndrui {
 
@@ -217,6 +218,22 @@ void Dashboard::draw(const ndr::RunRecord& record, int uptoEval, int selected) {
         shownShape_ = shape;
     }
 
+    // Frames of the history keep the axes of the whole run, so that an animation does not rescale.
+    const bool fixed = uptoEval >= 0;
+    if (fixed || framesFixed_) {
+        double lastStep = 0, lo = INFINITY, hi = 0;
+        if (fixed)
+            for (const auto& m : record.models) {
+                if (!m.history.empty())
+                    lastStep = std::max(lastStep, double(m.history.back().step));
+                for (double v : m.lossLog.loss)
+                    if (v > 0 && std::isfinite(v))
+                        lo = std::min(lo, v), hi = std::max(hi, v);
+            }
+        curves_->fixRanges(lastStep, hi > 0 ? lo : 0, hi);
+        length_->fixStepRange(lastStep);
+        framesFixed_ = fixed;
+    }
     // The step of the chosen evaluation (of the longest history); each model shows its latest
     // evaluation at or before it, and the caption says when the models' steps differ.
     int chosenStep = INT_MAX;

@@ -81,6 +81,7 @@ private:
     QLabel* historyCaption_;
     ndr::RunRecord record_; // what the last live call showed, for the slider to redraw
     int selected_ = -1;
+    bool framesFixed_ = false; // the curves' axes are fixed to the whole run (drawing frames)
     bool sized_ = false;
     QString caption_;
     quint64 shownShape_ = 0; // which run's depths and model names the views are set up for

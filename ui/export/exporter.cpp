@@ -1,13 +1,17 @@
 // Dashboard exports (see exporter.h): drawn by a Dashboard of their own, never the window's.
 #include "ui/export/exporter.h"
 
+#include "core/io/files.h"
+#include "core/io/run_csv.h"
 #include "ui/dashboard/dashboard.h"
 #include "ui/export/gif_writer.h"
+#include "ui/plots/length_generalisation_view.h"
 #include "ui/plots/plot_view.h"
 
 #include <QApplication>
 #include <QDir>
 #include <QFileInfo>
+#include <QPainter>
 #include <QSaveFile>
 
 namespace ndrui {
@@ -29,14 +33,49 @@ bool savePngAtomic(const QImage& image, const QString& path, QString* error) {
     return true;
 }
 
+// Writes what the image shows in a corner (top right for one view, where the legends leave room;
+// bottom right for the whole dashboard, below the gate map), on a plate of the window colour, so that a
+// file says which step (and model) it is of without its file name.
+void stamp(QImage& image, const QString& text, bool bottom = false) {
+    if (text.isEmpty())
+        return;
+    QPainter p(&image);
+    QFont font = QApplication::font();
+    font.setBold(true);
+    p.setFont(font);
+    const QFontMetrics fm(font);
+    const int h = fm.height() + 6;
+    const QRect box(image.width() - fm.horizontalAdvance(text) - 16, bottom ? image.height() - h - 4 : 4,
+                    fm.horizontalAdvance(text) + 12, h);
+    const QPalette palette = QApplication::palette();
+    p.fillRect(box, palette.color(QPalette::Window));
+    p.setPen(palette.color(QPalette::WindowText));
+    p.drawText(box, Qt::AlignCenter, text);
+}
+
+// The per-model file of a view: "<view>-<model stem>.png".
+QStringList perModelFiles(const ndr::RunRecord& record, const QString& view) {
+    std::vector<ndr::ModelConfig> models;
+    for (const auto& m : record.models)
+        models.push_back(m.config);
+    QStringList files;
+    for (const std::string& stem : ndr::checkpointStems(models))
+        files << view + "-" + QString::fromStdString(stem) + ".png";
+    return files;
+}
+
+constexpr const char* kTables[] = {"evaluations.csv", "depth-accuracy.csv", "loss.csv"};
+
 } // namespace
 
 QStringList dashboardExportFiles(const ndr::RunRecord& record, const ExportOptions& options) {
     QStringList files;
-    for (const char* name :
-         {"learning-curves", "depth-accuracy", "length-generalisation", "attention-maps", "gate-map"})
+    for (const char* name : {"learning-curves", "depth-accuracy", "attention-maps", "gate-map"})
         files << QString::fromLatin1(name) + ".png";
+    files << perModelFiles(record, "length-generalisation");
     files << "dashboard.png";
+    for (const char* table : kTables)
+        files << table;
     if (options.frames) {
         const int n = Dashboard::evaluationCount(record);
         for (int i = 0; i < n; ++i)
@@ -71,16 +110,51 @@ QStringList exportDashboard(const ndr::RunRecord& record, const QString& folder,
     dashboard.showRecord(record);
     QApplication::processEvents();
 
+    // Each view says what it shows: the evaluation's step on the per-evaluation views, the model's
+    // name on the per-model ones.
+    const QString caption = dashboard.caption();
     for (const auto& [name, view] : dashboard.views()) {
+        if (view == &dashboard.lengthGeneralisation())
+            continue;
+        QImage image = view->render(options.viewSize);
+        if (name != "learning-curves")
+            stamp(image, caption);
         const QString path = dir.filePath(name + ".png");
-        if (!savePngAtomic(view->render(options.viewSize), path, error))
+        if (!savePngAtomic(image, path, error))
             return written;
         written << path;
     }
-    const QString whole = dir.filePath("dashboard.png");
-    if (!savePngAtomic(dashboard.renderAll(options.dashboardSize), whole, error))
+    LengthGeneralisationView& length = dashboard.lengthGeneralisation();
+    const int shownModel = length.currentModel();
+    const QStringList lengthFiles = perModelFiles(record, "length-generalisation");
+    for (int m = 0; m < lengthFiles.size(); ++m) {
+        length.setCurrentModel(m);
+        QApplication::processEvents();
+        QImage image = length.render(options.viewSize);
+        stamp(image, QString::fromStdString(record.models[size_t(m)].config.name));
+        const QString path = dir.filePath(lengthFiles[m]);
+        if (!savePngAtomic(image, path, error))
+            return written;
+        written << path;
+    }
+    length.setCurrentModel(shownModel);
+    QImage whole = dashboard.renderAll(options.dashboardSize);
+    stamp(whole, caption, true);
+    if (!savePngAtomic(whole, dir.filePath("dashboard.png"), error))
         return written;
-    written << whole;
+    written << dir.filePath("dashboard.png");
+    const std::string tables[] = {ndr::evaluationsCsv(record), ndr::depthAccuracyCsv(record),
+                                  ndr::lossCsv(record)};
+    for (size_t i = 0; i < std::size(kTables); ++i) {
+        const QString path = dir.filePath(kTables[i]);
+        try {
+            ndr::writeFileAtomic(path.toStdString(), tables[i]);
+        } catch (const std::exception& e) {
+            *error = QString::fromUtf8(e.what());
+            return written;
+        }
+        written << path;
+    }
 
     if (!options.frames)
         return written;
@@ -90,6 +164,7 @@ QStringList exportDashboard(const ndr::RunRecord& record, const QString& folder,
         dashboard.showRecord(record, i);
         QApplication::processEvents();
         frames.push_back(dashboard.renderAll(options.dashboardSize));
+        stamp(frames.back(), dashboard.caption(), true);
         const QString path = dir.filePath(frameName(i));
         if (!savePngAtomic(frames.back(), path, error))
             return written;

@@ -292,8 +292,22 @@ void LearningCurvesView::applyPalette() {
     styleChanceMark(chance_, palette());
 }
 
+void LearningCurvesView::fixRanges(double maxStep, double lossLo, double lossHi) {
+    fixedStep_ = maxStep;
+    fixedLossLo_ = lossLo;
+    fixedLossHi_ = lossHi;
+    fitToData();
+}
+
 void LearningCurvesView::fitRanges() {
     double maxStep = 1, lo = INFINITY, hi = 0;
+    if (fixedStep_ > 0) {
+        lossRect_->axis(QCPAxis::atBottom)->setRange(0, fixedStep_ * 1.02);
+        if (fixedLossHi_ > 0)
+            lossRect_->axis(QCPAxis::atLeft)->setRange(fixedLossLo_ / 1.5, fixedLossHi_ * 1.5);
+        accuracyRect_->axis(QCPAxis::atLeft)->setRange(0, 1.04);
+        return;
+    }
     for (const Series& s : series_) {
         if (!s.steps.empty())
             maxStep = std::max(maxStep, s.steps.back());

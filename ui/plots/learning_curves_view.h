@@ -39,6 +39,9 @@ public:
     // A vertical line through both plots at `step` (the evaluation the other views show); < 0 hides it.
     void setMarker(int step);
     int marker() const { return marker_; }
+    // Axes that stay put while the data grows (frames of an animation): steps up to `maxStep`, loss
+    // between `lossLo` and `lossHi`. maxStep <= 0 follows the data again.
+    void fixRanges(double maxStep, double lossLo, double lossHi);
     void clear();
 
     // Exponential moving average of the loss, weight `factor` on the past (0.9 = about ten steps).
@@ -70,6 +73,7 @@ private:
     QCPCurve *trainKey_, *testKey_;
     QCPItemStraightLine *lossMarker_, *accuracyMarker_;
     int marker_ = -1;
+    double fixedStep_ = 0, fixedLossLo_ = 0, fixedLossHi_ = 0;
     QCheckBox* smooth_;
     QDoubleSpinBox* factor_;
 };

@@ -143,8 +143,13 @@ void LengthGeneralisationView::applyPalette() {
     rebuild(); // depth colours depend on the background
 }
 
+void LengthGeneralisationView::fixStepRange(double maxStep) {
+    fixedStep_ = maxStep;
+    fitToData();
+}
+
 void LengthGeneralisationView::fitRanges() {
-    double maxStep = 1;
+    double maxStep = std::max(1.0, fixedStep_);
     for (int i = 0; i < plot()->graphCount(); ++i)
         if (!plot()->graph(i)->data()->isEmpty())
             maxStep = std::max(maxStep, (plot()->graph(i)->data()->constEnd() - 1)->key);

@@ -28,6 +28,8 @@ public:
 
     void setCurrentModel(int model);
     int currentModel() const;
+    // Steps up to `maxStep` whatever the data (frames of an animation); <= 0 follows the data again.
+    void fixStepRange(double maxStep);
 
     QString toolTipAt(const QPoint& pos) const override;
 
@@ -45,6 +47,7 @@ private:
     QStringList names_;
     QComboBox* model_;
     ChanceMark chance_;
+    double fixedStep_ = 0;
 };
 
 } // namespace ndrui
