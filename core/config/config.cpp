@@ -218,7 +218,8 @@ void validateModel(const ModelConfig& m, const std::string& at, Problems& p) {
     if (m.heads < 1)
         p.atLeast(at + ".heads", m.heads, 1);
     else if (m.dModel >= 1 && m.dModel % m.heads != 0)
-        p.add(at + ".heads", std::to_string(m.heads) + " does not divide dModel " + std::to_string(m.dModel));
+        p.add(at + ".heads",
+              std::to_string(m.heads) + " does not divide d_model " + std::to_string(m.dModel));
     p.intRange(at + ".dFF", m.dFF, 1, 16384);
     p.intRange(at + ".steps", m.steps, 1, 64);
     if (m.evalSteps != 0) {

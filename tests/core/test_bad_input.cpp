@@ -536,7 +536,7 @@ void TestBadInput::configValueRows() {
     configValue(
         "no heads", [](RunConfig& c) { c.models[1].heads = 0; }, "models[1].heads");
     configValue(
-        "heads not dividing", [](RunConfig& c) { c.models[0].heads = 3; }, "does not divide dModel");
+        "heads not dividing", [](RunConfig& c) { c.models[0].heads = 3; }, "does not divide d_model");
     configValue(
         "dFF 0", [](RunConfig& c) { c.models[0].dFF = 0; }, "models[0].dFF");
     configValue(
@@ -700,7 +700,7 @@ void TestBadInput::runFileRows() {
     runFile("no tables", with([](json& j) { j.erase("tables"); }), "tables: missing");
     runFile("no models", with([](json& j) { j.erase("models"); }), "models: missing");
     runFile("invalid config", with([](json& j) { j["config"]["models"][0]["heads"] = 3; }),
-            "config.models[0].heads: 3 does not divide dModel 8");
+            "config.models[0].heads: 3 does not divide d_model 8");
     runFile("unknown enum in config", with([](json& j) { j["config"]["models"][0]["update"] = "gru"; }),
             "config.models[0].update: unknown value 'gru'");
     runFile("absurd symbols", with([](json& j) { j["config"]["task"]["symbols"] = int64_t(1) << 40; }),

@@ -130,7 +130,7 @@ std::vector<Rule> rules() {
          "between 1 and 4096"},
         {"dModel too big", [](RunConfig& c) { c.models[1].dModel = 8192; }, "models[1].dModel", "got 8192"},
         {"heads not dividing", [](RunConfig& c) { c.models[0].heads = 5; }, "models[0].heads",
-         "5 does not divide dModel 48"},
+         "5 does not divide d_model 48"},
         {"heads 0", [](RunConfig& c) { c.models[1].heads = 0; }, "models[1].heads", "at least 1"},
         {"dFF 0", [](RunConfig& c) { c.models[0].dFF = 0; }, "models[0].dFF", "between 1 and 16384"},
         {"dFF too big", [](RunConfig& c) { c.models[0].dFF = 16385; }, "models[0].dFF", "got 16385"},
@@ -514,7 +514,7 @@ private slots:
         QTest::newRow("not an object") << QString("[1, 2]") << "must be a JSON object";
         QTest::newRow("invalid after overrides")
             << QString(R"({"preset": "stub", "models": [{"preset": "ndr", "heads": 5}]})")
-            << "models[0].heads: 5 does not divide dModel 48";
+            << "models[0].heads: 5 does not divide d_model 48";
     }
 
     void jsonErrorsNameThePath() {

@@ -315,7 +315,7 @@ private slots:
         QTest::newRow("wrong type") << with([](json& j) { j["models"][1]["stepsDone"] = "many"; })
                                     << "models[1].stepsDone: expected an integer, got string";
         QTest::newRow("invalid config") << with([](json& j) { j["config"]["models"][0]["heads"] = 5; })
-                                        << "config.models[0].heads: 5 does not divide dModel 48";
+                                        << "config.models[0].heads: 5 does not divide d_model 48";
         QTest::newRow("history lengths differ")
             << with([](json& j) { j["models"][0]["history"][0]["accuracy"].erase(0); })
             << "models[0].history[0].accuracy: has 6 values for 7 depths";

@@ -133,7 +133,7 @@ private slots:
         QTest::newRow("heads do not divide d_model") << "models[0].heads"
                                                      << "5"
                                                      << "models[0].heads"
-                                                     << "5 does not divide dModel 48";
+                                                     << "5 does not divide d_model 48";
         QTest::newRow("learning rate 0") << "train.learningRate"
                                          << "0"
                                          << "train.learningRate"

@@ -14,6 +14,7 @@
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
@@ -123,10 +124,23 @@ Dashboard::Dashboard(QWidget* parent) : QWidget(parent) {
     bar->addWidget(historyCaption_);
     bar->addWidget(live_);
 
+    // Before any run: what to do, instead of empty axes.
+    auto* hint = new QLabel(tr("<p style='font-size:large'>No run yet.</p>"
+                               "<p>Pick a preset (or set the fields) in the Experiment panel and press "
+                               "<b>Start</b>,<br>or open a saved run with File &gt; Open (Ctrl+O) or by "
+                               "dropping its run.json here.</p>"),
+                            this);
+    hint->setObjectName("emptyHint");
+    hint->setAlignment(Qt::AlignCenter);
+    hint->setWordWrap(true);
+    pages_ = new QStackedWidget(this);
+    pages_->addWidget(hint);
+    pages_->addWidget(rows_);
+
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
-    layout->addWidget(rows_, 1);
+    layout->addWidget(pages_, 1);
     layout->addLayout(bar);
 }
 
@@ -151,6 +165,7 @@ int Dashboard::evaluationCount(const ndr::RunRecord& record) {
 
 void Dashboard::clear() {
     clearViews();
+    pages_->setCurrentIndex(0);
     record_ = {};
     selected_ = -1;
     updateSlider(0);
@@ -198,6 +213,7 @@ void Dashboard::showRecord(const ndr::RunRecord& record, int uptoEval) {
 }
 
 void Dashboard::draw(const ndr::RunRecord& record, int uptoEval, int selected) {
+    pages_->setCurrentIndex(1);
     const auto& task = record.config.task;
     const double chance = 1.0 / std::max(1, task.symbols);
     const quint64 shape = shapeOf(record);

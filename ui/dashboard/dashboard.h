@@ -15,6 +15,7 @@ class QLabel;
 class QPushButton;
 class QSlider;
 class QSplitter;
+class QStackedWidget;
 
 namespace ndrui {
 
@@ -74,6 +75,7 @@ private:
     AttentionGridView* attention_;
     GateMapView* gates_;
     QSplitter* rows_;
+    QStackedWidget* pages_; // the hint before any run, the views after
     QSplitter* top_;
     QSplitter* bottom_;
     QSlider* history_;

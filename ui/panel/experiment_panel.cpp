@@ -416,9 +416,20 @@ void ExperimentPanel::revalidate() {
 }
 
 void ExperimentPanel::setState(RunState state) {
+    const bool wasIdle = state_ == RunState::Idle;
     state_ = state;
     fields_->setEnabled(state == RunState::Idle);
     updateButtons();
+    if (state == RunState::Training)
+        controls_->setSummary(tr("Training: the fields are locked until it stops."), false);
+    else if (state == RunState::Paused)
+        controls_->setSummary(tr("Paused: Resume goes on, Stop ends the training."), false);
+    else if (!wasIdle) {
+        revalidate(); // the Ready line (or the problems) again
+        // Locking the fields took the focus from Start or Stop; give it back to Start rather than to
+        // whichever field Qt picks first.
+        controls_->focusStart();
+    }
 }
 
 void ExperimentPanel::updateButtons() {

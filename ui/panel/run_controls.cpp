@@ -91,6 +91,11 @@ void RunControls::setButtons(bool running, bool paused, bool startable) {
     stop_->setEnabled(running);
 }
 
+void RunControls::focusStart() {
+    if (start_->isEnabled() && isVisible())
+        start_->setFocus(Qt::OtherFocusReason);
+}
+
 void RunControls::setModels(const QStringList& names, int steps) {
     names_ = names;
     steps_ = steps;

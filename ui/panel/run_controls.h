@@ -24,6 +24,8 @@ public:
     // running: a run is going (training or paused); paused: the toggle reads Resume; startable: Start may
     // be clicked when nothing runs.
     void setButtons(bool running, bool paused, bool startable);
+    // Puts the keyboard focus on Start (when it can take it).
+    void focusStart();
 
     // The configured models: names, and the steps a bar shows before progress is reported. Keeps the
     // reported progress while the number of models is unchanged.
