@@ -19,15 +19,32 @@ int haltingStep(const Trace& trace, float threshold) {
     return 0;
 }
 
+int settledStep(const Trace& trace) {
+    const int last = int(trace.stepAnswers.size()) - 1;
+    if (last < 0 || trace.stepAnswers[size_t(last)] != trace.answer)
+        return -1;
+    int s = last;
+    while (s > 0 && trace.stepAnswers[size_t(s - 1)] == trace.answer)
+        --s;
+    return s;
+}
+
 HaltingSummary summariseHalting(const std::vector<const Trace*>& traces, float threshold) {
     HaltingSummary s;
     s.minStep = INT_MAX;
-    long sum = 0;
+    long sum = 0, settledSum = 0;
     int gated = 0;
+    s.minSettled = INT_MAX;
     for (const Trace* tr : traces) {
         if (!tr)
             continue;
         ++s.examples;
+        if (const int settled = settledStep(*tr); settled >= 0) {
+            ++s.settled;
+            settledSum += settled;
+            s.minSettled = std::min(s.minSettled, settled);
+            s.maxSettled = std::max(s.maxSettled, settled);
+        }
         const int h = haltingStep(*tr, threshold);
         const int readAt = h >= 0 ? h : tr->steps;
         if (readAt < int(tr->stepAnswers.size()) && tr->stepAnswers[size_t(readAt)] == tr->answer)
@@ -42,6 +59,9 @@ HaltingSummary summariseHalting(const std::vector<const Trace*>& traces, float t
     }
     if (gated == 0)
         s.minStep = 0;
+    if (s.settled == 0)
+        s.minSettled = 0;
+    s.meanSettled = s.settled > 0 ? double(settledSum) / s.settled : 0;
     s.meanStep = gated > 0 ? double(sum) / gated : 0;
     return s;
 }

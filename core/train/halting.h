@@ -14,6 +14,11 @@ namespace ndr {
 // trace without gates (a residual model has no such signal).
 int haltingStep(const Trace& trace, float threshold);
 
+// The first step s (0..steps) from which the readout on [E] is the true answer after every later step
+// too: how many steps the model needs for this example, read from its answers rather than its gates,
+// so it holds for every model. -1 when the answer after the last step is wrong.
+int settledStep(const Trace& trace);
+
 // Halting over several examples of one depth, for one model.
 struct HaltingSummary {
     int examples = 0;
@@ -21,6 +26,9 @@ struct HaltingSummary {
     int minStep = 0, maxStep = 0;
     double meanStep = 0;   // over every example (one that did not halt counts its full run)
     int correctAtHalt = 0; // the readout after the halting step (the last step when ungated) is right
+    int settled = 0;       // examples answered right after the last step (settledStep >= 0)
+    int minSettled = 0, maxSettled = 0;
+    double meanSettled = 0; // over the settled examples
 };
 // Summarises traces of one model; gateless traces count only correctAtHalt (at their last step).
 HaltingSummary summariseHalting(const std::vector<const Trace*>& traces, float threshold);

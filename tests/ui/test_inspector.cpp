@@ -427,8 +427,14 @@ private slots:
             const HaltingSummary ndr = inspector_->stepsNeeded()->summary(depths[size_t(r)], 0);
             QCOMPARE(ndr.examples, 3);
             QVERIFY(ndr.maxStep <= session_.models()[0].config.steps);
-            QCOMPARE(textAt(table, r, 2), QString("%1/3").arg(ndr.correctAtHalt));
-            QCOMPARE(textAt(table, r, 3), QString("no gates"));
+            // Per model: halts, settles, right.
+            QCOMPARE(textAt(table, r, 3), QString("%1/3").arg(ndr.correctAtHalt));
+            QCOMPARE(textAt(table, r, 4), QString("no gates"));
+            QCOMPARE(textAt(table, r, 2).isEmpty(), false);
+            if (ndr.settled == 0)
+                QCOMPARE(textAt(table, r, 2), QString("never right"));
+            else
+                QVERIFY(ndr.maxSettled <= session_.models()[0].config.effectiveEvalSteps());
         }
     }
 

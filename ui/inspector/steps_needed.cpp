@@ -119,7 +119,8 @@ void StepsNeededPanel::fill() {
     const std::vector<int> depths = task->allDepths();
     QStringList headers{tr("depth")};
     for (const auto& m : models)
-        headers << tr("%1\nsteps").arg(m.name) << tr("%1\nright").arg(m.name);
+        headers << tr("%1\nhalts").arg(m.name) << tr("%1\nsettles").arg(m.name)
+                << tr("%1\nright").arg(m.name);
     table_->setColumnCount(int(headers.size()));
     table_->setHorizontalHeaderLabels(headers);
     table_->setRowCount(int(depths.size()));
@@ -132,9 +133,22 @@ void StepsNeededPanel::fill() {
         table_->setItem(r, 0, depthItem);
         for (int m = 0; m < int(models.size()); ++m) {
             const ndr::HaltingSummary s = summary(d, m);
-            QString steps, right;
+            QString steps, right, settles;
             QString tip;
             if (s.examples > 0) {
+                // From which step the answer is right and stays right: read from the answers, so it
+                // means the same for every model.
+                if (s.settled == 0)
+                    settles = tr("never right");
+                else if (s.minSettled == s.maxSettled)
+                    settles = QString::number(s.minSettled);
+                else
+                    settles = QString("%1 (%2–%3)")
+                                  .arg(s.meanSettled, 0, 'f', 1)
+                                  .arg(s.minSettled)
+                                  .arg(s.maxSettled);
+                if (s.settled > 0 && s.settled < s.examples)
+                    settles += tr(", %1 wrong").arg(s.examples - s.settled);
                 right = QString("%1/%2").arg(s.correctAtHalt).arg(s.examples);
                 const bool gated = models[size_t(m)].config.kind == ndr::ModelKind::Encoder &&
                                    ndr::copyGated(models[size_t(m)].config.update);
@@ -160,11 +174,15 @@ void StepsNeededPanel::fill() {
                 }
             }
             auto* a = new QTableWidgetItem(steps);
+            auto* c = new QTableWidgetItem(settles);
             auto* b = new QTableWidgetItem(right);
             a->setToolTip(tip);
+            c->setToolTip(tr("mean (min–max) step from which the answer read on [E] is right after every "
+                             "later step, over the examples answered right at the end"));
             b->setToolTip(tip);
-            table_->setItem(r, 1 + 2 * m, a);
-            table_->setItem(r, 2 + 2 * m, b);
+            table_->setItem(r, 1 + 3 * m, a);
+            table_->setItem(r, 2 + 3 * m, c);
+            table_->setItem(r, 3 + 3 * m, b);
         }
     }
     if (!pending_.isEmpty())
@@ -172,8 +190,11 @@ void StepsNeededPanel::fill() {
     else if (!traces_.empty())
         note_->setText(
             errors_ > 0 ? tr("Done; %n trace(s) failed (a model could not run these steps)", nullptr, errors_)
-                        : tr("Done. Threshold %1: halting is the first step after which every "
-                             "gate stays below it.")
+                        : tr("Done, %1. Halts: the first step after which every gate stays below "
+                             "%2 (the threshold); settles: the first step from which the answer stays "
+                             "right.")
+                              .arg(steps_ > 0 ? tr("every model run for %1 steps").arg(steps_)
+                                              : tr("each model run for its own steps"))
                               .arg(double(threshold_), 0, 'g', 3));
 }
 
