@@ -30,52 +30,15 @@ namespace ndrui {
 
 namespace {
 
-const char* const kCustom = "custom";
 const char* const kSettingsKey = "experiment/config";
 
 const char* const kSettingsOrganisation = "NDR Studio";
 const char* const kSettingsApplication = "ndr-studio";
 
-// Seeds are 64-bit: more than a spin box holds.
-QLineEdit* makeSeed() {
-    auto* e = new QLineEdit;
-    e->setValidator(new QRegularExpressionValidator(QRegularExpression("[0-9]{0,20}"), e));
-    return narrow(e);
-}
-
 bool parseSeed(const QLineEdit* e, uint64_t* seed) {
     bool ok = false;
     *seed = e->text().toULongLong(&ok);
     return ok;
-}
-
-// An editor with its note(s) below it, as one form field.
-QWidget* withNotes(QLayout* editorRow, std::initializer_list<QLabel*> notes) {
-    auto* cell = new QWidget;
-    auto* v = new QVBoxLayout(cell);
-    v->setContentsMargins(0, 0, 0, 0);
-    v->setSpacing(1);
-    v->addLayout(editorRow);
-    for (QLabel* n : notes)
-        v->addWidget(n);
-    return cell;
-}
-
-QWidget* withNote(QWidget* editor, QLabel* note) {
-    auto* row = new QHBoxLayout;
-    row->setContentsMargins(0, 0, 0, 0);
-    row->addWidget(editor);
-    return withNotes(row, {note});
-}
-
-QFormLayout* makeForm(QWidget* parent) {
-    auto* f = new QFormLayout(parent);
-    f->setContentsMargins(6, 6, 6, 6);
-    f->setHorizontalSpacing(8);
-    f->setVerticalSpacing(4);
-    f->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-    f->setLabelAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-    return f;
 }
 
 } // namespace
@@ -127,123 +90,6 @@ ExperimentPanel::~ExperimentPanel() {
     writeSettings();
 }
 
-QWidget* ExperimentPanel::buildPresetRow() {
-    auto* w = new QWidget;
-    auto* form = makeForm(w);
-    form->setContentsMargins(6, 0, 6, 0);
-    preset_ = narrow(new QComboBox);
-    for (const std::string& name : ndr::presetNames())
-        preset_->addItem(QString::fromStdString(name));
-    preset_->addItem(kCustom);
-    QLabel* note = notes_.add("preset", preset_,
-                              tr("A built-in configuration (stub: the seed's small task; paper-forward / "
-                                 "-backward: the paper's CTL task sized for a laptop). Choosing one fills "
-                                 "every field; editing any field switches to custom."),
-                              w);
-    form->addRow(tr("Preset"), withNote(preset_, note));
-    connect(preset_, &QComboBox::currentIndexChanged, this, &ExperimentPanel::onPresetChosen);
-    return w;
-}
-
-QWidget* ExperimentPanel::buildTaskGroup() {
-    auto* box = new QGroupBox(tr("Task"));
-    auto* form = makeForm(box);
-    auto add = [&](const QString& label, const QString& path, QWidget* editor, const QString& tip) {
-        form->addRow(label, withNote(editor, notes_.add(path, editor, tip, box)));
-    };
-    symbols_ = makeIntField(1, 64);
-    add(tr("symbols"), "task.symbols", symbols_,
-        tr("S, the number of symbols (paper: 8, written as 3-bit strings). Chance accuracy is 1/S."));
-    functions_ = makeIntField(1, 26);
-    add(tr("functions"), "task.functions", functions_,
-        tr("F, the number of functions, each a random bijection of the symbols (paper: 9, letters a-i)."));
-
-    // A depth range: "min to max" on one line, a note for each end below it.
-    auto depthRow = [&](QWidget* label, const QString& split, QSpinBox*& lo, QSpinBox*& hi,
-                        const QString& tip) {
-        lo = makeIntField(0, 40);
-        hi = makeIntField(0, 40);
-        QLabel* loNote = notes_.add("task." + split + "MinDepth", lo, tip, box);
-        QLabel* hiNote = notes_.add("task." + split + "MaxDepth", hi, tip, box);
-        auto* row = new QHBoxLayout;
-        row->setContentsMargins(0, 0, 0, 0);
-        row->addWidget(lo);
-        row->addWidget(new QLabel(tr("to")));
-        row->addWidget(hi);
-        label->setToolTip(tip);
-        form->addRow(label, withNotes(row, {loNote, hiNote}));
-    };
-    depthRow(new QLabel(tr("train depths")), "train", trainMin_, trainMax_,
-             tr("Depths (functions applied) of the training examples; batches are drawn fresh, balanced "
-                "over these depths (paper: 1-5)."));
-    validEnabled_ = new QCheckBox(tr("valid depths"));
-    validEnabled_->setObjectName("task.validEnabled");
-    depthRow(validEnabled_, "valid", validMin_, validMax_,
-             tr("Held-out depths for model selection: the reported test accuracy is the one at the "
-                "evaluation with the best validation accuracy (paper: 6-8). Untick for no validation "
-                "split."));
-    connect(validEnabled_, &QCheckBox::toggled, this, &ExperimentPanel::onValidToggled);
-    depthRow(new QLabel(tr("test depths")), "test", testMin_, testMax_,
-             tr("Held-out longer depths that measure length generalisation (paper: 9-10)."));
-
-    order_ = makeComboField(
-        {{tr("forward"), int(ndr::Order::Forward)}, {tr("backward"), int(ndr::Order::Backward)}});
-    add(tr("order"), "task.order", order_,
-        tr("forward: x f1 f2 ... fd, e.g. 101 b d h means h(d(b(101))).\n"
-           "backward: fd ... f2 f1 x, e.g. h d b 101."));
-    taskSeed_ = makeSeed();
-    add(tr("seed"), "task.seed", taskSeed_,
-        tr("Seed of the function tables and the held-out evaluation sets."));
-    evalExamples_ = makeIntField(1, 100000, 100);
-    add(tr("eval examples"), "task.evalExamplesPerDepth", evalExamples_,
-        tr("Held-out examples per depth (all distinct cases when a depth has fewer)."));
-
-    for (QSpinBox* s : {symbols_, functions_, trainMin_, trainMax_, validMin_, validMax_, testMin_, testMax_,
-                        evalExamples_})
-        connect(s, &QSpinBox::valueChanged, this, &ExperimentPanel::onFieldEdited);
-    connect(order_, &QComboBox::currentIndexChanged, this, &ExperimentPanel::onFieldEdited);
-    connect(taskSeed_, &QLineEdit::textChanged, this, &ExperimentPanel::onFieldEdited);
-    return box;
-}
-
-QWidget* ExperimentPanel::buildTrainGroup() {
-    auto* box = new QGroupBox(tr("Training"));
-    auto* form = makeForm(box);
-    auto add = [&](const QString& label, const QString& path, QWidget* editor, const QString& tip) {
-        form->addRow(label, withNote(editor, notes_.add(path, editor, tip, box)));
-    };
-    batch_ = makeIntField(1, 8192, 16);
-    add(tr("batch"), "train.batchSize", batch_, tr("Examples per training step (paper: 512)."));
-    learningRate_ = makeRealField(0, 1, 1e-4, true);
-    add(tr("learn. rate"), "train.learningRate", learningRate_,
-        tr("AdamW learning rate, constant; used by every model without its own rate (paper: 1.5e-4)."));
-    weightDecay_ = makeRealField(0, 1, 1e-3, true);
-    add(tr("weight decay"), "train.weightDecay", weightDecay_,
-        tr("AdamW's decoupled weight decay on all parameters (paper: 0.01)."));
-    gradClip_ = makeRealField(0, 1000, 0.5, false);
-    gradClip_->setSpecialValueText(tr("off"));
-    add(tr("grad clip"), "train.gradClip", gradClip_,
-        tr("Global gradient-norm clipping threshold (CTL: 5); off disables clipping."));
-    steps_ = makeIntField(1, 10000000, 500);
-    add(tr("steps"), "train.steps", steps_, tr("Training steps of each model."));
-    evalInterval_ = makeIntField(1, 10000000, 100);
-    add(tr("eval every"), "train.evalInterval", evalInterval_,
-        tr("Evaluate on the held-out depths every N steps: accuracy per depth, loss, attention snapshots."));
-    trainSeed_ = makeSeed();
-    add(tr("seed"), "train.seed", trainSeed_,
-        tr("Seed of initialisation, batches and dropout: the same seed and config give the same curves."));
-    threads_ = makeIntField(1, 64);
-    add(tr("threads"), "train.threads", threads_,
-        tr("CPU threads used by each model; the models train at the same time."));
-
-    for (QSpinBox* s : {batch_, steps_, evalInterval_, threads_})
-        connect(s, &QSpinBox::valueChanged, this, &ExperimentPanel::onFieldEdited);
-    for (RealSpinBox* s : {learningRate_, weightDecay_, gradClip_})
-        connect(s, &QDoubleSpinBox::valueChanged, this, &ExperimentPanel::onFieldEdited);
-    connect(trainSeed_, &QLineEdit::textChanged, this, &ExperimentPanel::onFieldEdited);
-    return box;
-}
-
 ndr::RunConfig ExperimentPanel::config() const {
     ndr::RunConfig c;
     c.preset = preset_->currentText().toStdString();
@@ -279,7 +125,7 @@ ndr::RunConfig ExperimentPanel::config() const {
 
 void ExperimentPanel::setConfig(const ndr::RunConfig& config) {
     const bool wasFilling = std::exchange(filling_, true);
-    QString preset = kCustom;
+    QString preset = kCustomPreset;
     for (const std::string& name : ndr::presetNames())
         if (config.preset == name && config == ndr::presetConfig(name))
             preset = QString::fromStdString(name);
@@ -326,7 +172,7 @@ void ExperimentPanel::onPresetChosen(int index) {
     if (filling_)
         return;
     const QString name = preset_->itemText(index);
-    if (name != kCustom) {
+    if (name != kCustomPreset) {
         const bool wasFilling = std::exchange(filling_, true);
         fillFields(ndr::presetConfig(name.toStdString()));
         filling_ = wasFilling;
@@ -339,9 +185,9 @@ void ExperimentPanel::onPresetChosen(int index) {
 void ExperimentPanel::onFieldEdited() {
     if (filling_)
         return;
-    if (preset_->currentText() != kCustom) {
+    if (preset_->currentText() != kCustomPreset) {
         const QSignalBlocker block(preset_);
-        preset_->setCurrentText(kCustom);
+        preset_->setCurrentText(kCustomPreset);
     }
     revalidate();
     save();

@@ -25,6 +25,9 @@ class RunControls;
 class ExperimentPanel : public QWidget {
     Q_OBJECT
 public:
+    // The preset picker's entry for a configuration that is no preset.
+    static constexpr const char* kCustomPreset = "custom";
+
     enum class RunState { Idle, Training, Paused };
 
     // With rememberSettings the panel starts from the last-used configuration (QSettings "NDR Studio" /
