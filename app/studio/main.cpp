@@ -1,6 +1,7 @@
 // ndr-studio, the desktop app: the main window, plus a few options for scripted use (open a run,
 // start a preset, take a screenshot, measure how long the event loop ever stalls while training).
 #include "ui/common/stall_meter.h"
+#include "ui/compare/compare_view.h"
 #include "ui/dashboard/dashboard.h"
 #include "ui/shell/main_window.h"
 
@@ -55,10 +56,12 @@ int main(int argc, char** argv) {
         "export", "After the wait, export the dashboard (and the inspector's steps) to FOLDER, then quit.",
         "folder");
     QCommandLineOption overwrite("overwrite", "With --export: replace files already in the folder.");
+    QCommandLineOption compare(
+        "compare", "Show the Compare tab with this run file or sweep folder (may be repeated).", "path");
     QCommandLineOption evaluation(
         "evaluation", "The dashboard's history slider on evaluation N of the run (1: the first).", "n");
     for (const auto& o : {preset, start, screenshot, after, measure, noSettings, inspect, inspectDepth, step,
-                          exportDir, overwrite, evaluation})
+                          exportDir, overwrite, evaluation, compare})
         parser.addOption(o);
     parser.process(app);
 
@@ -75,6 +78,14 @@ int main(int argc, char** argv) {
         } catch (const std::exception& e) {
             std::fprintf(stderr, "ndr-studio: %s\n", e.what());
             return 2;
+        }
+    }
+    if (parser.isSet(compare)) {
+        window.showCompare();
+        for (const QString& path : parser.values(compare)) {
+            QString error;
+            if (!window.compare().addSource(path, &error))
+                std::fprintf(stderr, "ndr-studio: --compare: %s\n", qPrintable(error));
         }
     }
     if (parser.isSet(start))

@@ -137,8 +137,7 @@ void MainWindow::createMenus() {
     view->addAction(tr("&Dashboard"), QKeySequence(tr("Ctrl+2")), this,
                     [this] { tabs_->setCurrentWidget(dashboard_); });
     view->addAction(tr("&Inspector"), QKeySequence(tr("Ctrl+3")), this, &MainWindow::showInspector);
-    view->addAction(tr("&Compare"), QKeySequence(tr("Ctrl+4")), this,
-                    [this] { tabs_->setCurrentWidget(compare_); });
+    view->addAction(tr("&Compare"), QKeySequence(tr("Ctrl+4")), this, &MainWindow::showCompare);
     view->addSeparator();
     view->addAction(tr("&Redraw now"), QKeySequence(tr("F5")), this, &MainWindow::redrawNow);
 
@@ -166,6 +165,10 @@ void MainWindow::showConfig(const ndr::RunConfig& config) {
 
 void MainWindow::showInspector() {
     tabs_->setCurrentWidget(inspector_);
+}
+
+void MainWindow::showCompare() {
+    tabs_->setCurrentWidget(compare_);
 }
 
 QString MainWindow::inspectExpression(const QString& text) {

@@ -57,6 +57,7 @@ public:
 
     // For scripted use (ndr-studio's options) and tests.
     void showInspector(); // brings the inspector tab to the front
+    void showCompare();   // brings the Compare tab to the front
     // The inspector on an expression typed in the run's notation, or on a random one of `depth`. Returns
     // what is wrong with it (as shown under the field), empty when it is a valid expression.
     QString inspectExpression(const QString& text);
