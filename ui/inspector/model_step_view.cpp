@@ -137,13 +137,13 @@ void ModelStepView::refresh() {
     }
     gateNote_->setText(tr("No copy gates: a residual layer rewrites every column at every step."));
     attention_->setTitle(s == 0 ? tr("attention: none yet (step 0 is the embeddings)")
-                                : tr("attention at step %1, %2").arg(s).arg(heads));
+                                : tr("attention, %1").arg(heads));
     attention_->setMatrix(T, T, attentionAt(*trace_, s, head_), tokens, tokens);
     const bool gated = !trace_->gates.empty();
     gates_->setVisible(gated);
     gateNote_->setVisible(!gated);
     if (gated) {
-        gates_->setTitle(s == 0 ? tr("gates: none yet") : tr("copy gates at step %1 (open = 1)").arg(s));
+        gates_->setTitle(s == 0 ? tr("gates: none yet") : tr("copy gates (open = 1)"));
         gates_->setMatrix(1, T, gatesAt(*trace_, s), {tr("gate")}, tokens);
     }
 }

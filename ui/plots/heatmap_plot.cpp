@@ -56,8 +56,16 @@ void HeatmapPlot::setMatrix(int rows, int cols, const std::vector<float>& values
 }
 
 void HeatmapPlot::setTitle(const QString& title) {
-    title_->setText(title);
+    fullTitle_ = title;
+    fitTitle(plot()->width());
     requestReplot();
+}
+
+void HeatmapPlot::fitTitle(int width) {
+    const QFontMetrics fm(title_->font());
+    const QString shown = fm.elidedText(fullTitle_, Qt::ElideRight, std::max(40, width - 12));
+    title_->setText(shown);
+    plot()->setToolTip(shown == fullTitle_ ? QString() : fullTitle_);
 }
 
 void HeatmapPlot::setNames(const QString& rowName, const QString& columnName, const QString& valueName) {
@@ -100,11 +108,13 @@ void HeatmapPlot::fitRanges() {
 }
 
 void HeatmapPlot::layoutFor(QSize size) {
+    fitTitle(size.isValid() ? size.width() : plot()->width());
     squareCells(size);
 }
 
 void HeatmapPlot::resizeEvent(QResizeEvent* event) {
     PlotView::resizeEvent(event);
+    fitTitle(plot()->width());
     squareCells(QSize());
 }
 

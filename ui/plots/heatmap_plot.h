@@ -46,6 +46,9 @@ protected:
 
 private:
     void squareCells(QSize size);
+    // Fits the title to `width` pixels: elided with "…" when it is longer (the whole title is the
+    // plot's tooltip then), never clipped at both ends.
+    void fitTitle(int width);
 
     int rows_ = 0, cols_ = 0;
     std::vector<float> values_;
@@ -54,6 +57,7 @@ private:
     QCPColorMap* map_;
     QCPColorScale* scale_;
     QCPTextElement* title_;
+    QString fullTitle_;
     QPoint pressPos_;
 };
 

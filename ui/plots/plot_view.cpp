@@ -3,11 +3,15 @@
 
 #include "ui/plots/plot_style.h"
 
+#include <QAbstractScrollArea>
+#include <QCoreApplication>
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QMouseEvent>
+#include <QScrollBar>
 #include <QToolTip>
 #include <QVBoxLayout>
+#include <QWheelEvent>
 #include <qcustomplot.h>
 
 namespace ndrui {
@@ -23,6 +27,7 @@ PlotView::PlotView(QWidget* parent)
     plot_->setMouseTracking(true);
     plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     plot_->setNoAntialiasingOnDrag(true);
+    plot_->installEventFilter(this);
 
     // Following the data stops when the user moves the view, so streaming points do not undo a zoom.
     connect(plot_, &QCustomPlot::mouseWheel, this, [this] { following_ = false; });
@@ -41,6 +46,21 @@ PlotView::PlotView(QWidget* parent)
         if (following_)
             fitRanges();
     });
+}
+
+bool PlotView::eventFilter(QObject* watched, QEvent* event) {
+    // Inside a scrolling page the wheel scrolls the page and Ctrl+wheel zooms; elsewhere the wheel
+    // zooms.
+    if (watched == plot_ && event->type() == QEvent::Wheel) {
+        auto* wheel = static_cast<QWheelEvent*>(event);
+        if (!(wheel->modifiers() & Qt::ControlModifier))
+            for (QWidget* w = parentWidget(); w; w = w->parentWidget())
+                if (auto* area = qobject_cast<QAbstractScrollArea*>(w)) {
+                    QCoreApplication::sendEvent(area->verticalScrollBar(), event);
+                    return true;
+                }
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 QHBoxLayout* PlotView::controls() {

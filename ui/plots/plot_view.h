@@ -47,6 +47,7 @@ protected:
     virtual void layoutFor(QSize size) { Q_UNUSED(size); }
 
     void changeEvent(QEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     QCustomPlot* plot_;
