@@ -13,7 +13,11 @@
 #include "view_fixture.h"
 
 #include <QDir>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalSpy>
+#include <QVBoxLayout>
+#include <QWheelEvent>
 
 using namespace ndr;
 using namespace ndrui;
@@ -280,6 +284,48 @@ private slots:
                                          .arg(T - 1)
                                          .arg(t.att(step, head, T - 1, 0), 0, 'f', 3));
         QVERIFY(shoot(&view, "heatmap_plot"));
+    }
+
+    // A title longer than the plot is elided at its end (never clipped at both), whole in the tooltip;
+    // inside a scrolling page the wheel scrolls the page and Ctrl+wheel zooms the plot.
+    void heatmapTitleFitsAndTheWheelScrollsThePage() {
+        QScrollArea area;
+        auto* page = new QWidget;
+        auto* layout = new QVBoxLayout(page);
+        auto* view = new HeatmapPlot;
+        view->setMinimumHeight(300);
+        layout->addWidget(view);
+        layout->addSpacing(1200); // a page taller than the area: there is something to scroll
+        area.setWidget(page);
+        area.setWidgetResizable(true);
+        area.resize(260, 400);
+        area.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&area));
+        const QString title = "attention at step 10, mean of 4 heads, a title longer than the plot is wide";
+        view->setTitle(title);
+        view->setMatrix(2, 2, {0.1f, 0.2f, 0.3f, 0.4f}, {"a", "b"}, {"a", "b"});
+        QApplication::processEvents();
+        QCustomPlot* p = plotOf(view);
+        const QString shown = view->shownTitle();
+        QVERIFY2(shown.endsWith(QChar(0x2026)) && title.startsWith(shown.chopped(1)), qPrintable(shown));
+        QFont bold = p->font();
+        bold.setBold(true);
+        QVERIFY(QFontMetrics(bold).horizontalAdvance(shown) <= p->width());
+        QCOMPARE(p->toolTip(), title);
+
+        const QCPRange before = p->axisRect()->axis(QCPAxis::atBottom)->range();
+        const QPointF at = p->rect().center();
+        QWheelEvent down(at, p->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton, Qt::NoModifier,
+                         Qt::NoScrollPhase, false);
+        QApplication::sendEvent(p, &down);
+        QVERIFY2(area.verticalScrollBar()->value() > 0, "the wheel did not scroll the page");
+        QCOMPARE(p->axisRect()->axis(QCPAxis::atBottom)->range(), before);
+        QWheelEvent zoom(at, p->mapToGlobal(at), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::ControlModifier,
+                         Qt::NoScrollPhase, false);
+        const int scrolled = area.verticalScrollBar()->value();
+        QApplication::sendEvent(p, &zoom);
+        QCOMPARE(area.verticalScrollBar()->value(), scrolled);
+        QVERIFY(p->axisRect()->axis(QCPAxis::atBottom)->range() != before);
     }
 
     void gateMapShowsGatesOrANote() {

@@ -61,6 +61,10 @@ void HeatmapPlot::setTitle(const QString& title) {
     requestReplot();
 }
 
+QString HeatmapPlot::shownTitle() const {
+    return title_->text();
+}
+
 void HeatmapPlot::fitTitle(int width) {
     const QFontMetrics fm(title_->font());
     const QString shown = fm.elidedText(fullTitle_, Qt::ElideRight, std::max(40, width - 12));

@@ -23,6 +23,7 @@ public:
     void setMatrix(int rows, int cols, const std::vector<float>& values, const QStringList& rowLabels,
                    const QStringList& columnLabels);
     void setTitle(const QString& title);
+    QString shownTitle() const; // the title as drawn (elided to the plot's width)
     // What rows, columns and values are ("target", "source", "attention weight"): axis labels,
     // colour scale label and tooltips use them.
     void setNames(const QString& rowName, const QString& columnName, const QString& valueName);
