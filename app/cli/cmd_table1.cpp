@@ -22,7 +22,7 @@ struct Table1Options {
     int steps = 0;
     std::string recipe = "laptop";
     std::string out;
-    bool planOnly = false, quiet = false;
+    bool planOnly = false, quiet = false, replan = false;
     EngineOptions engine;
 };
 
@@ -95,6 +95,39 @@ int printTable(const fs::path& dir, const ndr::SweepPlan& plan) {
     return covered;
 }
 
+// Adopts `plan` in a folder that holds another: runs whose entry (name and configuration) is unchanged
+// are kept; the folders of changed or dropped entries move to replaced-<n>/ (nothing is deleted), so
+// those runs train again under the new plan. Returns how many were moved.
+int replan(const fs::path& out, const ndr::SweepPlan& existing, const ndr::SweepPlan& plan) {
+    std::map<std::string, const ndr::SweepEntry*> next;
+    for (const auto& e : plan.runs)
+        next[e.dir] = &e;
+    fs::path aside;
+    for (int n = 1; aside.empty() || fs::exists(aside); ++n)
+        aside = out / ("replaced-" + std::to_string(n));
+    int moved = 0;
+    for (const auto& e : existing.runs) {
+        const auto it = next.find(e.dir);
+        if (it != next.end() && *it->second == e)
+            continue;
+        std::error_code ec;
+        if (!fs::exists(out / e.dir, ec))
+            continue;
+        fs::create_directories((aside / e.dir).parent_path(), ec);
+        fs::rename(out / e.dir, aside / e.dir, ec);
+        if (ec)
+            throw CliError("cannot move " + (out / e.dir).string() + " aside: " + ec.message());
+        std::cerr << e.name << ": its settings changed; moved to " << (aside / e.dir).string() << std::endl;
+        ++moved;
+    }
+    try {
+        ndr::saveSweepPlan(out, plan);
+    } catch (const std::exception& e) {
+        throw CliError(e.what());
+    }
+    return moved;
+}
+
 int runTable1(const Table1Options& o) {
     const auto recipe = o.recipe == "paper" ? ndr::TableOneRecipe::Paper : ndr::TableOneRecipe::Laptop;
     const ndr::SweepPlan plan = ndr::tableOnePlan(recipe, o.seeds, o.steps);
@@ -110,9 +143,15 @@ int runTable1(const Table1Options& o) {
         } catch (const std::exception& e) {
             throw CliError(e.what());
         }
-        if (!(existing == plan))
+        if (!(existing == plan) && !o.replan)
             throw CliError(out.string() +
-                           " holds another plan (other seeds, recipe or steps); choose another --out");
+                           " holds another plan (other seeds, recipe or steps); choose another --out, or "
+                           "--replan to keep the runs whose settings are unchanged");
+        if (!(existing == plan)) {
+            const int moved = replan(out, existing, plan);
+            std::cerr << "Replanned " << out.string() << ": " << moved << " run folder(s) moved aside"
+                      << std::endl;
+        }
         std::cerr << "Resuming the Table 1 sweep in " << out.string() << std::endl;
     } else {
         createPlanFolder(out, plan);
@@ -152,6 +191,9 @@ Command addTable1Command(CLI::App& root) {
     cmd->add_option("--steps", o->steps, "Override every run's training steps")->check(positive());
     cmd->add_option("--out", o->out, "The sweep folder (default runs/table1-<recipe>); run again to resume");
     cmd->add_flag("--plan-only", o->planOnly, "Write the plan (sweep.json) and nothing else");
+    cmd->add_flag("--replan", o->replan,
+                  "When the folder holds another plan (a newer recipe, more seeds): adopt this one, keeping "
+                  "the runs whose settings are unchanged and moving the others to replaced-<n>/");
     cmd->add_flag("--quiet", o->quiet, "No progress bars");
     addEngineOptions(cmd, o->engine);
     cmd->footer("Runs go to <out>/<row>/<order>/seed-<s>/; the table to <out>/table1.json and table1.csv.\n"

@@ -190,6 +190,19 @@ private slots:
         r = runNdr({"table1", "--seeds", "3", "--steps", "30", "--out", dir, "--plan-only"});
         QVERIFY2(r.exitCode != 0 && r.err.contains("holds another plan"), describe(r));
         QCOMPARE(readAll(dir + "/sweep.json"), before);
+        // --replan keeps the runs whose settings are the same and moves the others aside.
+        QVERIFY(QDir().mkpath(dir + "/lstm/forward/seed-1") && QDir().mkpath(dir + "/ndr/forward/seed-1"));
+        QVERIFY(writeAll(dir + "/lstm/forward/seed-1/marker", "kept"));
+        QVERIFY(writeAll(dir + "/ndr/forward/seed-1/marker", "kept"));
+        r = runNdr({"table1", "--seeds", "3", "--steps", "30", "--out", dir, "--plan-only", "--replan"});
+        QVERIFY2(r.exitCode == 0 && r.err.contains("0 run folder(s) moved"), describe(r)); // more seeds only
+        QCOMPARE(int(ndr::loadSweepPlan(dir.toStdString()).runs.size()), 7 * 2 * 3);
+        r = runNdr({"table1", "--seeds", "3", "--steps", "40", "--out", dir, "--plan-only", "--replan"});
+        QVERIFY2(r.exitCode == 0 && r.err.contains("2 run folder(s) moved"),
+                 describe(r)); // every run changed
+        QCOMPARE(readAll(dir + "/replaced-1/lstm/forward/seed-1/marker"), QByteArray("kept"));
+        QVERIFY(!QFile::exists(dir + "/lstm/forward/seed-1"));
+        QCOMPARE(ndr::loadSweepPlan(dir.toStdString()).runs[0].config.train.steps, 40);
     }
 
     // SIGTERM to the runner alone (as `kill` or a scheduler sends it) reaches its child runs at once:
