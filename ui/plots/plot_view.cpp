@@ -12,6 +12,7 @@
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <QWheelEvent>
+#include <algorithm>
 #include <qcustomplot.h>
 
 namespace ndrui {
@@ -43,6 +44,13 @@ PlotView::PlotView(QWidget* parent)
     connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] { fitToData(); });
     connect(plot_, &QCustomPlot::beforeReplot, this, [this] {
         wrapLegend(plot_, plot_->width());
+        // About one number per 80 pixels along a bottom axis, so that labels such as "5000" never run
+        // together on a narrow plot.
+        for (QCPAxisRect* rect : plot_->axisRects()) {
+            QCPAxis* x = rect->axis(QCPAxis::atBottom);
+            if (x && x->ticker())
+                x->ticker()->setTickCount(std::clamp(rect->width() / 80, 2, 8));
+        }
         if (following_)
             fitRanges();
     });

@@ -14,9 +14,11 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QFileInfo>
+#include <QGuiApplication>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
@@ -98,7 +100,11 @@ MainWindow::MainWindow(bool persistent, QWidget* parent)
     });
 
     createMenus();
-    resize(1400, 900);
+    // 1400x900, or what the screen has room for on a smaller one (a 1280x800 laptop).
+    QSize size(1400, 900);
+    if (const QScreen* screen = QGuiApplication::primaryScreen())
+        size = size.boundedTo(screen->availableSize());
+    resize(size);
     resizeDocks({panelDock_}, {430}, Qt::Horizontal);
     if (persistent_) {
         QSettings settings;
