@@ -390,6 +390,15 @@ private slots:
         const int trained = session_.models()[0].config.steps;
         auto* steps = child<QSpinBox>("inspector.steps");
         QVERIFY(steps->maximum() >= 4 * trained);
+        // The up arrow from "as trained" goes to one step more than the models run, not to 1.
+        steps->setValue(0);
+        int asTrained = 0;
+        for (const auto& m : session_.models())
+            asTrained = std::max(asTrained, m.config.effectiveEvalSteps());
+        steps->stepUp();
+        QCOMPARE(steps->value(), asTrained + 1);
+        steps->stepDown();
+        QCOMPARE(steps->value(), asTrained);
         traceOf(QString::fromStdString(task().format(task().evalSet(5)[0])));
         steps->setValue(3 * trained);
         QTRY_VERIFY_WITH_TIMEOUT(inspector_->tracesComplete() && inspector_->trace(0) &&

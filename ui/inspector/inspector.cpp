@@ -5,6 +5,7 @@
 #include "core/train/halting.h"
 #include "ui/inspector/expression_input.h"
 #include "ui/inspector/model_step_view.h"
+#include "ui/inspector/step_count_box.h"
 #include "ui/inspector/steps_needed.h"
 #include "ui/training/training_session.h"
 
@@ -88,9 +89,8 @@ Inspector::Inspector(TrainingSession& session, QWidget* parent) : QWidget(parent
     head_ = new QComboBox(content);
     head_->setObjectName("inspector.head");
     head_->setToolTip(tr("The mean over heads, or one head"));
-    steps_ = new QSpinBox(content);
+    steps_ = new StepCountBox(content);
     steps_->setObjectName("inspector.steps");
-    steps_->setSpecialValueText(tr("as trained"));
     steps_->setToolTip(tr("Steps to run each model for; more than trained works for shared layers (NDR)"));
     halt_ = new QCheckBox(tr("Halt when gates close below"), content);
     halt_->setObjectName("inspector.halt");
@@ -239,11 +239,12 @@ void Inspector::resetRun() {
     }
     input_->setTask(task);
 
-    int trained = 1, heads = 1;
+    int trained = 1, asTrained = 1, heads = 1;
     const auto& models = session_.models();
     results_.assign(models.size(), nullptr);
     for (int i = 0; i < int(models.size()); ++i) {
         trained = std::max(trained, models[size_t(i)].config.steps);
+        asTrained = std::max(asTrained, models[size_t(i)].config.effectiveEvalSteps());
         heads = std::max(heads, models[size_t(i)].config.heads);
         auto* v = new ModelStepView(i, models[size_t(i)].name, this);
         connect(v, &ModelStepView::attentionClicked, this,
@@ -255,6 +256,7 @@ void Inspector::resetRun() {
     }
     steps_->blockSignals(true);
     steps_->setRange(0, 4 * trained);
+    steps_->setTrained(asTrained); // up from "as trained": one step more than the models run
     steps_->setValue(0);
     steps_->blockSignals(false);
     head_->blockSignals(true);

@@ -28,6 +28,7 @@ namespace ndrui {
 
 class ExpressionInput;
 class ModelStepView;
+class StepCountBox;
 class StepsNeededPanel;
 class TrainingSession;
 
@@ -107,7 +108,7 @@ private:
     QPushButton* play_;
     QComboBox* speed_;
     QComboBox* head_;
-    QSpinBox* steps_;
+    StepCountBox* steps_;
     QCheckBox* halt_;
     QDoubleSpinBox* threshold_;
     QLabel* cell_;
