@@ -228,10 +228,19 @@ int runPlan(const fs::path& dir, const ndr::SweepPlan& plan, const EngineOptions
             int autosaveEvery, const std::vector<int>& indices) {
     if (engine.engine == Engine::Slurm)
         return submitArray(dir, plan, engine, indices);
-    std::vector<int> todo = indices;
-    if (todo.empty())
-        for (size_t i = 0; i < plan.runs.size(); ++i)
+    std::vector<int> todo;
+    int done = 0;
+    for (size_t i = 0; i < plan.runs.size(); ++i) {
+        if (!indices.empty() && std::find(indices.begin(), indices.end(), int(i)) == indices.end())
+            continue;
+        // A finished run is never trained again: skip it here rather than start a process for it.
+        if (ndr::runProgress(dir, plan.runs[i]).state == ndr::RunState::Done)
+            ++done;
+        else
             todo.push_back(int(i));
+    }
+    if (done > 0)
+        std::cerr << done << (done == 1 ? " run is" : " runs are") << " already done" << std::endl;
     InterruptGuard guard;
     if (engine.jobs > 1)
         return runChildren(dir, plan, todo, engine.jobs);
