@@ -68,7 +68,9 @@ int runEval(const EvalOptions& o) {
     for (size_t m = 0; m < n; ++m) {
         const auto& cfg = run.record.models[m].config;
         const int steps = o.steps > 0 ? o.steps : cfg.effectiveEvalSteps();
-        std::vector<std::string> row = {cfg.name, run.weightsUsed[m], std::to_string(steps)};
+        // An LSTM reads token by token: it has no steps ("-").
+        std::vector<std::string> row = {cfg.name, run.weightsUsed[m],
+                                        cfg.kind == ndr::ModelKind::Lstm ? "-" : std::to_string(steps)};
         for (double a : results[m].accuracy)
             row.push_back(fixed(a, 3));
         for (auto split : {ndr::Split::Train, ndr::Split::Valid, ndr::Split::Test})

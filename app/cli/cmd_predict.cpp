@@ -152,8 +152,10 @@ int runPredict(const PredictOptions& o) {
         const ndr::Trace tr = run.trainers[m]->traceOf(ex, steps);
         const int predicted = tr.stepAnswers.back();
         // Fewer steps than one per function: the answer is the model's all the same, but it cannot have
-        // been routed the way NDR routes (docs/design.md §1).
-        const bool below = ndr::stepsBelowDepth(ex.depth(), steps);
+        // been routed the way NDR routes (docs/design.md §1). An LSTM reads token by token: it has no
+        // steps to count.
+        const bool stepped = cfg.kind != ndr::ModelKind::Lstm;
+        const bool below = stepped && ndr::stepsBelowDepth(ex.depth(), steps);
         if (below)
             std::cerr << "ndr predict: " << cfg.name << " runs " << steps << " steps, fewer than the "
                       << ndr::routingSteps(ex.depth()) << " that route a depth-" << ex.depth()
@@ -163,7 +165,7 @@ int runPredict(const PredictOptions& o) {
             probs[task.symbolName(s)] = round6(tr.probsAfter(tr.steps)[s]);
         models.push_back({{"name", cfg.name},
                           {"weights", run.weightsUsed[m]},
-                          {"steps", steps},
+                          {"steps", stepped ? json(steps) : json(nullptr)},
                           {"stepsBelowDepth", below},
                           {"answer", task.symbolName(predicted)},
                           {"correct", predicted == answer},
