@@ -29,7 +29,8 @@ struct Table1Options {
 std::string cell(const std::vector<double>& xs, double paper) {
     const std::string ours = xs.empty() ? "-" : [&] {
         const auto [mean, sd] = meanStd(xs);
-        return fixed(mean, 2) + " ± " + fixed(sd, 2);
+        // One seed has no spread to show: its value alone.
+        return xs.size() == 1 ? fixed(mean, 2) : fixed(mean, 2) + " ± " + fixed(sd, 2);
     }();
     return ours + " (" + fixed(paper, 2) + ")";
 }

@@ -137,6 +137,9 @@ private slots:
         QCOMPARE(view.table()->rowCount(), 2); // the paper's order: Transformer, then NDR
         QCOMPARE(view.table()->item(0, 0)->text(), QString("Transformer"));
         QVERIFY(view.table()->item(0, 3)->text().endsWith("(0.13)"));
+        // One seed: its value alone, no "± 0.000".
+        QVERIFY2(!view.table()->item(0, 3)->text().contains(QChar(0x00B1)),
+                 qPrintable(view.table()->item(0, 3)->text()));
         QVERIFY(view.table()->item(1, 4)->text().startsWith("- ") ||
                 view.table()->item(1, 4)->text().startsWith("-")); // NDR backward has not finished
         const auto& cats = view.bars()->categories();

@@ -32,6 +32,9 @@ CompareStats statsOf(const std::vector<double>& xs) {
 QString cell(const CompareStats& s) {
     if (s.runs == 0 || std::isnan(s.mean))
         return QStringLiteral("-");
+    // One seed has no spread to show: its value alone.
+    if (s.runs == 1)
+        return QString::number(s.mean, 'f', 3);
     return QStringLiteral("%1 ± %2").arg(s.mean, 0, 'f', 3).arg(s.std, 0, 'f', 3);
 }
 
