@@ -1,0 +1,295 @@
+// One encoder layer: attention and its update (residual or copy gate), forward, backward and FLOP
+// count (see encoder.h).
+#include "core/nn/encoder.h"
+
+#include <cmath>
+#include <random>
+#include <stdexcept>
+
+namespace ndr {
+
+// ---------------------------------------------------------------------------------------------
+// EncoderLayer
+
+template <typename S>
+void EncoderLayer<S>::declare(ParamStore<S>& store, const std::string& prefix, const ModelConfig& config) {
+    cfg = config;
+    const int C = cfg.dModel, F = cfg.dFF, H = cfg.heads;
+    if (cfg.attention == AttentionKind::Geometric)
+        geo.declare(store, prefix, C, H, cfg.geomNorm == GeomNorm::L1);
+    else if (relative())
+        rel.declare(store, prefix, C, H, cfg.positional == PositionalKind::AbsRel);
+    else
+        soft.declare(store, prefix, C, H);
+    ln1g = store.add(prefix + "ln1.gain", 1, C);
+    ln1b = store.add(prefix + "ln1.bias", 1, C);
+    // W1 and Wg1 both read z: declared consecutively so one product computes both.
+    w1 = store.add(prefix + "ffn.w1", F, C);
+    if (gated())
+        wg1 = store.add(prefix + "gate.w1", C, C);
+    b1 = store.add(prefix + "ffn.b1", 1, F);
+    if (gated())
+        bg1 = store.add(prefix + "gate.b1", 1, C);
+    w2 = store.add(prefix + "ffn.w2", C, F);
+    b2 = store.add(prefix + "ffn.b2", 1, C);
+    if (!tanhUpdate()) { // the tanh update has no second layer norm
+        ln2g = store.add(prefix + "ln2.gain", 1, C);
+        ln2b = store.add(prefix + "ln2.bias", 1, C);
+    }
+    if (gated()) {
+        wg2 = store.add(prefix + "gate.w2", C, C);
+        bg2 = store.add(prefix + "gate.b2", 1, C);
+    }
+}
+
+namespace {
+
+// U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for a (out, in) weight: torch.nn.Linear's default, variance 1/(3
+// fan_in).
+template <typename S, typename WT, typename InitRng> void uniformFanIn(WT&& w, InitRng& rng) {
+    const double bound = 1.0 / std::sqrt(double(w.cols()));
+    std::uniform_real_distribution<double> u(-bound, bound);
+    for (Index i = 0; i < w.rows(); ++i)
+        for (Index j = 0; j < w.cols(); ++j)
+            w(i, j) = S(u(rng));
+}
+
+} // namespace
+
+template <typename S>
+template <typename InitRng>
+void EncoderLayer<S>::init(ParamStore<S>& store, InitRng& rng) const {
+    if (cfg.attention == AttentionKind::Geometric)
+        geo.init(store, rng);
+    else if (relative())
+        rel.init(store, rng);
+    else
+        soft.init(store, rng);
+    const double reluGain = std::sqrt(2.0);
+    store.value(ln1g).setOnes();
+    store.value(ln1b).setZero();
+    if (gated()) {
+        xavierUniform<S>(store.value(w1), reluGain, rng);
+        xavierUniform<S>(store.value(w2), 1.0, rng);
+    } else {
+        // The residual layer starts close to the identity, as the standard Transformer layer
+        // (torch.nn.TransformerEncoderLayer) does: Wo, W1 and W2 at 1/sqrt(fan_in) keep the residual
+        // branches small next to the stream. Unrolled with shared weights, branches at Xavier scale
+        // (W1 with the ReLU gain) add an input-independent part at every step and the [E] column
+        // collapses to one vector for every input (docs/design.md §2).
+        const int wo = cfg.attention == AttentionKind::Geometric ? geo.p.wo
+                       : relative()                              ? rel.p.wo
+                                                                 : soft.p.wo;
+        uniformFanIn<S>(store.value(wo), rng);
+        uniformFanIn<S>(store.value(w1), rng);
+        uniformFanIn<S>(store.value(w2), rng);
+    }
+    store.value(b1).setZero();
+    store.value(b2).setZero();
+    if (!tanhUpdate()) {
+        store.value(ln2g).setOnes();
+        store.value(ln2b).setZero();
+    }
+    if (gated()) {
+        xavierUniform<S>(store.value(wg1), reluGain, rng);
+        store.value(bg1).setZero();
+        xavierUniform<S>(store.value(wg2), 1.0, rng);
+        store.value(bg2).setConstant(S(cfg.gateBiasInit));
+    }
+}
+
+template <typename S>
+void EncoderLayer<S>::forward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape, bool training,
+                              Rng& rng, Cache& c, Mat<S>& out) const {
+    const int C = cfg.dModel, F = cfg.dFF;
+    const Index N = x.rows();
+    const bool drop = training && cfg.dropout > 0;
+    // a = Attention(x)
+    if (cfg.attention == AttentionKind::Geometric)
+        geo.forward(store, x, shape, training, cfg.attentionDropout, rng, c.geo, c.att);
+    else if (relative())
+        rel.forward(store, x, shape, training, cfg.attentionDropout, rng, c.rel, c.att);
+    else
+        soft.forward(store, x, shape, training, cfg.attentionDropout, rng, c.soft, c.att);
+    // z = LN1(x + Dropout(a))
+    Mat<S>& y = ws.y;
+    if (drop) {
+        dropoutMask(c.attMask, N, C, cfg.dropout, training, rng);
+        y.noalias() = x + c.att.cwiseProduct(c.attMask);
+    } else {
+        c.attMask.resize(0, 0);
+        y.noalias() = x + c.att;
+    }
+    LayerNorm<S>::forward(y, store.value(ln1g), store.value(ln1b), c.z, c.ln1);
+    // hidden = Dropout(ReLU(z [W1; Wg1]^T + [b1 | bg1]))    (N, F) or (N, F + C)
+    const int last = gated() ? wg1 : w1;
+    Mat<S>& hidden = c.hiddenDropped;
+    // b1 and bg1 are consecutive, so they form one bias row of width F (+ C).
+    linearForwardBias<S>(c.z, store.valueRows(w1, last), store.valuePtr(b1), hidden);
+    hidden = hidden.cwiseMax(S(0));
+    c.hiddenKeep = drop ? S(1.0 / (1.0 - cfg.dropout)) : S(1);
+    if (drop)
+        dropoutInPlace(hidden.data(), hidden.size(), cfg.dropout, rng);
+    // ff = W2 Dropout(hidden) + b2
+    Mat<S>& ff = ws.ff;
+    linearForwardBias<S>(hidden.leftCols(F), store.value(w2), store.valuePtr(b2), ff);
+    if (!gated()) {
+        // out = LN2(z + Dropout(ff))
+        if (drop) {
+            dropoutMask(c.ffMask, N, C, cfg.dropout, training, rng);
+            y.noalias() = c.z + ff.cwiseProduct(c.ffMask);
+        } else {
+            c.ffMask.resize(0, 0);
+            y.noalias() = c.z + ff;
+        }
+        LayerNorm<S>::forward(y, store.value(ln2g), store.value(ln2b), out, c.ln2);
+        return;
+    }
+    // u = LN2(ff) or tanh(ff);  g = sigmoid(Wg2 Dropout(gate hidden) + bg2);  out = g u + (1 - g) x
+    if (tanhUpdate())
+        c.u = ff.array().tanh().matrix();
+    else
+        LayerNorm<S>::forward(ff, store.value(ln2g), store.value(ln2b), c.u, c.ln2);
+    linearForwardBias<S>(hidden.rightCols(C), store.value(wg2), store.valuePtr(bg2), c.gate);
+    c.gate.array() = (S(1) + (-c.gate.array()).exp()).inverse();
+    c.gateKeep.assign(N, S(1));
+    if (training && cfg.gateDropout > 0) {
+        KeepDraws draws(cfg.gateDropout, rng);
+        for (Index i = 0; i < N; ++i)
+            c.gateKeep[i] = draws.next() ? S(1) : S(0);
+    }
+    out.resize(N, C);
+    for (Index i = 0; i < N; ++i) {
+        const S keep = c.gateKeep[i];
+        const S* xi = x.data() + i * C;
+        const S* ui = c.u.data() + i * C;
+        const S* gi = c.gate.data() + i * C;
+        S* oi = out.data() + i * C;
+#pragma omp simd
+        for (Index j = 0; j < C; ++j)
+            oi[j] = xi[j] + keep * (gi[j] * (ui[j] - xi[j]));
+    }
+}
+
+template <typename S>
+void EncoderLayer<S>::backward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape, Cache& c,
+                               const Mat<S>& dOut, Mat<S>& dx) const {
+    const int C = cfg.dModel, F = cfg.dFF;
+    const Index N = x.rows();
+    Mat<S>& dHidden = ws.dHidden; // d loss / d Dropout(hidden)   (N, F) or (N, F + C)
+    dHidden.resize(N, c.hiddenDropped.cols());
+    Mat<S>&dz = ws.dz, &dy = ws.dy, &dff = ws.dff;
+    auto dHiddenFF = dHidden.leftCols(F);
+    if (!gated()) {
+        // out = LN2(z + Dropout(ff))
+        LayerNorm<S>::backward(dOut, store.value(ln2g), store.grad(ln2g), store.grad(ln2b), c.ln2, dy);
+        dz = dy;
+        if (c.ffMask.size() > 0)
+            dff.noalias() = dy.cwiseProduct(c.ffMask);
+        else
+            dff = dy;
+        biasBackward(dff, store.grad(b2));
+        linearBackward<S>(dff, c.hiddenDropped.leftCols(F), store.value(w2), store.grad(w2), &dHiddenFF);
+
+    } else {
+        // out = x + keep * g * (u - x)
+        Mat<S>&du = ws.du, &dGateLogit = ws.dGateLogit;
+        du.resize(N, C);
+        dGateLogit.resize(N, C);
+        dx.resize(N, C);
+        S* dbg2 = store.grad(bg2).data();
+        for (Index i = 0; i < N; ++i) {
+            const S keep = c.gateKeep[i];
+            const S* g = c.gate.data() + i * C;
+            const S* d = dOut.data() + i * C;
+            const S* ui = c.u.data() + i * C;
+            const S* xi = x.data() + i * C;
+            S* dui = du.data() + i * C;
+            S* dxi = dx.data() + i * C;
+            S* dli = dGateLogit.data() + i * C;
+#pragma omp simd
+            for (Index j = 0; j < C; ++j) {
+                dui[j] = keep * (d[j] * g[j]);
+                dxi[j] = d[j] - dui[j];
+                // dg = dOut (u - x);  g = sigmoid(l): dl = dg g (1 - g)
+                dli[j] = keep * (d[j] * (ui[j] - xi[j]) * g[j] * (S(1) - g[j]));
+                dbg2[j] += dli[j];
+            }
+        }
+        auto dHiddenGate = dHidden.rightCols(C);
+        linearBackward<S>(dGateLogit, c.hiddenDropped.rightCols(C), store.value(wg2), store.grad(wg2),
+                          &dHiddenGate);
+        // u = LN2(ff), or u = tanh(ff): dff = du (1 - u^2)
+        if (tanhUpdate())
+            dff = (du.array() * (S(1) - c.u.array().square())).matrix();
+        else
+            LayerNorm<S>::backward(du, store.value(ln2g), store.grad(ln2g), store.grad(ln2b), c.ln2, dff);
+        biasBackward(dff, store.grad(b2));
+        linearBackward<S>(dff, c.hiddenDropped.leftCols(F), store.value(w2), store.grad(w2), &dHiddenFF);
+    }
+    // hidden = Dropout(ReLU(pre)): the gradient passes (times the multiplier) where the output is positive
+    {
+        const S keep = c.hiddenKeep;
+        const S* hd = c.hiddenDropped.data();
+        S* dh = dHidden.data();
+        const Index n = dHidden.size();
+#pragma omp simd
+        for (Index e = 0; e < n; ++e)
+            dh[e] = hd[e] > S(0) ? dh[e] * keep : S(0);
+    }
+    biasBackward(dHidden, RowVecMap<S>(store.grad(b1).data(), dHidden.cols()));
+    const int last = gated() ? wg1 : w1;
+    linearBackward<S>(dHidden, c.z, store.valueRows(w1, last), store.gradRows(w1, last), &dz, !gated());
+    // z = LN1(x + Dropout(a))
+    LayerNorm<S>::backward(dz, store.value(ln1g), store.grad(ln1g), store.grad(ln1b), c.ln1, dy);
+    // x reaches the residual layer's output only through LN1 and attention
+    if (gated())
+        dx += dy;
+    else
+        dx = dy;
+    const Mat<S>* da = &dy;
+    if (c.attMask.size() > 0) {
+        ws.da.noalias() = dy.cwiseProduct(c.attMask);
+        da = &ws.da;
+    }
+    // The attention's input gradient is added straight into dx.
+    if (cfg.attention == AttentionKind::Geometric)
+        geo.backward(store, x, shape, c.geo, *da, dx, ws.dProj, true);
+    else if (relative())
+        rel.backward(store, x, shape, c.rel, *da, dx, ws.dProj, true);
+    else
+        soft.backward(store, x, shape, c.soft, *da, dx, ws.dProj, true);
+}
+
+template <typename S> double EncoderLayer<S>::forwardFlops(const BatchShape& shape) const {
+    const double C = cfg.dModel, F = cfg.dFF, H = cfg.heads, D = C / H;
+    const double N = double(shape.rows());
+    double f = 0;
+    const bool absRel = relative() && cfg.positional == PositionalKind::AbsRel;
+    // projections
+    f += 2 * N * C * (cfg.attention == AttentionKind::Geometric ? 3 * C + 2 * H : 3 * C + (absRel ? H : 0));
+    double pairs = 0, offsets = 0;
+    for (int b = 0; b < shape.batch; ++b) {
+        pairs += double(shape.lengths[b]) * shape.lengths[b];
+        offsets += double(shape.lengths[b]) * (2 * shape.lengths[b] - 1);
+    }
+    f += 2 * 2 * pairs * H * D; // q.k and A v
+    if (relative()) {
+        f += 2 * (2.0 * shape.positions - 1) * C * C; // r = Wr PE
+        f += 2 * offsets * H * D;                     // (q + v) . r over the offsets of each example
+    }
+    f += 2 * N * C * C;                       // Wo
+    f += 2 * N * C * (F + (gated() ? C : 0)); // [W1; Wg1]
+    f += 2 * N * F * C;                       // W2
+    if (gated())
+        f += 2 * N * C * C; // Wg2
+    return f;
+}
+
+template struct EncoderLayer<float>;
+template struct EncoderLayer<double>;
+// The encoder initialises its layers from a std::mt19937_64 (Encoder::init).
+template void EncoderLayer<float>::init(ParamStore<float>&, std::mt19937_64&) const;
+template void EncoderLayer<double>::init(ParamStore<double>&, std::mt19937_64&) const;
+
+} // namespace ndr
