@@ -82,6 +82,8 @@ private:
     // question): at once when nothing is unsaved or asking is off; after the save when the user picks
     // Save; never on Cancel or when the save fails.
     void afterSaveOrDiscard(const QString& action, std::function<void()> then);
+    // "Save changes?" before `action` ("closing"): QMessageBox::Save, Discard or Cancel.
+    int askToSave(const QString& action);
     // The panel's Start: continue the run shown or start a new one, asking where both make sense.
     void onStartRequested(const ndr::RunConfig& config);
     void newRun();

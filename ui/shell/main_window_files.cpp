@@ -20,11 +20,7 @@
 
 namespace ndrui {
 
-void MainWindow::afterSaveOrDiscard(const QString& action, std::function<void()> then) {
-    if (!ask_ || !session_.isModified()) {
-        then();
-        return;
-    }
+int MainWindow::askToSave(const QString& action) {
     QMessageBox box(QMessageBox::Question, tr("Save changes?"),
                     tr("The run shown has trained %1 steps that are not saved. Save them before %2?")
                         .arg(session_.stepsDone())
@@ -32,7 +28,15 @@ void MainWindow::afterSaveOrDiscard(const QString& action, std::function<void()>
                     QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
     box.setObjectName("unsavedBox");
     box.setDefaultButton(QMessageBox::Save);
-    const int answer = box.exec();
+    return box.exec();
+}
+
+void MainWindow::afterSaveOrDiscard(const QString& action, std::function<void()> then) {
+    if (!ask_ || !session_.isModified()) {
+        then();
+        return;
+    }
+    const int answer = askToSave(action);
     if (answer == QMessageBox::Discard)
         then();
     else if (answer == QMessageBox::Save && startSave(session_.runFile()))
@@ -45,7 +49,11 @@ void MainWindow::onStartRequested(const ndr::RunConfig& config) {
         if (!session_.start(config, &error))
             showError(tr("Could not start training"), error);
     };
-    if (!ask_ || !session_.hasSameSettings(config)) {
+    if (!ask_) {
+        startTraining(config); // nobody to ask: continue when the settings allow it (startOrContinue)
+        return;
+    }
+    if (!session_.hasSameSettings(config)) {
         if (session_.hasRun())
             afterSaveOrDiscard(tr("starting a new run"), startNew);
         else
@@ -244,14 +252,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
         return;
     }
     if (ask_ && !closeConfirmed_ && session_.isModified()) {
-        QMessageBox box(QMessageBox::Question, tr("Save changes?"),
-                        tr("The run shown has trained %1 steps that are not saved. Save them before "
-                           "closing?")
-                            .arg(session_.stepsDone()),
-                        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
-        box.setObjectName("unsavedBox");
-        box.setDefaultButton(QMessageBox::Save);
-        const int answer = box.exec();
+        const int answer = askToSave(tr("closing"));
         if (answer != QMessageBox::Discard) {
             event->ignore();
             if (answer == QMessageBox::Save) {
