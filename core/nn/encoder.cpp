@@ -28,10 +28,7 @@ Encoder<S>::Encoder(const ModelConfig& config, int vocabSize, int symbols)
 
 template <typename S> void Encoder<S>::init(uint64_t seed) {
     std::mt19937_64 rng(seed);
-    std::normal_distribution<double> normal(0.0, 1.0);
-    auto emb = store_.value(embedding_);
-    for (Index i = 0; i < emb.size(); ++i)
-        emb.data()[i] = S(normal(rng));
+    standardNormal<S>(store_.value(embedding_), rng);
     for (const auto& l : layers_)
         l.init(store_, rng);
     xavierUniform<S>(store_.value(readoutW_), 1.0, rng);

@@ -58,6 +58,13 @@ private:
 // 1/65536). Deterministic for a given seed.
 using Rng = Xoshiro256;
 
+// Every entry of `w` from N(0, 1): the models' token embeddings.
+template <typename S, typename WT, typename InitRng> void standardNormal(WT&& w, InitRng& rng) {
+    std::normal_distribution<double> normal(0.0, 1.0);
+    for (Index i = 0; i < w.size(); ++i)
+        w.data()[i] = S(normal(rng));
+}
+
 // Bernoulli(keep = 1 - p) draws, four per generator call.
 class KeepDraws {
 public:

@@ -33,10 +33,7 @@ Lstm<S>::Lstm(const ModelConfig& config, int vocabSize, int symbols)
 
 template <typename S> void Lstm<S>::init(uint64_t seed) {
     std::mt19937_64 rng(seed);
-    std::normal_distribution<double> normal(0.0, 1.0);
-    auto emb = store_.value(embedding_);
-    for (Index i = 0; i < emb.size(); ++i)
-        emb.data()[i] = S(normal(rng));
+    standardNormal<S>(store_.value(embedding_), rng);
     const double bound = 1.0 / std::sqrt(double(hidden_));
     std::uniform_real_distribution<double> uniform(-bound, bound);
     for (int id : {wIh_, wHh_, bIh_, bHh_, readoutW_, readoutB_}) {

@@ -5,6 +5,7 @@
 #include "core/records/records.h"
 #include "core/task/task.h"
 #include "core/train/run.h"
+#include "run_ndr.h"
 #include "testutil.h"
 #include "ui/export/gif_writer.h"
 
@@ -22,31 +23,9 @@ using nlohmann::json;
 
 namespace {
 
-struct Result {
-    int exitCode = -1;
-    QString out, err;
-};
-
-// Runs the tool; a crash or a hang counts as a failure with exit code -1.
-Result runNdr(const QStringList& args, int timeoutMs = 20000) {
-    QProcess p;
-    p.start(QStringLiteral(NDR_BINARY_DIR "/app/ndr"), args);
-    Result r;
-    if (!p.waitForStarted() || !p.waitForFinished(timeoutMs)) {
-        p.kill();
-        p.waitForFinished();
-        r.err = "did not finish: " + p.errorString();
-        return r;
-    }
-    r.out = QString::fromUtf8(p.readAllStandardOutput());
-    r.err = QString::fromUtf8(p.readAllStandardError());
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    return r;
-}
-
-QByteArray describe(const Result& r) {
-    return ("exit " + QString::number(r.exitCode) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err).toUtf8();
-}
+using ndrtest::describe;
+using ndrtest::Result;
+using ndrtest::runNdr;
 
 bool writeText(const QString& path, const std::string& text) {
     QFile f(path);

@@ -2,6 +2,7 @@
 // local child processes giving the same runs as one process, and bad input (a hand-edited plan with a
 // broken entry, no sbatch, a folder that is not a sweep), each with a message and nothing overwritten.
 #include "core/io/sweep_plan.h"
+#include "run_ndr.h"
 
 #include <QFile>
 #include <QProcess>
@@ -12,31 +13,12 @@
 
 namespace {
 
-struct Result {
-    int exitCode = -1;
-    QString out, err;
-};
+using ndrtest::describe;
+using ndrtest::Result;
 
 Result runNdr(const QStringList& args,
               const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
-    QProcess p;
-    p.setProcessEnvironment(env);
-    p.start(QStringLiteral(NDR_BINARY_DIR "/app/ndr"), args);
-    Result r;
-    if (!p.waitForStarted() || !p.waitForFinished(120000)) {
-        p.kill();
-        p.waitForFinished();
-        r.err = "did not finish: " + p.errorString();
-        return r;
-    }
-    r.out = QString::fromUtf8(p.readAllStandardOutput());
-    r.err = QString::fromUtf8(p.readAllStandardError());
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    return r;
-}
-
-QByteArray describe(const Result& r) {
-    return ("exit " + QString::number(r.exitCode) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err).toUtf8();
+    return ndrtest::runNdr(args, 120000, env); // a sweep trains several runs
 }
 
 QByteArray readAll(const QString& path) {

@@ -1,0 +1,39 @@
+// Running the command-line tool from a test: its exit code and output; a crash or a hang counts as a
+// failure with exit code -1.
+#pragma once
+
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QString>
+#include <QStringList>
+
+namespace ndrtest {
+
+struct Result {
+    int exitCode = -1;
+    QString out, err;
+};
+
+inline Result runNdr(const QStringList& args, int timeoutMs = 20000,
+                     const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
+    QProcess p;
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(NDR_BINARY_DIR "/app/ndr"), args);
+    Result r;
+    if (!p.waitForStarted() || !p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished();
+        r.err = "did not finish: " + p.errorString();
+        return r;
+    }
+    r.out = QString::fromUtf8(p.readAllStandardOutput());
+    r.err = QString::fromUtf8(p.readAllStandardError());
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    return r;
+}
+
+inline QByteArray describe(const Result& r) {
+    return ("exit " + QString::number(r.exitCode) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err).toUtf8();
+}
+
+} // namespace ndrtest
