@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 
 namespace ndr {
 
@@ -17,6 +18,17 @@ int haltingStep(const Trace& trace, float threshold) {
             if (!(trace.gate(t - 1, p) < threshold)) // NaN counts as open: it is not a fixed point
                 return t;
     return 0;
+}
+
+float suggestedHaltingThreshold(const Trace& trace) {
+    if (trace.gates.empty())
+        return -1.0f;
+    std::vector<float> g = trace.gates;
+    auto middle = g.begin() + std::ptrdiff_t(g.size() / 2);
+    std::nth_element(g.begin(), middle, g.end());
+    const float closed = std::clamp(*middle, 0.0f, 1.0f);
+    const float threshold = closed + 0.25f * (1.0f - closed);
+    return std::clamp(std::round(threshold * 200.0f) / 200.0f, 0.005f, 0.995f);
 }
 
 int settledStep(const Trace& trace) {

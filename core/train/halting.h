@@ -14,6 +14,12 @@ namespace ndr {
 // trace without gates (a residual model has no such signal).
 int haltingStep(const Trace& trace, float threshold);
 
+// A halting threshold that fits the model: a quarter of the way from the level its closed gates reach
+// (the median of the trace's mean gates over steps and positions: at each step most positions copy) to
+// fully open, rounded to 0.005. A gate counts as open only well above where this model's gates rest,
+// whether it closes them to 0.02 or only to 0.3. -1 for a trace without gates.
+float suggestedHaltingThreshold(const Trace& trace);
+
 // The first step s (0..steps) from which the readout on [E] is the true answer after every later step
 // too: how many steps the model needs for this example, read from its answers rather than its gates,
 // so it holds for every model. -1 when the answer after the last step is wrong.

@@ -79,6 +79,27 @@ Run::Run(const RunConfig& config) {
 }
 
 std::unique_ptr<Run> Run::open(const std::filesystem::path& runFile, const std::vector<int>& only) {
+    const size_t n = loadRunRecord(runFile).models.size();
+    std::vector<bool> wanted(n, only.empty());
+    for (int i : only)
+        if (i >= 0 && size_t(i) < n)
+            wanted[size_t(i)] = true;
+    return load(runFile, wanted);
+}
+
+std::unique_ptr<Run> Run::openHistory(const std::filesystem::path& runFile) {
+    return load(runFile, {});
+}
+
+std::vector<std::string> Run::missingCheckpoints(const std::filesystem::path& runFile) {
+    std::vector<std::string> missing;
+    for (const auto& m : loadRunRecord(runFile).models)
+        if (!m.checkpointFile.empty() && !std::filesystem::exists(runFile.parent_path() / m.checkpointFile))
+            missing.push_back(m.checkpointFile);
+    return missing;
+}
+
+std::unique_ptr<Run> Run::load(const std::filesystem::path& runFile, const std::vector<bool>& wanted) {
     std::unique_ptr<Run> run(new Run);
     run->record_ = loadRunRecord(runFile);
     const auto& rec = run->record_;
@@ -94,9 +115,9 @@ std::unique_ptr<Run> Run::open(const std::filesystem::path& runFile, const std::
     }
     for (size_t i = 0; i < rec.models.size(); ++i) {
         run->trainers_.push_back(std::make_unique<Trainer>(rec.config, int(i), *run->task_, rec.probe));
-        const bool wanted = only.empty() || std::find(only.begin(), only.end(), int(i)) != only.end();
-        run->restored_.push_back(wanted);
-        if (!wanted)
+        const bool restore = i < wanted.size() && wanted[i];
+        run->restored_.push_back(restore);
+        if (!restore)
             continue;
         const auto& model = rec.models[i];
         if (model.checkpointFile.empty())
@@ -140,6 +161,9 @@ RunRecord Run::record() const {
 }
 
 void Run::save(const std::filesystem::path& runFile) const {
+    if (std::find(restored_.begin(), restored_.end(), true) == restored_.end() && !restored_.empty())
+        throw FileError("cannot save " + runFile.string() +
+                        ": the run was opened without its weights (its checkpoints are missing)");
     if (std::find(restored_.begin(), restored_.end(), false) != restored_.end())
         throw FileError("cannot save " + runFile.string() +
                         ": the run was opened with only some of its models");

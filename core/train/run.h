@@ -35,6 +35,14 @@ public:
     // Only the models whose index is in `only` are restored when it is non-empty (the others keep
     // their saved record and fresh weights). Throws FileError naming the file and the problem.
     static std::unique_ptr<Run> open(const std::filesystem::path& runFile, const std::vector<int>& only = {});
+    // Opens a saved run's record and task without any weights, for a run whose checkpoints are gone:
+    // its history can be shown, but no model can be traced, trained further or saved.
+    static std::unique_ptr<Run> openHistory(const std::filesystem::path& runFile);
+    // The checkpoint files a saved run names that are not beside it (empty when all are there).
+    // Throws FileError when the run file itself cannot be read.
+    static std::vector<std::string> missingCheckpoints(const std::filesystem::path& runFile);
+    // Whether model i has its trained weights (false after openHistory, or when left out by `only`).
+    bool restored(int model) const { return restored_.at(size_t(model)); }
 
     const RunConfig& config() const { return record_.config; }
     const CtlTask& task() const { return *task_; }
@@ -53,6 +61,7 @@ public:
 
 private:
     Run() = default;
+    static std::unique_ptr<Run> load(const std::filesystem::path& runFile, const std::vector<bool>& wanted);
     RunRecord record_;           // config, tables, probe; models[] as opened
     std::vector<bool> restored_; // (models) trainer state is live, not record_.models[i]
     std::unique_ptr<CtlTask> task_;

@@ -40,6 +40,25 @@ private slots:
         QCOMPARE(haltingStep(trace({0, 1}, {}), 0.1f), -1);                      // no gates
     }
 
+    void suggestedThresholdSitsAboveTheClosedLevel() {
+        // Closed near 0.3 (the level a stub NDR reaches), one gate open per step.
+        Trace t;
+        t.steps = 3;
+        t.positions = 4;
+        t.gates = {0.95f, 0.30f, 0.31f, 0.29f, 0.30f, 0.9f, 0.30f, 0.32f, 0.28f, 0.30f, 0.97f, 0.30f};
+        QCOMPARE(suggestedHaltingThreshold(t), 0.475f); // 0.3 + (1 - 0.3) / 4
+        // Closed near 0.02: the threshold moves down with them, and halting finds the fixed point.
+        for (float& g : t.gates)
+            g = g > 0.5f ? g : g / 15.0f;
+        const float low = suggestedHaltingThreshold(t);
+        QVERIFY2(low > 0.2f && low < 0.3f, qPrintable(QString::number(low)));
+        t.stepAnswers = {0, 0, 0, 0};
+        t.gates.insert(t.gates.end(), {0.02f, 0.02f, 0.02f, 0.02f}); // a fourth step, all closed
+        t.steps = 4;
+        QCOMPARE(haltingStep(t, low), 3);
+        QCOMPARE(suggestedHaltingThreshold(trace({0, 1}, {})), -1.0f);
+    }
+
     void summaryCountsBoth() {
         const Trace a = trace({0, 2, 2, 2}, {0.9f, 0.05f, 0.05f}); // halts after 1, settles at 1
         const Trace b = trace({0, 1, 1, 2}, {0.9f, 0.9f, 0.9f});   // never halts, settles at 3
