@@ -5,6 +5,8 @@
 #include "testutil.h"
 #include "ui/training/training_session.h"
 
+#include <QDir>
+#include <QFile>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -184,6 +186,54 @@ private slots:
         QCOMPARE(s.models()[0].step, 60);
         QVERIFY(!s.open(dir.filePath("missing.json"), &error));
         QCOMPARE(s.runId(), id);
+    }
+
+    // A run file whose checkpoints are gone opens as its history: the curves are there, nothing can be
+    // traced or trained further, Start begins a new run; a damaged checkpoint is still refused.
+    void aRunWithoutItsCheckpointsOpensAsHistory() {
+        QTemporaryDir dir;
+        const QString file = dir.filePath("run.json");
+        TrainingSession s;
+        QSignalSpy saved(&s, &TrainingSession::saved);
+        QString error;
+        QVERIFY(s.start(smallRun(60), &error));
+        QTRY_COMPARE_WITH_TIMEOUT(s.state(), TrainingSession::State::Ready, ndrtest::waitMs(30000));
+        s.save(file);
+        QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, ndrtest::waitMs(10000));
+        const QStringList checkpoints = QDir(dir.path()).entryList({"*.ckpt"}, QDir::Files, QDir::Name);
+        QCOMPARE(checkpoints.size(), 2);
+
+        // One checkpoint damaged: refused, naming it.
+        {
+            QFile damaged(dir.filePath(checkpoints[0]));
+            QVERIFY(damaged.open(QIODevice::ReadWrite));
+            damaged.resize(10);
+        }
+        TrainingSession t;
+        QVERIFY(!t.open(file, &error));
+        QVERIFY2(error.contains(checkpoints[0]), qPrintable(error));
+        QVERIFY(!t.hasRun());
+
+        // Both gone: the history opens.
+        for (const QString& c : checkpoints)
+            QVERIFY(QFile::remove(dir.filePath(c)));
+        QVERIFY2(t.open(file, &error), qPrintable(error));
+        QVERIFY(t.hasRun() && !t.hasWeights());
+        QCOMPARE(t.missingWeights(), checkpoints);
+        QCOMPARE(t.models().size(), s.models().size());
+        for (size_t i = 0; i < s.models().size(); ++i) {
+            QCOMPARE(t.models()[i].step, 60);
+            QCOMPARE(t.models()[i].history.size(), s.models()[i].history.size());
+        }
+        QCOMPARE(t.requestTrace(t.probe()), quint64(0));
+        ndr::RunConfig more = t.config();
+        more.train.steps = 80;
+        QVERIFY(!t.canContinue(more));
+        QVERIFY2(t.startOrContinue(more, &error), qPrintable(error)); // a new run, with weights
+        QVERIFY(t.hasWeights());
+        QCOMPARE(t.models()[0].history.size(), size_t(0));
+        t.stop();
+        QTRY_COMPARE_WITH_TIMEOUT(t.state(), TrainingSession::State::Ready, ndrtest::waitMs(10000));
     }
 
     void tracesComeBackFromTheWorkers() {

@@ -46,6 +46,7 @@ bool TrainingSession::start(const ndr::RunConfig& config, QString* error) {
     }
     tearDownWorkers();
     run_ = std::move(run);
+    missingWeights_.clear();
     config_ = config;
     probe_ = run_->probe();
     runFile_.clear();
@@ -83,7 +84,7 @@ bool TrainingSession::hasSameSettings(const ndr::RunConfig& config) const {
 }
 
 bool TrainingSession::canContinue(const ndr::RunConfig& config) const {
-    return config.train.steps > stepsDone() && hasSameSettings(config);
+    return missingWeights_.isEmpty() && config.train.steps > stepsDone() && hasSameSettings(config);
 }
 
 bool TrainingSession::startOrContinue(const ndr::RunConfig& config, QString* error) {
@@ -97,6 +98,7 @@ bool TrainingSession::startOrContinue(const ndr::RunConfig& config, QString* err
 void TrainingSession::clear() {
     tearDownWorkers();
     run_.reset();
+    missingWeights_.clear();
     config_ = {};
     probe_ = {};
     models_.clear();
@@ -125,13 +127,27 @@ bool TrainingSession::open(const QString& runFile, QString* error) {
         return false;
     }
     std::unique_ptr<ndr::Run> run;
+    QStringList missing;
     try {
         run = ndr::Run::open(runFile.toStdString());
     } catch (const std::exception& e) {
-        *error = QString::fromUtf8(e.what());
-        return false;
+        // A run whose checkpoints are gone still holds its whole history: open that much. A damaged
+        // checkpoint or record is refused as it is.
+        try {
+            for (const std::string& f : ndr::Run::missingCheckpoints(runFile.toStdString()))
+                missing << QString::fromStdString(f);
+            if (!missing.isEmpty())
+                run = ndr::Run::openHistory(runFile.toStdString());
+        } catch (const std::exception&) {
+            missing.clear();
+        }
+        if (!run) {
+            *error = QString::fromUtf8(e.what());
+            return false;
+        }
     }
     tearDownWorkers();
+    missingWeights_ = missing;
     run_ = std::move(run);
     config_ = run_->config();
     probe_ = run_->probe();
@@ -237,6 +253,8 @@ void TrainingSession::save(const QString& runFile) {
 }
 
 quint64 TrainingSession::requestTrace(const ndr::Example& example, int steps) {
+    if (!hasWeights())
+        return 0; // fresh weights would answer, not the run's
     const quint64 id = ++traceId_;
     for (auto* w : workers_) {
         const auto held = handOver(w);

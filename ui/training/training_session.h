@@ -8,6 +8,7 @@
 
 #include <QObject>
 #include <QString>
+#include <QStringList>
 #include <QThread>
 #include <memory>
 #include <vector>
@@ -61,12 +62,17 @@ public:
     // Saves the run and its checkpoints atomically; while training, the models keep training. Ends
     // with saved() or saveFailed().
     void save(const QString& runFile);
-    // Asks every model for the trace of `example` (answers come as traced()); returns the request id.
+    // Asks every model for the trace of `example` (answers come as traced()); returns the request id,
+    // 0 (nothing asked) for a run without its weights.
     quint64 requestTrace(const ndr::Example& example, int steps = 0);
 
     State state() const { return state_; }
     quint64 runId() const { return runId_; }
     bool hasRun() const { return run_ != nullptr; }
+    // The checkpoint files of an opened run that were not found: its history is shown, but it has no
+    // weights to trace or to train further. Empty when the run has its weights.
+    const QStringList& missingWeights() const { return missingWeights_; }
+    bool hasWeights() const { return run_ != nullptr && missingWeights_.isEmpty(); }
     const ndr::RunConfig& config() const { return config_; }
     const ndr::CtlTask* task() const { return run_ ? &run_->task() : nullptr; }
     const ndr::Example& probe() const { return probe_; }
@@ -100,6 +106,7 @@ private:
     std::unique_ptr<ndr::Run> run_;
     ndr::RunConfig config_;
     ndr::Example probe_;
+    QStringList missingWeights_;
     quint64 runId_ = 0;
     State state_ = State::Empty;
     std::vector<ModelProgress> models_;
