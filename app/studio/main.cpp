@@ -3,6 +3,7 @@
 #include "ui/common/stall_meter.h"
 #include "ui/compare/compare_view.h"
 #include "ui/dashboard/dashboard.h"
+#include "ui/inspector/inspector.h"
 #include "ui/shell/main_window.h"
 
 #include "headless.h"
@@ -52,6 +53,11 @@ int main(int argc, char** argv) {
         "inspect-depth", "Show the inspector tab with a random expression of this depth.", "depth");
     QCommandLineOption step("step", "With --inspect or --inspect-depth and --screenshot: the step to show.",
                             "step");
+    QCommandLineOption picture(
+        "picture",
+        "With --inspect or --inspect-depth: show attention as heatmaps (the default), "
+        "lines (routing lines of the step) or every-step (routing lines of all steps).",
+        "picture");
     QCommandLineOption exportDir(
         "export", "After the wait, export the dashboard (and the inspector's steps) to FOLDER, then quit.",
         "folder");
@@ -61,7 +67,7 @@ int main(int argc, char** argv) {
     QCommandLineOption evaluation(
         "evaluation", "The dashboard's history slider on evaluation N of the run (1: the first).", "n");
     for (const auto& o : {preset, start, screenshot, after, measure, noSettings, inspect, inspectDepth, step,
-                          exportDir, overwrite, evaluation, compare})
+                          picture, exportDir, overwrite, evaluation, compare})
         parser.addOption(o);
     parser.process(app);
 
@@ -107,6 +113,20 @@ int main(int argc, char** argv) {
         }
         if (!problem.isEmpty())
             std::fprintf(stderr, "ndr-studio: --inspect: %s\n", qPrintable(problem));
+        if (parser.isSet(picture)) {
+            const QString name = parser.value(picture);
+            if (name == "heatmaps")
+                window.inspector().setPicture(ndrui::StepPicture::Heatmap);
+            else if (name == "lines")
+                window.inspector().setPicture(ndrui::StepPicture::Lines);
+            else if (name == "every-step")
+                window.inspector().setPicture(ndrui::StepPicture::AllSteps);
+            else {
+                std::fprintf(stderr, "ndr-studio: --picture is heatmaps, lines or every-step, not '%s'\n",
+                             qPrintable(name));
+                return 2;
+            }
+        }
     }
 
     ndrui::StallMeter meter;

@@ -15,6 +15,7 @@
 #include <QComboBox>
 #include <QCompleter>
 #include <QDir>
+#include <QDoubleSpinBox>
 #include <QImageReader>
 #include <QLabel>
 #include <QLineEdit>
@@ -364,13 +365,24 @@ private slots:
         traceOf(QString::fromStdString(task().format(task().evalSet(depth)[0])));
         QVERIFY(inspector_->trace(0) && inspector_->trace(1));
         QCOMPARE(inspector_->routingNotes().size(), 2);
-        const QString status = child<QLabel>("inspector.status")->text();
+        auto* statusLabel = child<QLabel>("inspector.status");
+        const QString status = statusLabel->text();
         const QString want = QString("%1 runs %2 steps, fewer than the %3 that route a depth-%4 expression")
                                  .arg(session_.models()[1].name)
                                  .arg(inspector_->trace(1)->steps)
                                  .arg(depth + 1)
                                  .arg(depth);
-        QVERIFY2(inspector_->trace(1)->steps < depth + 1 && status.contains(want), qPrintable(status));
+        QVERIFY2(inspector_->trace(1)->steps < depth + 1 && inspector_->routingNotes()[1].startsWith(want),
+                 qPrintable(inspector_->routingNotes()[1]));
+        // On screen, one sentence names both models.
+        QVERIFY(statusLabel->isVisible());
+        const QString shown =
+            QString("%1 and %2 run at most %3 steps, fewer than the %4 that route a depth-%5")
+                .arg(session_.models()[0].name, session_.models()[1].name)
+                .arg(std::max(inspector_->trace(0)->steps, inspector_->trace(1)->steps))
+                .arg(depth + 1)
+                .arg(depth);
+        QVERIFY2(status.contains(shown), qPrintable(status));
         // NDR run for as many steps as the depth needs: its note goes.
         auto* steps = child<QSpinBox>("inspector.steps");
         steps->setValue(depth + 1);
@@ -413,7 +425,10 @@ private slots:
         auto* halt = child<QCheckBox>("inspector.halt");
         halt->setChecked(true);
         auto* answers = child<QTableWidget>("inspector.answers");
-        const int h = haltingStep(*inspector_->trace(0), 0.1f);
+        // The threshold is the run's own: above the level its gates rest at.
+        const float threshold = float(child<QDoubleSpinBox>("inspector.threshold")->value());
+        QCOMPARE(threshold, ndr::suggestedHaltingThreshold(session_.models()[0].history.back().probe));
+        const int h = haltingStep(*inspector_->trace(0), threshold);
         QCOMPARE(inspector_->haltingStepOf(0), h);
         QVERIFY(textAt(answers, 0, 2).startsWith(h < 3 * trained ? QString::number(h) : "never"));
         QCOMPARE(textAt(answers, 1, 2), QString("no gates"));

@@ -47,6 +47,7 @@ Inspector::Inspector(TrainingSession& session, QWidget* parent) : QWidget(parent
     hint_ = new QLabel(tr("Start or open a run to inspect it."), pages_);
     hint_->setObjectName("inspector.hint");
     hint_->setAlignment(Qt::AlignCenter);
+    hint_->setWordWrap(true);
     auto* content = new QWidget(pages_);
     pages_->addWidget(hint_);
     pages_->addWidget(content);
@@ -62,7 +63,8 @@ Inspector::Inspector(TrainingSession& session, QWidget* parent) : QWidget(parent
     status_->setObjectName("inspector.status");
     status_->setTextFormat(Qt::RichText);
     status_->setWordWrap(true);
-    status_->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    status_->setMinimumWidth(480); // see cell_ below
+    status_->hide();               // shown when there is something to say
     tokens_ = makeTable("inspector.tokens", content);
     tokens_->setToolTip(tr("Each position's token and its true value: the symbol after applying the "
                            "functions up to there"));
@@ -88,7 +90,14 @@ Inspector::Inspector(TrainingSession& session, QWidget* parent) : QWidget(parent
     speed_->setToolTip(tr("Playback speed (1× is 0.7 s a step)"));
     head_ = new QComboBox(content);
     head_->setObjectName("inspector.head");
-    head_->setToolTip(tr("The mean over heads, or one head"));
+    head_->setToolTip(tr("Every head (their mean in heatmaps, each in its colour in routing lines), or one"));
+    picture_ = new QComboBox(content);
+    picture_->setObjectName("inspector.picture");
+    picture_->addItem(tr("heatmaps"), int(StepPicture::Heatmap));
+    picture_->addItem(tr("routing lines"), int(StepPicture::Lines));
+    picture_->addItem(tr("routing, every step"), int(StepPicture::AllSteps));
+    picture_->setToolTip(tr("Attention as target x source heatmaps, or as lines from each source token to "
+                            "each target token (opacity = weight) for this step or every step side by side"));
     steps_ = new StepCountBox(content);
     steps_->setObjectName("inspector.steps");
     steps_->setToolTip(tr("Steps to run each model for; more than trained works for shared layers (NDR)"));
@@ -110,14 +119,14 @@ Inspector::Inspector(TrainingSession& session, QWidget* parent) : QWidget(parent
     playback->addWidget(play_);
     playback->addWidget(speed_);
     auto* controls = new QHBoxLayout;
+    controls->addWidget(new QLabel(tr("Show"), content));
+    controls->addWidget(picture_);
+    controls->addSpacing(12);
     controls->addWidget(new QLabel(tr("Heads"), content));
     controls->addWidget(head_);
     controls->addSpacing(12);
     controls->addWidget(new QLabel(tr("Run"), content));
     controls->addWidget(steps_);
-    controls->addSpacing(12);
-    controls->addWidget(halt_);
-    controls->addWidget(threshold_);
     controls->addStretch(1);
 
     viewsRow_ = new QHBoxLayout;
@@ -125,6 +134,9 @@ Inspector::Inspector(TrainingSession& session, QWidget* parent) : QWidget(parent
     cell_->setObjectName("inspector.cell");
     cell_->setTextFormat(Qt::RichText);
     cell_->setWordWrap(true);
+    // A wrapped label asks for the height of its text at its minimum width: at a word's width that is a
+    // dozen lines, which would make the whole tab too tall for a laptop screen.
+    cell_->setMinimumWidth(480);
     readout_ = makeTable("inspector.readout", content);
     readout_->setToolTip(tr("The answer the readout gives if the model stops after each step"));
     readout_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
@@ -140,6 +152,11 @@ Inspector::Inspector(TrainingSession& session, QWidget* parent) : QWidget(parent
     sideLayout->setContentsMargins(0, 0, 0, 0);
     auto* answersBox = new QGroupBox(tr("Answers"), side);
     auto* answersLayout = new QVBoxLayout(answersBox);
+    auto* haltRow = new QHBoxLayout;
+    haltRow->addWidget(halt_);
+    haltRow->addWidget(threshold_);
+    haltRow->addStretch(1);
+    answersLayout->addLayout(haltRow);
     answersLayout->addWidget(answers_);
     answersLayout->addWidget(distribution_, 1);
     auto* stepsBox = new QGroupBox(tr("Steps needed"), side);
@@ -150,10 +167,8 @@ Inspector::Inspector(TrainingSession& session, QWidget* parent) : QWidget(parent
     auto* main = new QWidget(content);
     auto* mainLayout = new QVBoxLayout(main);
     mainLayout->setContentsMargins(0, 0, 0, 0);
-    auto* truthRow = new QHBoxLayout;
-    truthRow->addWidget(truth_);
-    truthRow->addWidget(status_, 1);
-    mainLayout->addLayout(truthRow);
+    mainLayout->addWidget(truth_);
+    mainLayout->addWidget(status_);
     mainLayout->addWidget(tokens_);
     mainLayout->addLayout(playback);
     mainLayout->addLayout(controls);
@@ -191,6 +206,11 @@ Inspector::Inspector(TrainingSession& session, QWidget* parent) : QWidget(parent
         for (auto* v : views_)
             v->setHead(head_->currentData().toInt());
     });
+    connect(picture_, &QComboBox::currentIndexChanged, this, [this] {
+        for (auto* v : views_)
+            v->setPicture(StepPicture(picture_->currentData().toInt()));
+        clearCell();
+    });
     connect(steps_, &QSpinBox::valueChanged, this, [this](int n) {
         stepsNeeded_->setSteps(n);
         onExampleChanged();
@@ -199,6 +219,7 @@ Inspector::Inspector(TrainingSession& session, QWidget* parent) : QWidget(parent
         fillAnswers();
         fillReadout();
     });
+    connect(threshold_, &QDoubleSpinBox::editingFinished, this, [this] { thresholdChosen_ = true; });
     connect(threshold_, &QDoubleSpinBox::valueChanged, this, [this] {
         stepsNeeded_->setThreshold(threshold());
         fillAnswers();
@@ -210,12 +231,48 @@ Inspector::Inspector(TrainingSession& session, QWidget* parent) : QWidget(parent
 
 Inspector::~Inspector() = default;
 
+void Inspector::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    fillTokens();
+    fillAnswers();
+    fillReadout();
+}
+
+void Inspector::setPicture(StepPicture picture) {
+    picture_->setCurrentIndex(picture_->findData(int(picture)));
+}
+
+StepPicture Inspector::picture() const {
+    return StepPicture(picture_->currentData().toInt());
+}
+
 float Inspector::threshold() const {
     return float(threshold_->value());
 }
 
 bool Inspector::halting() const {
     return halt_->isChecked();
+}
+
+void Inspector::suggestThreshold() {
+    if (thresholdChosen_)
+        return;
+    for (const auto& m : session_.models()) {
+        if (m.history.empty() || m.history.back().probe.gates.empty())
+            continue;
+        const ndr::Trace& probe = m.history.back().probe;
+        const float t = ndr::suggestedHaltingThreshold(probe);
+        threshold_->setValue(double(t));
+        threshold_->setToolTip(
+            tr("A gate counts as open above this. Suggested for this run: a quarter of the way from the "
+               "level %1's gates rest at (about %2, the median gate of its probe example at step %3) to "
+               "fully "
+               "open; type another value to keep it.")
+                .arg(m.name)
+                .arg(double((t - 0.25f) / 0.75f), 0, 'f', 2)
+                .arg(m.history.back().step));
+        return;
+    }
 }
 
 void Inspector::resetRun() {
@@ -231,8 +288,15 @@ void Inspector::resetRun() {
     clearCell();
     status_->clear();
     const ndr::CtlTask* task = session_.task();
-    pages_->setCurrentIndex(task ? 1 : 0);
-    if (!task) {
+    const bool weights = session_.hasWeights();
+    pages_->setCurrentIndex(task && weights ? 1 : 0);
+    hint_->setText(
+        task && !weights
+            ? tr("This run's weights are missing (%1 not found beside the run file), so its models "
+                 "cannot be inspected; the dashboard shows its whole history.")
+                  .arg(session_.missingWeights().join(", "))
+            : tr("Start or open a run to inspect it."));
+    if (!task || !weights) {
         input_->setTask(nullptr);
         stepsNeeded_->reset();
         return;
@@ -247,6 +311,7 @@ void Inspector::resetRun() {
         asTrained = std::max(asTrained, models[size_t(i)].config.effectiveEvalSteps());
         heads = std::max(heads, models[size_t(i)].config.heads);
         auto* v = new ModelStepView(i, models[size_t(i)].name, this);
+        v->setPicture(StepPicture(picture_->currentData().toInt()));
         connect(v, &ModelStepView::attentionClicked, this,
                 [this](int m, int s, int t, int src, double w) { showCell(m, s, t, src, w, false); });
         connect(v, &ModelStepView::gateClicked, this,
@@ -261,11 +326,13 @@ void Inspector::resetRun() {
     steps_->blockSignals(false);
     head_->blockSignals(true);
     head_->clear();
-    head_->addItem(tr("mean"), -1);
+    head_->addItem(tr("all"), -1);
     for (int h = 0; h < heads; ++h)
         head_->addItem(tr("head %1").arg(h + 1), h);
     head_->blockSignals(false);
     stepsNeeded_->setSteps(0);
+    thresholdChosen_ = false;
+    suggestThreshold();
     stepsNeeded_->setThreshold(threshold());
     stepsNeeded_->reset();
     showTraces();
@@ -287,6 +354,7 @@ void Inspector::onExampleChanged() {
 void Inspector::requestTraces() {
     if (!example_ || !session_.hasRun())
         return;
+    suggestThreshold(); // a run in training has newer probes
     requestId_ = session_.requestTrace(*example_, steps_->value());
     std::fill(results_.begin(), results_.end(), nullptr);
     status_->setText(tr("Tracing…"));
@@ -345,6 +413,38 @@ QStringList Inspector::routingNotes() const {
     return notes;
 }
 
+namespace {
+
+// "A", "A and B", "A, B and C".
+QString listOfNames(const QStringList& names) {
+    if (names.size() <= 1)
+        return names.join(QString());
+    return QObject::tr("%1 and %2").arg(names.mid(0, names.size() - 1).join(", "), names.back());
+}
+
+} // namespace
+
+QString Inspector::shortRoutingNote() const {
+    // One sentence for all the models that run too few steps, so the note stays a line or two.
+    QStringList names;
+    int steps = 0;
+    for (int m = 0; m < modelCount(); ++m)
+        if (const ndr::Trace* t = trace(m);
+            example_ && t && ndr::stepsBelowDepth(example_->depth(), t->steps)) {
+            names << session_.models()[size_t(m)].name;
+            steps = std::max(steps, t->steps);
+        }
+    if (names.isEmpty())
+        return {};
+    const int depth = example_->depth();
+    return tr("%1 run at most %2 steps, fewer than the %3 that route a depth-%4 expression one function per "
+              "step; the answers are shown all the same.")
+        .arg(listOfNames(names))
+        .arg(steps)
+        .arg(ndr::routingSteps(depth))
+        .arg(depth);
+}
+
 int Inspector::haltingStepOf(int model) const {
     const ndr::Trace* t = trace(model);
     return t ? ndr::haltingStep(*t, threshold()) : -1;
@@ -380,11 +480,12 @@ void Inspector::showTraces() {
         for (const QString& e : errors)
             lines << QString("<span style='color:#d62728'>%1</span>")
                          .arg(e.toHtmlEscaped().replace("\n", "<br>"));
-        for (const QString& n : routingNotes())
-            lines << n.toHtmlEscaped();
+        lines << shortRoutingNote().toHtmlEscaped();
+        lines.removeAll(QString());
         status_->setText(lines.join("<br>"));
     } else if (requestId_ == 0)
         status_->clear();
+    status_->setVisible(!status_->text().isEmpty() && status_->text() != tr("Tracing…"));
     fillTokens();
     fillAnswers();
     fillReadout();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/task/task.h"
+#include "ui/inspector/model_step_view.h"
 #include "ui/training/snapshot.h"
 
 #include <QImage>
@@ -56,17 +57,26 @@ public:
     int step() const;
     int maxStep() const;
     void setStep(int step);
+    // Heatmaps, routing lines of the step, or routing lines of every step (the "Show" box).
+    void setPicture(StepPicture picture);
+    StepPicture picture() const;
     QString cellInfo() const;
     // The halting step of a model's current trace (see halting.h), -1 without gates or trace.
     int haltingStepOf(int model) const;
     // One line per model whose trace runs fewer steps than the expression needs to be routed one
     // function per step (ndr::stepsBelowDepth); shown beside the answers.
     QStringList routingNotes() const;
+    // The notes of routingNotes() as the one sentence shown under the true answer (empty without notes).
+    QString shortRoutingNote() const;
     ExpressionInput* input() const { return input_; }
     StepsNeededPanel* stepsNeeded() const { return stepsNeeded_; }
 
 signals:
     void tracesReady(); // every model answered the latest request
+
+protected:
+    // Refits the tables: filled while the tab was in the back, they were measured without their width.
+    void showEvent(QShowEvent* event) override;
 
 private:
     void resetRun();
@@ -87,6 +97,9 @@ private:
     void markReadoutStep();
     float threshold() const;
     bool halting() const;
+    // Sets the threshold from the run (ndr::suggestedHaltingThreshold of the latest probe trace of the
+    // first gated model) unless the user has set one for this run.
+    void suggestThreshold();
 
     TrainingSession& session_;
     std::optional<ndr::Example> example_;
@@ -108,9 +121,11 @@ private:
     QPushButton* play_;
     QComboBox* speed_;
     QComboBox* head_;
+    QComboBox* picture_;
     StepCountBox* steps_;
     QCheckBox* halt_;
     QDoubleSpinBox* threshold_;
+    bool thresholdChosen_ = false; // the user set the threshold for this run
     QLabel* cell_;
     QHBoxLayout* viewsRow_;
     QTimer* requestTimer_;

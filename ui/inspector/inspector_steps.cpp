@@ -64,7 +64,10 @@ void Inspector::showCell(int model, int step, int target, int source, double val
 }
 
 void Inspector::clearCell() {
-    cell_->setText(tr("Click a heatmap or gate cell to see what it is."));
+    cell_->setText(picture() == StepPicture::Heatmap
+                       ? tr("Click a heatmap or gate cell to see what it is.")
+                       : tr("Hover a token to see only the lines into and out of it; a line's opacity is its "
+                            "attention weight."));
     highlightTokens(-1, -1);
 }
 

@@ -53,7 +53,10 @@ QTableWidgetItem* item(const QString& text, const QString& tip = {}) {
 
 // Fits a table's height to its rows so it never scrolls or leaves a gap.
 void fitHeight(QTableWidget* t) {
-    int h = t->horizontalHeader()->isVisible() ? t->horizontalHeader()->sizeHint().height() : 0;
+    // The header counts unless hidden on purpose: a table filled while its tab is in the back is not
+    // "visible", yet shows its header once the tab comes to the front.
+    t->resizeRowsToContents();
+    int h = !t->horizontalHeader()->isHidden() ? t->horizontalHeader()->sizeHint().height() : 0;
     for (int r = 0; r < t->rowCount(); ++r)
         h += t->verticalHeader()->sectionSize(r);
     h += 2 * t->frameWidth();

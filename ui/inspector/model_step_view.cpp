@@ -3,6 +3,7 @@
 
 #include "ui/common/palette.h"
 #include "ui/plots/heatmap_plot.h"
+#include "ui/plots/routing_view.h"
 
 #include <QLabel>
 #include <QPainter>
@@ -52,6 +53,7 @@ ModelStepView::ModelStepView(int model, const QString& name, QWidget* parent)
     title_->setTextFormat(Qt::RichText);
     note_ = new QLabel(this);
     note_->setWordWrap(true);
+    note_->setMinimumWidth(240); // wrapped at a word's width, a note would be a dozen lines tall
     note_->hide();
     attention_ = new HeatmapPlot(this);
     attention_->setObjectName(QString("inspector.attention.%1").arg(model));
@@ -62,17 +64,24 @@ ModelStepView::ModelStepView(int model, const QString& name, QWidget* parent)
     gates_->setNames(QString(), tr("position"), tr("gate"));
     // A strip of one row: enough height for the title, one square row of cells and the axis labels.
     gates_->setFixedHeight(150);
+    routing_ = new RoutingView(this);
+    routing_->setObjectName(QString("inspector.routing.%1").arg(model));
+    routing_->setMinimumSize(260, 240);
     gateNote_ = new QLabel(this);
     gateNote_->setWordWrap(true);
     gateNote_->setAlignment(Qt::AlignHCenter | Qt::AlignTop);
     gateNote_->setFixedHeight(150);
+    gateNote_->setMinimumWidth(240); // wrapped at a word's width, the layout would ask for a tall window
 
+    // Grows and shrinks down to its minimum (the heatmap's): never held at its preferred height.
+    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(2);
     layout->addWidget(title_);
     layout->addWidget(note_);
     layout->addWidget(attention_, 1);
+    layout->addWidget(routing_, 1);
     layout->addWidget(gates_);
     layout->addWidget(gateNote_);
     layout->addStretch(0);
@@ -101,6 +110,11 @@ void ModelStepView::setHead(int head) {
     refresh();
 }
 
+void ModelStepView::setPicture(StepPicture picture) {
+    picture_ = picture;
+    refresh();
+}
+
 int ModelStepView::shownStep() const {
     return trace_ ? std::min(step_, trace_->steps) : 0;
 }
@@ -112,13 +126,21 @@ void ModelStepView::refresh() {
         // Nothing to draw: the note says why, rather than an empty map that looks like data.
         title_->setText(title);
         attention_->setVisible(false);
+        routing_->setVisible(false);
         gates_->setVisible(false);
         gateNote_->setVisible(false);
+        routing_->setTrace(nullptr);
         return;
     }
     // A trace without heads is a recurrent model's: no attention to map (docs/design.md §5).
     const bool recurrent = trace_->heads <= 0;
-    attention_->setVisible(!recurrent);
+    const bool lines = picture_ != StepPicture::Heatmap;
+    attention_->setVisible(!recurrent && !lines);
+    routing_->setVisible(!recurrent && lines);
+    routing_->setTrace(trace_);
+    routing_->setStep(shownStep());
+    routing_->setHead(head_);
+    routing_->setStacked(picture_ == StepPicture::AllSteps);
     const int T = trace_->positions, s = shownStep();
     QStringList tokens;
     for (const std::string& n : trace_->tokenNames)
@@ -140,7 +162,8 @@ void ModelStepView::refresh() {
                                 : tr("attention, %1").arg(heads));
     attention_->setMatrix(T, T, attentionAt(*trace_, s, head_), tokens, tokens);
     const bool gated = !trace_->gates.empty();
-    gates_->setVisible(gated);
+    // The routing picture fills its token boxes with the gates, so it needs no strip.
+    gates_->setVisible(gated && !lines);
     gateNote_->setVisible(!gated);
     if (gated) {
         gates_->setTitle(s == 0 ? tr("gates: none yet") : tr("copy gates (open = 1)"));
@@ -156,7 +179,8 @@ QImage ModelStepView::render(QSize size) {
     f.setBold(true);
     p.setFont(f);
     const int titleH = QFontMetrics(f).height() + 8;
-    const int gateH = trace_ && !trace_->gates.empty() ? std::max(90, size.height() / 5) : 0;
+    const bool lines = picture_ != StepPicture::Heatmap;
+    const int gateH = trace_ && !trace_->gates.empty() && !lines ? std::max(90, size.height() / 5) : 0;
     p.setPen(modelColor(model_));
     QString caption = name_;
     if (trace_)
@@ -169,7 +193,7 @@ QImage ModelStepView::render(QSize size) {
         p.drawText(QRect(QPoint(0, titleH), attSize).adjusted(16, 16, -16, -16),
                    Qt::AlignHCenter | Qt::AlignTop | Qt::TextWordWrap, recurrentNote(shownStep()));
     } else if (attSize.height() > 20)
-        p.drawImage(QPoint(0, titleH), attention_->render(attSize));
+        p.drawImage(QPoint(0, titleH), lines ? routing_->render(attSize) : attention_->render(attSize));
     if (gateH > 20 && trace_ && !trace_->gates.empty())
         p.drawImage(QPoint(0, size.height() - gateH), gates_->render(QSize(size.width(), gateH)));
     return image;

@@ -1,6 +1,6 @@
 // One model's column in the inspector: its attention heatmap (target rows x source columns) and its
-// gate strip over positions at the chosen step, with the dashboard's heatmap look; for a recurrent
-// model, which has neither, a note on what its steps are.
+// gate strip over positions at the chosen step, with the dashboard's heatmap look, or its routing lines;
+// for a recurrent model, which has neither, a note on what its steps are.
 #pragma once
 
 #include "core/records/records.h"
@@ -14,6 +14,11 @@ class QLabel;
 namespace ndrui {
 
 class HeatmapPlot;
+class RoutingView;
+
+// How the inspector pictures a step's attention: a heatmap, routing lines of the step, or routing lines
+// of every step stacked (see routing_view.h).
+enum class StepPicture { Heatmap, Lines, AllSteps };
 
 // Attention of `step` (1..steps) as a (T, T) row-major matrix, [target][source]: one head, or the mean
 // over heads when head < 0. Zeros for step 0 (the embeddings: no layer has attended yet).
@@ -35,11 +40,14 @@ public:
     void setStep(int step);
     // One head, or the mean over heads when head < 0.
     void setHead(int head);
+    void setPicture(StepPicture picture);
+    StepPicture picture() const { return picture_; }
     // The step of the trace actually shown for a requested step.
     int shownStep() const;
 
     HeatmapPlot* attentionPlot() const { return attention_; }
     HeatmapPlot* gatePlot() const { return gates_; } // hidden for models without gates
+    RoutingView* routingView() const { return routing_; }
 
     // The column as an image of `size` (title, heatmap and gate strip) for the inspector's frames.
     QImage render(QSize size);
@@ -57,10 +65,12 @@ private:
     QString name_;
     const ndr::Trace* trace_ = nullptr;
     int step_ = 0, head_ = -1;
+    StepPicture picture_ = StepPicture::Heatmap;
     QLabel* title_;
     QLabel* note_;
     HeatmapPlot* attention_;
     HeatmapPlot* gates_;
+    RoutingView* routing_;
     QLabel* gateNote_;
 };
 

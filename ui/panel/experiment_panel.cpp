@@ -10,6 +10,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QEvent>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -17,6 +18,7 @@
 #include <QLineEdit>
 #include <QRegularExpressionValidator>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSignalBlocker>
 #include <QSpinBox>
@@ -72,6 +74,15 @@ ExperimentPanel::ExperimentPanel(QWidget* parent, bool rememberSettings)
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
     scroll->setWidget(fields_);
+    // Never narrower than the fields want: a squeezed column cuts names and values off. Refitted when
+    // the fields change (a model column added or removed).
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    fitScroll_ = [scroll, this] {
+        scroll->setMinimumWidth(fields_->sizeHint().width() +
+                                scroll->verticalScrollBar()->sizeHint().width());
+    };
+    fields_->installEventFilter(this);
+    fitScroll_();
     outer->addWidget(scroll, 1);
     controls_ = new RunControls;
     connect(controls_, &RunControls::startClicked, this, &ExperimentPanel::onStart);
@@ -84,6 +95,12 @@ ExperimentPanel::ExperimentPanel(QWidget* parent, bool rememberSettings)
 
     if (!(remember_ && restore()))
         setConfig(ndr::presetConfig("stub"));
+}
+
+bool ExperimentPanel::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == fields_ && event->type() == QEvent::LayoutRequest)
+        fitScroll_();
+    return QWidget::eventFilter(watched, event);
 }
 
 ExperimentPanel::~ExperimentPanel() {

@@ -9,6 +9,7 @@
 #include <QMetaType>
 #include <QStringList>
 #include <QWidget>
+#include <functional>
 
 class QCheckBox;
 class QComboBox;
@@ -61,6 +62,9 @@ signals:
     // Any field changed (also when a preset or setConfig filled them).
     void configChanged();
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
     QWidget* buildPresetRow();
     QWidget* buildTaskGroup();
@@ -88,7 +92,8 @@ private:
     QTimer* saveTimer_ = nullptr;
     QString pendingSave_; // JSON of the last valid configuration not yet written
 
-    QWidget* fields_ = nullptr; // everything that locks while a run is going
+    std::function<void()> fitScroll_; // the fields' scroll area as wide as the fields want
+    QWidget* fields_ = nullptr;       // everything that locks while a run is going
     QComboBox* preset_ = nullptr;
     // Task
     QSpinBox* symbols_ = nullptr;

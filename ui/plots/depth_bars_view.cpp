@@ -31,6 +31,7 @@ DepthBarsView::DepthBarsView(QWidget* parent) : PlotView(parent) {
     chance_ = addChanceMark(p, p->axisRect());
 
     legendRowOnTop(p, 6);
+    addTitleRow(p, tr("Accuracy per depth"));
     // After PlotView's own handler has fitted the ranges.
     connect(p, &QCustomPlot::beforeReplot, this, [this] { fitShadeLabels(QSize()); });
     applyPalette();
@@ -135,7 +136,8 @@ void DepthBarsView::setEvaluation(int model, const QString& name, const ndr::Eva
         for (size_t k = 0; k < record.depths.size() && k < record.accuracy.size(); ++k)
             if (record.depths[k] == depths_[i])
                 acc[i] = record.accuracy[k];
-    setAccuracy(model, name, acc);
+    // Models may be at different steps (one trains faster): the legend says which step each shows.
+    setAccuracy(model, tr("%1 at step %2").arg(name).arg(record.step), acc);
 }
 
 void DepthBarsView::setChance(double chance) {

@@ -78,6 +78,7 @@ LearningCurvesView::LearningCurvesView(QWidget* parent) : PlotView(parent) {
     trainKey_->setName(tr("IID (train depths)"));
     testKey_->setName(tr("Longer (test depths)"));
     legendRowOnTop(p, 4);
+    addTitleRow(p, tr("Training loss and accuracy"));
 
     smooth_ = new QCheckBox(tr("Smooth loss"), this);
     smooth_->setToolTip(tr("Exponential moving average of the training loss"));

@@ -20,6 +20,7 @@ LengthGeneralisationView::LengthGeneralisationView(QWidget* parent) : PlotView(p
     p->axisRect()->setRangeZoom(Qt::Horizontal | Qt::Vertical);
     chance_ = addChanceMark(p, p->axisRect());
     legendRowOnTop(p, 4);
+    addTitleRow(p, tr("Accuracy per depth over training"));
 
     model_ = new QComboBox(this);
     controls()->addWidget(new QLabel(tr("Model:"), this));

@@ -72,6 +72,16 @@ QCPLegend* legendRowOnTop(QCustomPlot* plot, int columns) {
     return legend;
 }
 
+void addTitleRow(QCustomPlot* plot, const QString& title) {
+    QFont bold = plot->font();
+    bold.setBold(true);
+    auto* text = new QCPTextElement(plot, title, bold);
+    text->setObjectName("title");
+    plot->plotLayout()->insertRow(0);
+    plot->plotLayout()->addElement(0, 0, text);
+    plot->plotLayout()->setRowStretchFactor(0, 0.001);
+}
+
 void wrapLegend(QCustomPlot* plot, int width) {
     QCPLegend* legend = plot->legend; // null once a view has cleared its layout
     if (!legend || !legend->visible() || legend->property("ndrMaxColumns").toInt() < 1)

@@ -30,6 +30,9 @@ QCPLegend* legendRowOnTop(QCustomPlot* plot, int columns);
 // other legends.
 void wrapLegend(QCustomPlot* plot, int width);
 
+// A bold title in a row of its own above everything else of the plot (legend row included).
+void addTitleRow(QCustomPlot* plot, const QString& title);
+
 // The visible plottable with a data point within `maxPixels` of `pos` (nearest wins) and the point's
 // index, or nullptr. Only plottables of `rect` count when it is given.
 QCPAbstractPlottable* nearestPoint(const QCustomPlot* plot, const QPoint& pos, int* index,

@@ -140,8 +140,7 @@ void MainWindow::createMenus() {
     toggle->setText(tr("&Experiment panel"));
     toggle->setShortcut(QKeySequence(tr("Ctrl+1")));
     view->addAction(toggle);
-    view->addAction(tr("&Dashboard"), QKeySequence(tr("Ctrl+2")), this,
-                    [this] { tabs_->setCurrentWidget(dashboard_); });
+    view->addAction(tr("&Dashboard"), QKeySequence(tr("Ctrl+2")), this, &MainWindow::showDashboard);
     view->addAction(tr("&Inspector"), QKeySequence(tr("Ctrl+3")), this, &MainWindow::showInspector);
     view->addAction(tr("&Compare"), QKeySequence(tr("Ctrl+4")), this, &MainWindow::showCompare);
     view->addSeparator();
@@ -167,6 +166,10 @@ void MainWindow::startTraining() {
 
 void MainWindow::showConfig(const ndr::RunConfig& config) {
     panel_->setConfig(config);
+}
+
+void MainWindow::showDashboard() {
+    tabs_->setCurrentWidget(dashboard_);
 }
 
 void MainWindow::showInspector() {

@@ -56,6 +56,7 @@ public:
     void redrawNow();
 
     // For scripted use (ndr-studio's options) and tests.
+    void showDashboard(); // brings the dashboard tab to the front
     void showInspector(); // brings the inspector tab to the front
     void showCompare();   // brings the Compare tab to the front
     // The inspector on an expression typed in the run's notation, or on a random one of `depth`. Returns

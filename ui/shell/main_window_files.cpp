@@ -53,7 +53,7 @@ void MainWindow::onStartRequested(const ndr::RunConfig& config) {
         startTraining(config); // nobody to ask: continue when the settings allow it (startOrContinue)
         return;
     }
-    if (!session_.hasSameSettings(config)) {
+    if (!session_.hasSameSettings(config) || (session_.hasRun() && !session_.hasWeights())) {
         if (session_.hasRun())
             afterSaveOrDiscard(tr("starting a new run"), startNew);
         else
@@ -101,7 +101,13 @@ bool MainWindow::openRun(const QString& file) {
     }
     panel_->setConfig(session_.config());
     addRecent(file);
-    statusBar()->showMessage(tr("Opened %1").arg(QDir::toNativeSeparators(file)), 5000);
+    if (session_.hasWeights())
+        statusBar()->showMessage(tr("Opened %1").arg(QDir::toNativeSeparators(file)), 5000);
+    else
+        statusBar()->showMessage(
+            tr("Opened the history of %1; its weights are missing (%2), so Start begins a "
+               "new run and the inspector is empty")
+                .arg(QDir::toNativeSeparators(file), session_.missingWeights().join(", ")));
     return true;
 }
 
