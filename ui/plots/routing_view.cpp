@@ -182,7 +182,7 @@ RoutingView::Geometry RoutingView::geometryFor(QSize size) const {
         const int left = kPad + caption, width = size.width() - left - kPad;
         const int top = g.legendH + line / 2, height = size.height() - top - kPad;
         const double across = double(width) / T, down = double(height) / n;
-        g.boxW = std::max(8, std::min(text + 12, int(across) - 4));
+        g.boxW = std::max(8, std::min(text + 8, int(across) - 2));
         g.boxH = std::clamp(int(down * 0.45), std::min(line, int(down) - 2), line + 6);
         for (int p = 0; p < T; ++p)
             g.lane.push_back(left + int(p * across + (across - g.boxW) / 2));
@@ -323,7 +323,14 @@ void RoutingView::paint(QPainter& p, QSize size) const {
             p.drawRoundedRect(box, 3, 3);
             p.setPen(ink);
             const QString name = QString::fromStdString(trace_->tokenNames[size_t(pos)]);
-            p.drawText(box, Qt::AlignCenter, fm.elidedText(name, Qt::ElideRight, box.width() - 2));
+            // A token that does not fit its box is drawn smaller rather than cut ("[B]" stays "[B]").
+            QFont tokenFont = font();
+            if (fm.horizontalAdvance(name) > box.width() - 2)
+                tokenFont.setPointSizeF(tokenFont.pointSizeF() * (box.width() - 2) /
+                                        fm.horizontalAdvance(name));
+            p.setFont(tokenFont);
+            p.drawText(box, Qt::AlignCenter, name);
+            p.setFont(font());
         }
 }
 
