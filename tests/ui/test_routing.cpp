@@ -13,6 +13,7 @@
 
 #include <QComboBox>
 #include <QDir>
+#include <QLabel>
 #include <QLineEdit>
 #include <QSlider>
 #include <QTemporaryDir>
@@ -216,6 +217,16 @@ private slots:
         const int n = inspector.maxStep();
         QCOMPARE(QDir(dir.path()).entryList({"step-*.png"}, QDir::Files).size(), n + 1);
         QCOMPARE(readGifInfo(QDir(dir.path()).filePath("inspector.gif")).frames, n + 1);
+
+        // The titles name the weights' training step; training on re-traces at each evaluation.
+        auto* title = inspector.modelView(0)->findChild<QLabel*>();
+        QVERIFY(title && title->text().contains("weights of training step 200"));
+        const quint64 before = inspector.pendingRequest();
+        session_.continueTraining(400);
+        QTRY_VERIFY_WITH_TIMEOUT(inspector.pendingRequest() != before, ndrtest::waitMs(30000));
+        QTRY_COMPARE_WITH_TIMEOUT(session_.state(), TrainingSession::State::Ready, ndrtest::waitMs(30000));
+        QTRY_VERIFY_WITH_TIMEOUT(inspector.tracesComplete(), ndrtest::waitMs(10000));
+        QVERIFY2(!title->text().contains("weights of training step 200"), qPrintable(title->text()));
 
         picture->setCurrentIndex(picture->findData(int(StepPicture::AllSteps)));
         QCOMPARE(inspector.modelView(0)->routingView()->columns().size(),

@@ -197,6 +197,12 @@ Inspector::Inspector(TrainingSession& session, QWidget* parent) : QWidget(parent
     connect(requestTimer_, &QTimer::timeout, this, &Inspector::requestTraces);
     connect(&session_, &TrainingSession::traced, this, &Inspector::onTraced);
     connect(&session_, &TrainingSession::runChanged, this, &Inspector::resetRun);
+    // While training, each evaluation re-traces the expression shown, so the picture follows the
+    // weights (the titles name their step).
+    connect(&session_, &TrainingSession::progressed, this, [this](const SnapshotPtr& s) {
+        if (s && s->eval && example_ && isVisible())
+            requestTimer_->start();
+    });
     connect(slider_, &QSlider::valueChanged, this, &Inspector::showStep);
     connect(play_, &QPushButton::clicked, this, &Inspector::togglePlay);
     connect(playTimer_, &QTimer::timeout, this, &Inspector::tick);
@@ -464,6 +470,7 @@ void Inspector::showTraces() {
             note = tr("Type a valid expression, or draw a random one, to see how this model routes it.");
         }
         views_[size_t(m)]->setTrace(trace(m), note);
+        views_[size_t(m)]->setWeightsStep(trace(m) ? r->weightsStep : -1);
     }
     if (!tracesComplete())
         clearCell(); // a cell of the previous expression no longer names anything shown

@@ -100,6 +100,11 @@ void ModelStepView::setTrace(const ndr::Trace* trace, const QString& note) {
     refresh();
 }
 
+void ModelStepView::setWeightsStep(int step) {
+    weightsStep_ = step;
+    refresh();
+}
+
 void ModelStepView::setStep(int step) {
     step_ = std::max(0, step);
     refresh();
@@ -150,6 +155,8 @@ void ModelStepView::refresh() {
     title += tr(" — step %1 of %2").arg(s).arg(trace_->steps);
     if (step_ > trace_->steps)
         title += tr(" (its last)");
+    if (weightsStep_ >= 0)
+        title += "<br><small>" + tr("weights of training step %1").arg(weightsStep_) + "</small>";
     title_->setText(title);
     if (recurrent) {
         gates_->setVisible(false);

@@ -35,6 +35,8 @@ public:
     int model() const { return model_; }
     // The trace to show (not owned; kept alive by the inspector), or none with `note` saying why.
     void setTrace(const ndr::Trace* trace, const QString& note = {});
+    // The training step of the weights that made the trace, named in the title (-1: not named).
+    void setWeightsStep(int step);
     const ndr::Trace* trace() const { return trace_; }
     // The step shown, 0..steps; beyond this model's steps its last step is shown.
     void setStep(int step);
@@ -64,7 +66,7 @@ private:
     int model_;
     QString name_;
     const ndr::Trace* trace_ = nullptr;
-    int step_ = 0, head_ = -1;
+    int step_ = 0, head_ = -1, weightsStep_ = -1;
     StepPicture picture_ = StepPicture::Heatmap;
     QLabel* title_;
     QLabel* note_;

@@ -45,7 +45,8 @@ struct TraceResult {
     quint64 id = 0;
     int model = 0;
     ndr::Trace trace;
-    QString error; // non-empty when the model could not trace the example
+    int weightsStep = 0; // the training step of the weights that traced it
+    QString error;       // non-empty when the model could not trace the example
 };
 using TraceResultPtr = std::shared_ptr<const TraceResult>;
 

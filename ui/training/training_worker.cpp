@@ -146,6 +146,7 @@ void TrainingWorker::trace(quint64 requestId, const ndr::Example& example, int s
     r->model = model_;
     try {
         r->trace = trainer_.traceOf(example, steps);
+        r->weightsStep = trainer_.step();
     } catch (const std::exception& e) {
         r->error = QString::fromUtf8(e.what());
     }
