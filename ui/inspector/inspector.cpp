@@ -260,27 +260,6 @@ bool Inspector::halting() const {
     return halt_->isChecked();
 }
 
-void Inspector::suggestThreshold() {
-    if (thresholdChosen_)
-        return;
-    for (const auto& m : session_.models()) {
-        if (m.history.empty() || m.history.back().probe.gates.empty())
-            continue;
-        const ndr::Trace& probe = m.history.back().probe;
-        const float t = ndr::suggestedHaltingThreshold(probe);
-        threshold_->setValue(double(t));
-        threshold_->setToolTip(
-            tr("A gate counts as open above this. Suggested for this run: a quarter of the way from the "
-               "level %1's gates rest at (about %2, the median gate of its probe example at step %3) to "
-               "fully "
-               "open; type another value to keep it.")
-                .arg(m.name)
-                .arg(double((t - 0.25f) / 0.75f), 0, 'f', 2)
-                .arg(m.history.back().step));
-        return;
-    }
-}
-
 void Inspector::resetRun() {
     playTimer_->stop();
     play_->setText(tr("Play"));
@@ -401,54 +380,6 @@ int Inspector::maxStep() const {
         if (const ndr::Trace* t = trace(m))
             n = std::max(n, t->steps);
     return n;
-}
-
-QStringList Inspector::routingNotes() const {
-    QStringList notes;
-    if (!example_)
-        return notes;
-    const int depth = example_->depth();
-    for (int m = 0; m < modelCount(); ++m)
-        if (const ndr::Trace* t = trace(m); t && ndr::stepsBelowDepth(depth, t->steps))
-            notes << tr("%1 runs %2 steps, fewer than the %3 that route a depth-%4 expression one function "
-                        "per step; its answer is shown all the same.")
-                         .arg(session_.models()[size_t(m)].name)
-                         .arg(t->steps)
-                         .arg(ndr::routingSteps(depth))
-                         .arg(depth);
-    return notes;
-}
-
-namespace {
-
-// "A", "A and B", "A, B and C".
-QString listOfNames(const QStringList& names) {
-    if (names.size() <= 1)
-        return names.join(QString());
-    return QObject::tr("%1 and %2").arg(names.mid(0, names.size() - 1).join(", "), names.back());
-}
-
-} // namespace
-
-QString Inspector::shortRoutingNote() const {
-    // One sentence for all the models that run too few steps, so the note stays a line or two.
-    QStringList names;
-    int steps = 0;
-    for (int m = 0; m < modelCount(); ++m)
-        if (const ndr::Trace* t = trace(m);
-            example_ && t && ndr::stepsBelowDepth(example_->depth(), t->steps)) {
-            names << session_.models()[size_t(m)].name;
-            steps = std::max(steps, t->steps);
-        }
-    if (names.isEmpty())
-        return {};
-    const int depth = example_->depth();
-    return tr("%1 run at most %2 steps, fewer than the %3 that route a depth-%4 expression one function per "
-              "step; the answers are shown all the same.")
-        .arg(listOfNames(names))
-        .arg(steps)
-        .arg(ndr::routingSteps(depth))
-        .arg(depth);
 }
 
 int Inspector::haltingStepOf(int model) const {
