@@ -1,5 +1,6 @@
 // The inspector tab (see inspector.h): layout, run changes and the session's traces of the expression.
-// Stepping lives in inspectorsteps.cpp, tables in inspectortables.cpp, frames in inspectorframes.cpp.
+// Stepping lives in inspector_steps.cpp, tables in inspector_tables.cpp, frames in inspector_frames.cpp,
+// notes and the threshold suggestion in inspector_notes.cpp.
 #include "ui/inspector/inspector.h"
 
 #include "core/train/halting.h"
