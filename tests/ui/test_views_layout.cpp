@@ -29,6 +29,24 @@ private slots:
         run_ = train(40, 10);
     }
 
+    // An export has no scroll bar: the grid shrinks its token labels instead of skipping every other
+    // one, so every token of every map is named (the grid's share of an exported dashboard, 10 steps).
+    void exportedGridLabelsEveryToken() {
+        struct Grid : AttentionGridView {
+            using AttentionGridView::layoutFor;
+        } view;
+        view.setTraces({longTrace(10, 4, true), longTrace(8, 4, false)}, {"NDR", "Transformer"});
+        showAt(&view, QSize(420, 330));
+        view.layoutFor(QSize(760, 420));
+        const int positions = longTrace(1, 1, false).positions;
+        for (const QCPColorMap* map : plottables<QCPColorMap>(plotOf(&view)))
+            for (QCPAxis* axis : {map->keyAxis(), map->valueAxis()}) {
+                auto ticker = axis->ticker().dynamicCast<QCPAxisTickerText>();
+                QVERIFY(ticker);
+                QCOMPARE(ticker->ticks().size(), positions);
+            }
+    }
+
     // At the sizes the dashboard gives the grid (1600x1000 and 1280x800 windows), every map is a
     // square big enough for a readable label per token, the grid scrolls when they do not all fit,
     // and nothing (maps, their labels, the colour scale) runs past the plot's right edge.

@@ -117,6 +117,15 @@ AttentionGridView::Geometry AttentionGridView::geometryFor(QSize size, bool scre
     }
     g.side = std::max(g.side, 8);
     g.every = std::max(1, int(std::ceil(double(line) * positions / g.side)));
+    // An export has no scroll bar: every token keeps its label, in a smaller font where a label per
+    // cell does not fit (down to 60% of the usual size; below that, every other label).
+    if (!screen && g.every > 1) {
+        const double scale = double(g.side) / (double(line) * positions);
+        if (scale >= 0.6) {
+            g.labelScale = scale;
+            g.every = 1;
+        }
+    }
     g.needed = neededSize(g.columns, g.side);
     return g;
 }
@@ -169,6 +178,10 @@ void AttentionGridView::applyGeometry(const Geometry& g) {
         bottom->setTickLabels(last);
         left->setTicker(thinnedTicker(labels, g.every));
         bottom->setTicker(thinnedTicker(labels, g.every));
+        QFont labelsFont = labelFont();
+        labelsFont.setPointSizeF(labelsFont.pointSizeF() * g.labelScale);
+        left->setTickLabelFont(labelsFont);
+        bottom->setTickLabelFont(labelsFont);
     }
     const int blockWidth = g.needed.width() - kGap - scaleWidth_;
     for (const auto& [model, title] : titles_) {

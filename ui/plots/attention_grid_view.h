@@ -66,6 +66,7 @@ private:
     };
     struct Geometry {
         int columns = 1, side = 0, every = 1; // map side in pixels; label every how many tokens
+        double labelScale = 1;                // of labelFont(): exports shrink labels rather than skip any
         QSize needed;                         // the whole grid
         bool scroll = false;
     };
