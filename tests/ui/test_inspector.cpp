@@ -173,6 +173,7 @@ private slots:
         traceOf("  " + QString(text).replace(" ", "   ") + " ");
         QVERIFY(inspector_->input()->problem().isEmpty());
         QCOMPARE(*inspector_->input()->example(), e);
+        QCOMPARE(child<QComboBox>("inspector.depth")->currentData().toInt(), 3); // the typed depth
         const QString answer = QString::fromStdString(task().symbolName(task().answer(e)));
         QVERIFY2(child<QLabel>("inspector.truth")->text().contains("<b>" + answer + "</b>"),
                  qPrintable(child<QLabel>("inspector.truth")->text()));

@@ -127,6 +127,9 @@ void ExpressionInput::parse() {
     const ndr::ParseResult r = task_->parseQuestion(text.toStdString());
     std::optional<ndr::Example> next = r.example;
     if (next) {
+        // The depth box names the depth of the expression shown, typed or drawn.
+        if (const int i = depth_->findData(next->depth()); i >= 0)
+            depth_->setCurrentIndex(i);
         problem_->hide();
         problem_->clear();
         problemText_.clear();
