@@ -1,0 +1,53 @@
+// Learnable head routing (docs/design.md §2, "Head routing"): per token, a small gate network scores the
+// attention heads, keeps the top k and turns the kept scores into weights that scale each head's output
+// before the output projection; an entropy term on the weights is added to the loss. Forward and
+// backward by hand; the top-k choice is a fixed mask in the backward pass.
+#pragma once
+
+#include "core/nn/params.h"
+#include "core/nn/tensor.h"
+
+#include <string>
+
+namespace ndr {
+
+// How the heads left out by top-k are weighted.
+enum class DroppedHeads {
+    Masked,    // weight exactly 0: the softmax runs over the kept heads only
+    SeedExact, // the write-up's code: dropped logits multiplied by 0, so each keeps weight e^0 / Z
+};
+
+template <typename S> struct HeadRouter {
+    struct Params {
+        int w1 = -1, b1 = -1, w2 = -1, b2 = -1;
+    };
+    struct Cache {
+        Mat<S> pre;     // (N, C/2) W1 x + b1
+        Mat<S> hidden;  // (N, C/2) GELU(pre)
+        Mat<S> logits;  // (N, H) W2 hidden + b2
+        Mat<S> kept;    // (N, H) 1 for the top-k heads of each row, else 0
+        Mat<S> weights; // (N, H) the routing weights
+    };
+
+    Params p;
+    int channels = 0, heads = 0, topK = 0; // topK 0 (or >= heads): every head
+    DroppedHeads dropped = DroppedHeads::Masked;
+
+    // Linear(C -> C/2), GELU, Linear(C/2 -> H).
+    void declare(ParamStore<S>& store, const std::string& prefix, int c, int h, int k, DroppedHeads mode);
+    // Xavier-uniform weights, zero biases (every head equally likely at the start).
+    template <typename InitRng> void init(ParamStore<S>& store, InitRng& rng) const;
+    // weights (N, H) from x (N, C); kept in c.weights as well.
+    void forward(ParamStore<S>& store, const Mat<S>& x, Cache& c) const;
+    // Mean over the rows of the entropy -sum_h w log(w + 1e-8) of the weights.
+    static S entropy(const Mat<S>& weights);
+    // d entropy / d weights (N, H), for a loss term coef * entropy: added to dWeights scaled by coef.
+    static void addEntropyGrad(const Mat<S>& weights, S coef, Mat<S>& dWeights);
+    // dx (N, C) is added to; parameter gradients accumulate.
+    void backward(ParamStore<S>& store, const Mat<S>& x, const Cache& c, const Mat<S>& dWeights,
+                  Mat<S>& dx) const;
+
+    int kept() const { return topK <= 0 || topK >= heads ? heads : topK; }
+};
+
+} // namespace ndr
