@@ -205,6 +205,35 @@ void validateLstm(const ModelConfig& m, const std::string& at, Problems& p) {
     p.intRange(at + ".lstmEmbedding", m.lstmEmbedding, 1, 4096);
     p.probability(at + ".dropout", m.dropout);
     validateRates(m, at, p);
+    if (m.headRouting)
+        p.add(at + ".headRouting", "routes attention heads; an LSTM has none: set it to false");
+    if (m.thoughtCost != 0)
+        p.add(at + ".thoughtCost", "charges copy-gate openness; an LSTM has no copy gate: set it to 0");
+    if (m.haltThreshold != 0)
+        p.add(at + ".haltThreshold", "halts on copy gates; an LSTM has no copy gate: set it to 0");
+}
+
+// Head routing, thought cost and gate halting on an encoder.
+void validateRouting(const ModelConfig& m, const std::string& at, Problems& p) {
+    if (m.headRouting && (m.routeTopK < 0 || (m.heads >= 1 && m.routeTopK > m.heads)))
+        p.add(at + ".routeTopK", "must be 0 (every head) or between 1 and heads (" + std::to_string(m.heads) +
+                                     "), got " + std::to_string(m.routeTopK));
+    if (p.finite(at + ".routeEntropy", m.routeEntropy) && (m.routeEntropy < -10 || m.routeEntropy > 10))
+        p.add(at + ".routeEntropy", "must be between -10 and 10, got " + num(m.routeEntropy));
+    if (p.finite(at + ".thoughtCost", m.thoughtCost)) {
+        if (m.thoughtCost < 0 || m.thoughtCost > 10)
+            p.add(at + ".thoughtCost", "must be between 0 and 10, got " + num(m.thoughtCost));
+        else if (m.thoughtCost > 0 && !copyGated(m.update))
+            p.add(at + ".thoughtCost", "charges copy-gate openness and needs a copy-gated update, got a "
+                                       "residual one: set it to 0");
+    }
+    if (p.finite(at + ".haltThreshold", m.haltThreshold)) {
+        if (m.haltThreshold < 0 || m.haltThreshold >= 1)
+            p.add(at + ".haltThreshold", "must be 0 (no halting) or in (0, 1), got " + num(m.haltThreshold));
+        else if (m.haltThreshold > 0 && !copyGated(m.update))
+            p.add(at + ".haltThreshold", "halts on copy gates and needs a copy-gated update, got a residual "
+                                         "one: set it to 0");
+    }
 }
 
 void validateModel(const ModelConfig& m, const std::string& at, Problems& p) {
@@ -238,6 +267,7 @@ void validateModel(const ModelConfig& m, const std::string& at, Problems& p) {
     p.probability(at + ".gateDropout", m.gateDropout);
     p.finite(at + ".gateBiasInit", m.gateBiasInit);
     validateRates(m, at, p);
+    validateRouting(m, at, p);
     if (m.geomNorm == GeomNorm::L1 && m.attention != AttentionKind::Geometric)
         p.add(at + ".geomNorm", "l1 normalisation needs geometric attention; set it to off for softmax");
     if (relativePositions(m.positional) && m.attention == AttentionKind::Geometric)

@@ -17,6 +17,11 @@ enum class UpdateKind { Residual, CopyGate, CopyGateTanh };
 enum class PositionalKind { None, Sinusoidal, Relative, AbsRel };
 enum class GeomNorm { Off, L1 };
 enum class ModelKind { Encoder, Lstm };
+// Head routing: how the heads left out by top-k are weighted (docs/design.md §2, "Head routing").
+enum class DroppedHeads {
+    Masked,    // weight exactly 0: the softmax runs over the kept heads only
+    SeedExact, // the write-up's code: dropped logits multiplied by 0, so each keeps weight e^0 / Z
+};
 
 // Both copy-gated updates: h' = g * u + (1 - g) * h.
 inline bool copyGated(UpdateKind u) {
@@ -59,6 +64,17 @@ struct ModelConfig {
     // The LSTM's sizes (kind Lstm only). The encoder's switches and sizes above do not apply to an LSTM;
     // its `dropout` acts on the token embeddings.
     int lstmHidden = 200, lstmEmbedding = 16;
+    // Head routing (encoder only, any attention): a gate network scales each head's output per token
+    // and step; routeTopK heads are kept (0: all), routeEntropy weighs the entropy term of the loss.
+    bool headRouting = false;
+    int routeTopK = 0;
+    DroppedHeads routeDropped = DroppedHeads::Masked;
+    double routeEntropy = 0;
+    // Thought cost (copy-gated models): urgency * sum_t t * mean gate openness at step t, added to the
+    // loss (docs/design.md §3). haltThreshold > 0: evaluation stops an example at the first step after
+    // which every gate of its real positions is below the threshold and reads the answer there.
+    double thoughtCost = 0;
+    double haltThreshold = 0;
 
     int effectiveEvalSteps() const { return evalSteps > 0 ? evalSteps : steps; }
     double effectiveLearningRate(double runRate) const { return learningRate > 0 ? learningRate : runRate; }

@@ -390,7 +390,7 @@ void checkCheckpointMatches(const CheckpointData& data, const ModelConfig& model
         keys.insert(keys.end(), {"lstmHidden", "lstmEmbedding"});
     else if (data.model.kind == model.kind)
         keys.insert(keys.end(), {"attention", "update", "positional", "geomNorm", "sharedWeights", "dModel",
-                                 "heads", "dFF", "steps"});
+                                 "heads", "dFF", "steps", "headRouting"});
     for (const char* key : keys) {
         if (saved.at(key) != wanted.at(key)) {
             const auto show = [](const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); };

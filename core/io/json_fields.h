@@ -248,6 +248,8 @@ constexpr EnumName<PositionalKind> kPositionals[] = {{PositionalKind::None, "non
                                                      {PositionalKind::Relative, "relative"},
                                                      {PositionalKind::AbsRel, "abs-rel"}};
 constexpr EnumName<GeomNorm> kGeomNorms[] = {{GeomNorm::Off, "off"}, {GeomNorm::L1, "l1"}};
+constexpr EnumName<DroppedHeads> kDroppedHeads[] = {{DroppedHeads::Masked, "masked"},
+                                                    {DroppedHeads::SeedExact, "seed-exact"}};
 constexpr EnumName<ModelKind> kModelKinds[] = {{ModelKind::Encoder, "encoder"}, {ModelKind::Lstm, "lstm"}};
 
 template <typename E, size_t N> std::string enumName(E value, const EnumName<E> (&names)[N]) {

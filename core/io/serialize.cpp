@@ -56,6 +56,19 @@ void readModel(const json& j, ModelConfig& c, const std::string& path, bool requ
             f.read("lstmHidden", c.lstmHidden);
         if (j.contains("lstmEmbedding"))
             f.read("lstmEmbedding", c.lstmEmbedding);
+        // Added with head routing and thought cost (run format 2): absent, both are off.
+        if (j.contains("headRouting"))
+            f.read("headRouting", c.headRouting);
+        if (j.contains("routeTopK"))
+            f.read("routeTopK", c.routeTopK);
+        if (j.contains("routeDropped"))
+            f.readEnum("routeDropped", c.routeDropped, kDroppedHeads);
+        if (j.contains("routeEntropy"))
+            f.read("routeEntropy", c.routeEntropy);
+        if (j.contains("thoughtCost"))
+            f.read("thoughtCost", c.thoughtCost);
+        if (j.contains("haltThreshold"))
+            f.read("haltThreshold", c.haltThreshold);
     }
 }
 
@@ -135,7 +148,13 @@ void to_json(json& j, const ModelConfig& c) {
              {"kind", enumName(c.kind, kModelKinds)},
              {"weightDecay", c.weightDecay},
              {"lstmHidden", c.lstmHidden},
-             {"lstmEmbedding", c.lstmEmbedding}};
+             {"lstmEmbedding", c.lstmEmbedding},
+             {"headRouting", c.headRouting},
+             {"routeTopK", c.routeTopK},
+             {"routeDropped", enumName(c.routeDropped, kDroppedHeads)},
+             {"routeEntropy", c.routeEntropy},
+             {"thoughtCost", c.thoughtCost},
+             {"haltThreshold", c.haltThreshold}};
 }
 void from_json(const json& j, ModelConfig& c) {
     readModel(j, c, "", true);

@@ -90,6 +90,15 @@ void readTrace(const json& j, Trace& t, const std::string& path) {
                                          " values, or none, got " + std::to_string(channels.size()));
     t.gateChannels = toArray<float>(channels, f.path("gateChannels"), anyFloat);
 
+    // Added with head routing (run format 2): optional.
+    if (j.contains("routing")) {
+        const json& routing = *f.get("routing");
+        expectArray(routing, f.path("routing"));
+        if (!routing.empty())
+            checkSize(routing, f.path("routing"), steps * T * heads, "steps*positions*heads, or none");
+        t.routing = toArray<float>(routing, f.path("routing"), anyFloat);
+    }
+
     const json& probs = *f.get("stepProbs");
     checkSize(probs, f.path("stepProbs"), readouts * S, "(steps+1)*symbols");
     t.stepProbs = toArray<float>(probs, f.path("stepProbs"), anyFloat);
@@ -124,6 +133,23 @@ void readEval(const json& j, EvalRecord& r, const std::string& path) {
     f.read("validAccuracy", r.validAccuracy, true);
     f.read("testAccuracy", r.testAccuracy, true);
     readTrace(*f.get("probe"), r.probe, f.path("probe"));
+    // Added with head routing and gate halting (run format 2): optional.
+    if (j.contains("routeEntropy"))
+        f.read("routeEntropy", r.routeEntropy, true);
+    if (j.contains("headShare"))
+        r.headShare = toArray<double>(*f.get("headShare"), f.path("headShare"), nullable);
+    if (j.contains("haltCounts")) {
+        const json& counts = *f.get("haltCounts");
+        expectArray(counts, f.path("haltCounts"));
+        if (!counts.empty() && counts.size() != r.depths.size())
+            fail(f.path("haltCounts"), "has " + std::to_string(counts.size()) + " rows for " +
+                                           std::to_string(r.depths.size()) + " depths");
+        r.haltCounts.resize(counts.size());
+        for (size_t d = 0; d < counts.size(); ++d)
+            r.haltCounts[d] =
+                toArray<int>(counts[d], item(f.path("haltCounts"), d),
+                             [](const json& v, const std::string& p) { return toIntIn(v, p, 0, INT_MAX); });
+    }
 }
 
 void readModelRecord(const json& j, ModelRecord& r, const std::string& path) {
@@ -184,6 +210,7 @@ void to_json(json& j, const Trace& t) {
              {"attention", floatArrayJson(t.attention)},
              {"gates", floatArrayJson(t.gates)},
              {"gateChannels", floatArrayJson(t.gateChannels)},
+             {"routing", floatArrayJson(t.routing)},
              {"stepProbs", floatArrayJson(t.stepProbs)},
              {"stepAnswers", t.stepAnswers},
              {"intermediates", t.intermediates},
@@ -204,7 +231,10 @@ void to_json(json& j, const EvalRecord& r) {
              {"trainAccuracy", doubleJson(r.trainAccuracy)},
              {"validAccuracy", doubleJson(r.validAccuracy)},
              {"testAccuracy", doubleJson(r.testAccuracy)},
-             {"probe", r.probe}};
+             {"probe", r.probe},
+             {"routeEntropy", doubleJson(r.routeEntropy)},
+             {"headShare", doubleArrayJson(r.headShare)},
+             {"haltCounts", r.haltCounts}};
 }
 void from_json(const json& j, EvalRecord& r) {
     readEval(j, r, "");

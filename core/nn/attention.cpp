@@ -1,5 +1,6 @@
 // Softmax and directional geometric attention: forward, backward, and the naive geometric oracle.
 #include "core/nn/attention.h"
+#include "core/nn/head_router.h"
 
 #include <algorithm>
 #include <cmath>
@@ -131,7 +132,8 @@ void GeometricAttention<S>::declare(ParamStore<S>& store, const std::string& pre
 
 template <typename S>
 void GeometricAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape,
-                                    bool training, double keyDropout, Rng& rng, Cache& c, Mat<S>& out) const {
+                                    bool training, double keyDropout, Rng& rng, Cache& c, Mat<S>& out,
+                                    const Mat<S>* headWeights) const {
     const int B = shape.batch, T = shape.positions, C = channels, H = heads, D = C / H;
     const Index N = shape.rows(), P = 3 * C + 2 * H;
     // proj (N, 3C + 2H) = x [Wq; Wkv; Wqp]^T + [c | 0 | 0 | bqp]
@@ -196,17 +198,28 @@ void GeometricAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const
                          Block<S>{c.mixed.data() + shape.start(b) * C + h * D, len, D, C}, false);
         }
     }
-    linearForward<S>(c.mixed, store.value(p.wo), out);
+    if (headWeights) {
+        scaleHeads(c.mixed, *headWeights, c.routed);
+        linearForward<S>(c.routed, store.value(p.wo), out);
+    } else {
+        c.routed.resize(0, 0);
+        linearForward<S>(c.mixed, store.value(p.wo), out);
+    }
 }
 
 template <typename S>
 void GeometricAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape,
                                      const Cache& c, const Mat<S>& dOut, Mat<S>& dx, Mat<S>& dProj,
-                                     bool accumulateDx) const {
+                                     bool accumulateDx, const Mat<S>* headWeights,
+                                     Mat<S>* dHeadWeights) const {
     const int B = shape.batch, T = shape.positions, C = channels, H = heads, D = C / H;
     const Index N = shape.rows(), P = 3 * C + 2 * H;
     // out = mixed Wo^T
-    linearBackward<S>(dOut, c.mixed, store.value(p.wo), store.grad(p.wo), &dMixed);
+    linearBackward<S>(dOut, c.routed.size() > 0 ? c.routed : c.mixed, store.value(p.wo), store.grad(p.wo),
+                      &dMixed);
+    // routed = mixed scaled per head: dMixed and the routing weights' gradient
+    if (c.routed.size() > 0)
+        scaleHeadsBackward(c.mixed, *headWeights, dMixed, *dHeadWeights);
 
     const auto sc = store.value(p.scalars);
     const S alpha = sc(0, 0), rho = sc(0, 1);
@@ -314,7 +327,8 @@ void SoftmaxAttention<S>::declare(ParamStore<S>& store, const std::string& prefi
 
 template <typename S>
 void SoftmaxAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape,
-                                  bool training, double attDropout, Rng& rng, Cache& c, Mat<S>& out) const {
+                                  bool training, double attDropout, Rng& rng, Cache& c, Mat<S>& out,
+                                  const Mat<S>* headWeights) const {
     const int B = shape.batch, T = shape.positions, C = channels, H = heads, D = C / H;
     const Index N = shape.rows(), P = 3 * C;
     const S scale = S(1.0 / std::sqrt(double(D)));
@@ -367,17 +381,27 @@ void SoftmaxAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const B
                          Block<S>{c.mixed.data() + shape.start(b) * C + h * D, len, D, C}, false);
         }
     }
-    linearForward<S>(c.mixed, store.value(p.wo), out);
+    if (headWeights) {
+        scaleHeads(c.mixed, *headWeights, c.routed);
+        linearForward<S>(c.routed, store.value(p.wo), out);
+    } else {
+        c.routed.resize(0, 0);
+        linearForward<S>(c.mixed, store.value(p.wo), out);
+    }
 }
 
 template <typename S>
 void SoftmaxAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape,
                                    const Cache& c, const Mat<S>& dOut, Mat<S>& dx, Mat<S>& dProj,
-                                   bool accumulateDx) const {
+                                   bool accumulateDx, const Mat<S>* headWeights, Mat<S>* dHeadWeights) const {
     const int B = shape.batch, T = shape.positions, C = channels, H = heads, D = C / H;
     const Index N = shape.rows(), P = 3 * C;
     const S scale = S(1.0 / std::sqrt(double(D)));
-    linearBackward<S>(dOut, c.mixed, store.value(p.wo), store.grad(p.wo), &dMixed);
+    linearBackward<S>(dOut, c.routed.size() > 0 ? c.routed : c.mixed, store.value(p.wo), store.grad(p.wo),
+                      &dMixed);
+    // routed = mixed scaled per head: dMixed and the routing weights' gradient
+    if (c.routed.size() > 0)
+        scaleHeadsBackward(c.mixed, *headWeights, dMixed, *dHeadWeights);
     const size_t TT = size_t(T) * T;
     // Every entry of dProj is assigned below (padded rows set to zero), so no clearing pass.
     dProj.resize(N, P);

@@ -71,6 +71,7 @@ template <typename S> struct GeometricAttention {
         AlignedVector<S> att;    // (B, H, T, T) A after normalisation (what is applied to v)
         AlignedVector<S> rowSum; // (B, H, T) sum_j A_ij before L1 normalisation (only with L1)
         Mat<S> mixed;            // (N, C) concat_h sum_j A_ij v_j
+        Mat<S> routed;           // (N, C) mixed scaled per head by the routing weights (empty: no routing)
     };
 
     // Per-(example, head) buffers of one OpenMP thread, kept between calls.
@@ -90,10 +91,13 @@ template <typename S> struct GeometricAttention {
     template <typename InitRng> void init(ParamStore<S>& store, InitRng& rng) const;
     // out (N, C); x (N, C)
     void forward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape, bool training,
-                 double keyDropout, Rng& rng, Cache& c, Mat<S>& out) const;
-    // dx (N, C) is assigned, or added to when accumulateDx; parameter gradients accumulate.
+                 double keyDropout, Rng& rng, Cache& c, Mat<S>& out,
+                 const Mat<S>* headWeights = nullptr) const;
+    // dx (N, C) is assigned, or added to when accumulateDx; parameter gradients accumulate. With head
+    // routing, headWeights (N, H) are the forward's and dHeadWeights receives their gradient.
     void backward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape, const Cache& c,
-                  const Mat<S>& dOut, Mat<S>& dx, Mat<S>& scratch, bool accumulateDx = false) const;
+                  const Mat<S>& dOut, Mat<S>& dx, Mat<S>& scratch, bool accumulateDx = false,
+                  const Mat<S>* headWeights = nullptr, Mat<S>* dHeadWeights = nullptr) const;
 };
 
 // Softmax multi-head attention without biases (as the released code's baseline):
@@ -107,6 +111,7 @@ template <typename S> struct SoftmaxAttention {
         AlignedVector<S> att;  // (B, H, T, T) softmax weights
         AlignedVector<S> drop; // (B, H, T, T) dropout multipliers on the weights (empty: none)
         Mat<S> mixed;          // (N, C)
+        Mat<S> routed;         // (N, C) mixed scaled per head by the routing weights (empty: no routing)
     };
 
     struct Scratch {
@@ -121,9 +126,11 @@ template <typename S> struct SoftmaxAttention {
     void declare(ParamStore<S>& store, const std::string& prefix, int c, int h);
     template <typename InitRng> void init(ParamStore<S>& store, InitRng& rng) const;
     void forward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape, bool training,
-                 double attDropout, Rng& rng, Cache& c, Mat<S>& out) const;
+                 double attDropout, Rng& rng, Cache& c, Mat<S>& out,
+                 const Mat<S>* headWeights = nullptr) const;
     void backward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape, const Cache& c,
-                  const Mat<S>& dOut, Mat<S>& dx, Mat<S>& scratch, bool accumulateDx = false) const;
+                  const Mat<S>& dOut, Mat<S>& dx, Mat<S>& scratch, bool accumulateDx = false,
+                  const Mat<S>* headWeights = nullptr, Mat<S>* dHeadWeights = nullptr) const;
 };
 
 // Xavier-uniform initialisation of a (out, in) weight with the given gain.

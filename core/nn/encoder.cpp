@@ -68,6 +68,11 @@ template <typename S> void Encoder<S>::readout(const Mat<S>& h, const Batch& bat
     last_.resize(B, cfg_.dModel);
     for (int b = 0; b < B; ++b)
         last_.row(b) = h.row(shape_.start(b) + batch.lengths[b] - 1);
+    readoutRows();
+}
+
+template <typename S> void Encoder<S>::readoutRows() {
+    const Index B = last_.rows();
     linearForward<S>(last_, store_.value(readoutW_), logits_);
     addBias(logits_, store_.value(readoutB_));
     probs_.resize(B, symbols_);
@@ -94,15 +99,96 @@ S Encoder<S>::forward(const Batch& batch, int steps, bool training, Rng& rng, bo
     if (int(h_.size()) < (keepCaches ? steps + 1 : 2))
         h_.resize(keepCaches ? steps + 1 : 2);
     embed(batch_, training, rng);
+    stats_ = {};
+    realRows_ = 0;
+    for (int b = 0; b < batch_.batch; ++b)
+        realRows_ += batch_.lengths[b];
+    const bool halting = !training && !keepCaches && cfg_.haltThreshold > 0 && copyGated(cfg_.update);
+    if (halting)
+        stats_.haltSteps.assign(size_t(batch_.batch), 0);
+    if (cfg_.headRouting)
+        stats_.headShare.assign(size_t(cfg_.heads), 0.0);
+    int last = steps;
     for (int t = 0; t < steps; ++t) {
         const int in = keepCaches ? t : t % 2, out = keepCaches ? t + 1 : (t + 1) % 2;
-        layer(t).forward(store_, h_[in], shape_, training, rng, caches_[keepCaches ? t : 0], h_[out]);
+        auto& c = caches_[keepCaches ? t : 0];
+        layer(t).forward(store_, h_[in], shape_, training, rng, c, h_[out]);
+        if (afterStep(t, steps, halting, h_[out], c)) {
+            last = t + 1;
+            break;
+        }
     }
-    readout(h_[keepCaches ? steps : steps % 2], batch_);
+    const Mat<S>& final = h_[keepCaches ? steps : last % 2];
+    if (halting) {
+        // Examples that halted read their answer at their halting step (kept in last_ by afterStep).
+        for (int b = 0; b < batch_.batch; ++b)
+            if (stats_.haltSteps[size_t(b)] == 0) {
+                stats_.haltSteps[size_t(b)] = last;
+                last_.row(b) = final.row(shape_.start(b) + batch_.lengths[b] - 1);
+            }
+        readoutRows();
+    } else {
+        readout(final, batch_);
+    }
     double loss = 0;
     for (int b = 0; b < batch_.batch; ++b)
         loss -= std::log(std::max(double(probs_(b, batch_.targets[b])), 1e-300));
-    return S(loss / batch_.batch);
+    stats_.crossEntropy = loss / batch_.batch;
+    return S(stats_.crossEntropy + cfg_.routeEntropy * stats_.routeEntropy +
+             cfg_.thoughtCost * stats_.gateCost);
+}
+
+template <typename S>
+bool Encoder<S>::afterStep(int t, int steps, bool halting, const Mat<S>& h,
+                           typename EncoderLayer<S>::Cache& c) {
+    const int C = cfg_.dModel, H = cfg_.heads;
+    if (cfg_.headRouting) {
+        // loss += coef * mean over steps of the step's mean routing entropy over the real tokens
+        stats_.routeEntropy += double(HeadRouter<S>::entropy(c.route.weights, shape_)) / steps;
+        c.routeEntropyCoef = S(cfg_.routeEntropy / steps);
+        for (int b = 0; b < batch_.batch; ++b)
+            for (Index n = shape_.start(b); n < shape_.start(b) + batch_.lengths[b]; ++n)
+                for (int hd = 0; hd < H; ++hd)
+                    stats_.headShare[size_t(hd)] +=
+                        double(c.route.weights(n, hd)) / (double(realRows_) * steps);
+    }
+    if (!copyGated(cfg_.update))
+        return false;
+    // loss += urgency * t * (mean over real positions and channels of the gates at step t)
+    if (cfg_.thoughtCost > 0) {
+        double open = 0;
+        for (int b = 0; b < batch_.batch; ++b)
+            for (Index n = shape_.start(b); n < shape_.start(b) + batch_.lengths[b]; ++n)
+                open += double(c.gate.row(n).sum());
+        stats_.gateCost += t * open / (double(realRows_) * C);
+        c.gateCost.assign(size_t(shape_.rows()), S(0));
+        const S scale = S(cfg_.thoughtCost * t / (double(realRows_) * C));
+        for (int b = 0; b < batch_.batch; ++b)
+            for (Index n = shape_.start(b); n < shape_.start(b) + batch_.lengths[b]; ++n)
+                c.gateCost[size_t(n)] = scale;
+    } else {
+        c.gateCost.clear();
+    }
+    if (!halting)
+        return false;
+    // An example halts at the first step after which every real position's mean gate is below the
+    // threshold; its answer is read there.
+    last_.resize(batch_.batch, C);
+    bool all = true;
+    for (int b = 0; b < batch_.batch; ++b) {
+        if (stats_.haltSteps[size_t(b)] > 0)
+            continue;
+        bool closed = true;
+        for (Index n = shape_.start(b); closed && n < shape_.start(b) + batch_.lengths[b]; ++n)
+            closed = c.gate.row(n).mean() < S(cfg_.haltThreshold);
+        if (closed) {
+            stats_.haltSteps[size_t(b)] = t + 1;
+            last_.row(b) = h.row(shape_.start(b) + batch_.lengths[b] - 1);
+        } else {
+            all = false;
+        }
+    }
+    return all;
 }
 
 template <typename S> void Encoder<S>::backward() {
@@ -166,6 +252,8 @@ template <typename S> Trace Encoder<S>::trace(const std::vector<int>& tokens, in
         tr.gates.resize(size_t(steps) * T);
     if (gated && fullGates)
         tr.gateChannels.resize(size_t(steps) * T * C);
+    if (cfg_.headRouting)
+        tr.routing.resize(size_t(steps) * T * H);
     auto record = [&](const Mat<S>& h) {
         readout(h, batch_);
         int best = 0;
@@ -190,6 +278,10 @@ template <typename S> Trace Encoder<S>::trace(const std::vector<int>& tokens, in
                     for (int ch = 0; ch < C; ++ch)
                         tr.gateChannels[(size_t(t) * T + i) * C + ch] = float(c.gate(i, ch));
         }
+        if (cfg_.headRouting)
+            for (int i = 0; i < T; ++i)
+                for (int hd = 0; hd < H; ++hd)
+                    tr.routing[(size_t(t) * T + i) * H + hd] = float(c.route.weights(i, hd));
         record(h_[(t + 1) % 2]);
     }
     return tr;

@@ -5,6 +5,7 @@
 
 #include "core/config/config.h"
 #include "core/nn/attention.h"
+#include "core/nn/head_router.h"
 #include "core/nn/model.h"
 #include "core/nn/params.h"
 #include "core/nn/relative_attention.h"
@@ -34,14 +35,17 @@ template <typename S> struct EncoderLayer {
         S hiddenKeep = 1; // 1/(1-p) in training with dropout, else 1
         Mat<S> ffMask;    // (N, C) residual only: dropout on the FFN output (empty: no dropout)
         typename LayerNorm<S>::Cache ln2;
-        Mat<S> u;                  // (N, C) copy gate only: LN2(FFN(z)), or tanh(FFN(z))
-        Mat<S> gate;               // (N, C) copy gate: sigmoid(gate logits), before gate dropout
-        AlignedVector<S> gateKeep; // (N) 1, or 0 where gate dropout copies the whole column
+        Mat<S> u;                            // (N, C) copy gate only: LN2(FFN(z)), or tanh(FFN(z))
+        Mat<S> gate;                         // (N, C) copy gate: sigmoid(gate logits), before gate dropout
+        AlignedVector<S> gateKeep;           // (N) 1, or 0 where gate dropout copies the whole column
+        typename HeadRouter<S>::Cache route; // head routing only
+        S routeEntropyCoef = 0;              // d loss / d (this step's mean routing entropy)
+        AlignedVector<S> gateCost;           // (N) d loss / d g per gate element from the thought cost
     };
 
     // Temporaries of one forward or backward call, kept between calls so training allocates nothing.
     struct Workspace {
-        Mat<S> y, ff, dHidden, du, dGateLogit, dff, dz, dy, da, dProj;
+        Mat<S> y, ff, dHidden, du, dGateLogit, dff, dz, dy, da, dProj, dRoute;
     };
 
     ModelConfig cfg;
@@ -49,6 +53,7 @@ template <typename S> struct EncoderLayer {
     GeometricAttention<S> geo;
     SoftmaxAttention<S> soft;
     RelativeAttention<S> rel;
+    HeadRouter<S> router; // declared only with head routing
     int ln1g = -1, ln1b = -1, w1 = -1, wg1 = -1, b1 = -1, bg1 = -1, w2 = -1, b2 = -1, ln2g = -1, ln2b = -1;
     int wg2 = -1, bg2 = -1;
 
@@ -109,10 +114,15 @@ public:
     bool packedRows() const { return packedRows_; }
 
 private:
+    using Model<S>::stats_;
     EncoderLayer<S>& layer(int step) { return layers_[cfg_.sharedWeights ? 0 : step]; }
     const EncoderLayer<S>& layer(int step) const { return layers_[cfg_.sharedWeights ? 0 : step]; }
     void embed(const Batch& batch, bool training, Rng& rng);
     void readout(const Mat<S>& h, const Batch& batch);
+    void readoutRows(); // logits_ and probs_ from last_
+    // After step t's layer forward: routing and gate statistics, the loss terms' gradient scales, and
+    // gate halting of the examples still running (returns true once every example has halted).
+    bool afterStep(int t, int steps, bool halting, const Mat<S>& h, typename EncoderLayer<S>::Cache& c);
     void setShape(); // shape_ (and starts_) from batch_ and the row layout
 
     ModelConfig cfg_;
@@ -132,7 +142,8 @@ private:
     std::vector<typename EncoderLayer<S>::Cache> caches_;
     Mat<S> embMask_;                      // (N, C) dropout on embedding + positions
     Mat<S> sinusoids_;                    // (T, C) sinusoidal encoding of the positions seen so far
-    Mat<S> last_;                         // (B, C) the [E] rows after the last step
+    Mat<S> last_;                         // (B, C) the [E] rows after the last step (or the halting step)
+    Index realRows_ = 0;                  // real positions of the batch
     Mat<S> logits_, probs_;               // (B, S)
     Mat<S> dLogits_, dLast_, dh_, dPrev_; // backward temporaries, kept between steps
 };

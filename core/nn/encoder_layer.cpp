@@ -21,6 +21,8 @@ void EncoderLayer<S>::declare(ParamStore<S>& store, const std::string& prefix, c
         rel.declare(store, prefix, C, H, cfg.positional == PositionalKind::AbsRel);
     else
         soft.declare(store, prefix, C, H);
+    if (cfg.headRouting)
+        router.declare(store, prefix, C, H, cfg.routeTopK, cfg.routeDropped);
     ln1g = store.add(prefix + "ln1.gain", 1, C);
     ln1b = store.add(prefix + "ln1.bias", 1, C);
     // W1 and Wg1 both read z: declared consecutively so one product computes both.
@@ -65,6 +67,8 @@ void EncoderLayer<S>::init(ParamStore<S>& store, InitRng& rng) const {
         rel.init(store, rng);
     else
         soft.init(store, rng);
+    if (cfg.headRouting)
+        router.init(store, rng);
     const double reluGain = std::sqrt(2.0);
     store.value(ln1g).setOnes();
     store.value(ln1b).setZero();
@@ -104,13 +108,18 @@ void EncoderLayer<S>::forward(ParamStore<S>& store, const Mat<S>& x, const Batch
     const int C = cfg.dModel, F = cfg.dFF;
     const Index N = x.rows();
     const bool drop = training && cfg.dropout > 0;
-    // a = Attention(x)
+    // a = Attention(x), each head's output scaled by its routing weight with head routing
+    const Mat<S>* routeWeights = nullptr;
+    if (cfg.headRouting) {
+        router.forward(store, x, c.route);
+        routeWeights = &c.route.weights;
+    }
     if (cfg.attention == AttentionKind::Geometric)
-        geo.forward(store, x, shape, training, cfg.attentionDropout, rng, c.geo, c.att);
+        geo.forward(store, x, shape, training, cfg.attentionDropout, rng, c.geo, c.att, routeWeights);
     else if (relative())
-        rel.forward(store, x, shape, training, cfg.attentionDropout, rng, c.rel, c.att);
+        rel.forward(store, x, shape, training, cfg.attentionDropout, rng, c.rel, c.att, routeWeights);
     else
-        soft.forward(store, x, shape, training, cfg.attentionDropout, rng, c.soft, c.att);
+        soft.forward(store, x, shape, training, cfg.attentionDropout, rng, c.soft, c.att, routeWeights);
     // z = LN1(x + Dropout(a))
     Mat<S>& y = ws.y;
     if (drop) {
@@ -198,8 +207,10 @@ void EncoderLayer<S>::backward(ParamStore<S>& store, const Mat<S>& x, const Batc
         dGateLogit.resize(N, C);
         dx.resize(N, C);
         S* dbg2 = store.grad(bg2).data();
+        const bool cost = !c.gateCost.empty();
         for (Index i = 0; i < N; ++i) {
             const S keep = c.gateKeep[i];
+            const S dCost = cost ? c.gateCost[i] : S(0); // thought cost: d loss / d g, every channel
             const S* g = c.gate.data() + i * C;
             const S* d = dOut.data() + i * C;
             const S* ui = c.u.data() + i * C;
@@ -212,7 +223,8 @@ void EncoderLayer<S>::backward(ParamStore<S>& store, const Mat<S>& x, const Batc
                 dui[j] = keep * (d[j] * g[j]);
                 dxi[j] = d[j] - dui[j];
                 // dg = dOut (u - x);  g = sigmoid(l): dl = dg g (1 - g)
-                dli[j] = keep * (d[j] * (ui[j] - xi[j]) * g[j] * (S(1) - g[j]));
+                dli[j] =
+                    keep * (d[j] * (ui[j] - xi[j]) * g[j] * (S(1) - g[j])) + dCost * g[j] * (S(1) - g[j]);
                 dbg2[j] += dli[j];
             }
         }
@@ -253,12 +265,19 @@ void EncoderLayer<S>::backward(ParamStore<S>& store, const Mat<S>& x, const Batc
         da = &ws.da;
     }
     // The attention's input gradient is added straight into dx.
+    const Mat<S>* routeWeights = cfg.headRouting ? &c.route.weights : nullptr;
+    Mat<S>* dRoute = cfg.headRouting ? &ws.dRoute : nullptr;
     if (cfg.attention == AttentionKind::Geometric)
-        geo.backward(store, x, shape, c.geo, *da, dx, ws.dProj, true);
+        geo.backward(store, x, shape, c.geo, *da, dx, ws.dProj, true, routeWeights, dRoute);
     else if (relative())
-        rel.backward(store, x, shape, c.rel, *da, dx, ws.dProj, true);
+        rel.backward(store, x, shape, c.rel, *da, dx, ws.dProj, true, routeWeights, dRoute);
     else
-        soft.backward(store, x, shape, c.soft, *da, dx, ws.dProj, true);
+        soft.backward(store, x, shape, c.soft, *da, dx, ws.dProj, true, routeWeights, dRoute);
+    if (cfg.headRouting) {
+        if (c.routeEntropyCoef != S(0))
+            HeadRouter<S>::addEntropyGrad(c.route.weights, shape, c.routeEntropyCoef, ws.dRoute);
+        router.backward(store, x, c.route, ws.dRoute, dx);
+    }
 }
 
 template <typename S> double EncoderLayer<S>::forwardFlops(const BatchShape& shape) const {
@@ -278,9 +297,11 @@ template <typename S> double EncoderLayer<S>::forwardFlops(const BatchShape& sha
         f += 2 * (2.0 * shape.positions - 1) * C * C; // r = Wr PE
         f += 2 * offsets * H * D;                     // (q + v) . r over the offsets of each example
     }
-    f += 2 * N * C * C;                       // Wo
-    f += 2 * N * C * (F + (gated() ? C : 0)); // [W1; Wg1]
-    f += 2 * N * F * C;                       // W2
+    f += 2 * N * C * C; // Wo
+    if (cfg.headRouting)
+        f += 2 * N * C * (C / 2) + 2 * N * (C / 2) * H; // the routing gate network
+    f += 2 * N * C * (F + (gated() ? C : 0));           // [W1; Wg1]
+    f += 2 * N * F * C;                                 // W2
     if (gated())
         f += 2 * N * C * C; // Wg2
     return f;

@@ -106,6 +106,39 @@ template <typename S> void HeadRouter<S>::addEntropyGrad(const Mat<S>& weights, 
     }
 }
 
+template <typename S> S HeadRouter<S>::entropy(const Mat<S>& weights, const BatchShape& shape) {
+    S total = 0;
+    Index rows = 0;
+    for (int b = 0; b < shape.batch; ++b) {
+        const Index first = shape.start(b), len = shape.lengths[b];
+        rows += len;
+        for (Index n = first; n < first + len; ++n)
+            for (Index h = 0; h < weights.cols(); ++h) {
+                const S w = weights(n, h);
+                total -= w * std::log(w + S(kEntropyEps));
+            }
+    }
+    return rows > 0 ? total / S(rows) : S(0);
+}
+
+template <typename S>
+void HeadRouter<S>::addEntropyGrad(const Mat<S>& weights, const BatchShape& shape, S coef, Mat<S>& dWeights) {
+    Index rows = 0;
+    for (int b = 0; b < shape.batch; ++b)
+        rows += shape.lengths[b];
+    if (rows == 0)
+        return;
+    const S scale = coef / S(rows);
+    for (int b = 0; b < shape.batch; ++b) {
+        const Index first = shape.start(b), len = shape.lengths[b];
+        for (Index n = first; n < first + len; ++n)
+            for (Index h = 0; h < weights.cols(); ++h) {
+                const S w = weights(n, h);
+                dWeights(n, h) -= scale * (std::log(w + S(kEntropyEps)) + w / (w + S(kEntropyEps)));
+            }
+    }
+}
+
 template <typename S>
 void HeadRouter<S>::backward(ParamStore<S>& store, const Mat<S>& x, const Cache& c, const Mat<S>& dWeights,
                              Mat<S>& dx) const {
@@ -129,8 +162,41 @@ void HeadRouter<S>::backward(ParamStore<S>& store, const Mat<S>& x, const Cache&
     dx.noalias() += dPre * store.value(p.w1);
 }
 
+template <typename S> void scaleHeads(const Mat<S>& mixed, const Mat<S>& weights, Mat<S>& routed) {
+    const Index N = mixed.rows(), C = mixed.cols(), H = weights.cols(), D = C / H;
+    routed.resize(N, C);
+    for (Index n = 0; n < N; ++n)
+        for (Index h = 0; h < H; ++h) {
+            const S w = weights(n, h);
+            const S* m = mixed.data() + n * C + h * D;
+            S* r = routed.data() + n * C + h * D;
+            for (Index d = 0; d < D; ++d)
+                r[d] = w * m[d];
+        }
+}
+
+template <typename S>
+void scaleHeadsBackward(const Mat<S>& mixed, const Mat<S>& weights, Mat<S>& dMixed, Mat<S>& dWeights) {
+    const Index N = mixed.rows(), C = mixed.cols(), H = weights.cols(), D = C / H;
+    dWeights.resize(N, H);
+    for (Index n = 0; n < N; ++n)
+        for (Index h = 0; h < H; ++h) {
+            const S w = weights(n, h);
+            const S* m = mixed.data() + n * C + h * D;
+            S* dm = dMixed.data() + n * C + h * D;
+            S dw = 0;
+            for (Index d = 0; d < D; ++d) {
+                dw += dm[d] * m[d];
+                dm[d] *= w;
+            }
+            dWeights(n, h) = dw;
+        }
+}
+
 #define NDR_INSTANTIATE(S)                                                                                   \
     template struct HeadRouter<S>;                                                                           \
+    template void scaleHeads<S>(const Mat<S>&, const Mat<S>&, Mat<S>&);                                      \
+    template void scaleHeadsBackward<S>(const Mat<S>&, const Mat<S>&, Mat<S>&, Mat<S>&);                     \
     template void HeadRouter<S>::init<std::mt19937_64>(ParamStore<S>&, std::mt19937_64&) const;
 NDR_INSTANTIATE(float)
 NDR_INSTANTIATE(double)

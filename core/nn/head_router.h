@@ -4,18 +4,14 @@
 // backward by hand; the top-k choice is a fixed mask in the backward pass.
 #pragma once
 
+#include "core/config/config.h"
+#include "core/nn/attention.h"
 #include "core/nn/params.h"
 #include "core/nn/tensor.h"
 
 #include <string>
 
 namespace ndr {
-
-// How the heads left out by top-k are weighted.
-enum class DroppedHeads {
-    Masked,    // weight exactly 0: the softmax runs over the kept heads only
-    SeedExact, // the write-up's code: dropped logits multiplied by 0, so each keeps weight e^0 / Z
-};
 
 template <typename S> struct HeadRouter {
     struct Params {
@@ -43,11 +39,21 @@ template <typename S> struct HeadRouter {
     static S entropy(const Mat<S>& weights);
     // d entropy / d weights (N, H), for a loss term coef * entropy: added to dWeights scaled by coef.
     static void addEntropyGrad(const Mat<S>& weights, S coef, Mat<S>& dWeights);
+    // The same over the real rows of a batch only (a padded batch's padding rows are left out).
+    static S entropy(const Mat<S>& weights, const BatchShape& shape);
+    static void addEntropyGrad(const Mat<S>& weights, const BatchShape& shape, S coef, Mat<S>& dWeights);
     // dx (N, C) is added to; parameter gradients accumulate.
     void backward(ParamStore<S>& store, const Mat<S>& x, const Cache& c, const Mat<S>& dWeights,
                   Mat<S>& dx) const;
 
     int kept() const { return topK <= 0 || topK >= heads ? heads : topK; }
 };
+
+// The output side of routed attention: routed = mixed with head h's D columns of row n scaled by
+// weights(n, h), which then goes through Wo. The backward turns dRouted (in dMixed) into dMixed and
+// dWeights(n, h) = sum over head h's columns of dRouted * mixed.
+template <typename S> void scaleHeads(const Mat<S>& mixed, const Mat<S>& weights, Mat<S>& routed);
+template <typename S>
+void scaleHeadsBackward(const Mat<S>& mixed, const Mat<S>& weights, Mat<S>& dMixed, Mat<S>& dWeights);
 
 } // namespace ndr

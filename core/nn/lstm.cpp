@@ -136,7 +136,9 @@ S Lstm<S>::forward(const Batch& batch, int /*steps*/, bool training, Rng& rng, b
     double loss = 0;
     for (int b = 0; b < B; ++b)
         loss -= std::log(std::max(double(probs_(b, targets_[size_t(b)])), 1e-300));
-    return S(loss / std::max(1, B));
+    stats_ = {};
+    stats_.crossEntropy = loss / std::max(1, B);
+    return S(stats_.crossEntropy);
 }
 
 template <typename S> void Lstm<S>::backward() {

@@ -34,6 +34,7 @@ public:
     void setPackedRows(bool) override {}
 
 private:
+    using Model<S>::stats_;
     // The row layout of a batch: count_, rank_, offset_, tokens_ (see below).
     void arrange(const Batch& batch);
     // logits_ and probs_ of the readout of `states` (rows, H).

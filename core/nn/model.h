@@ -14,6 +14,16 @@
 
 namespace ndr {
 
+// What the last forward's head routing and copy gates did (docs/design.md §2-3). A model without them
+// leaves everything but `crossEntropy` at zero and the vectors empty.
+struct ForwardStats {
+    double crossEntropy = 0;       // the mean cross-entropy: the loss without the terms below
+    double routeEntropy = 0;       // mean entropy of the routing weights over real tokens and steps
+    std::vector<double> headShare; // (H) mean routing weight of each head over real tokens and steps
+    double gateCost = 0;           // sum_t t * mean gate openness at step t (the thought cost / urgency)
+    std::vector<int> haltSteps;    // (B) steps run before halting (evaluation with a halt threshold)
+};
+
 template <typename S> class Model {
 public:
     virtual ~Model() = default;
@@ -26,7 +36,8 @@ public:
 
     // Fresh initialisation from `seed` (the kind's own scheme, docs/design.md §2).
     virtual void init(uint64_t seed) = 0;
-    // The mean cross-entropy of the batch against batch.targets. `steps` is the number of layer
+    // The loss of the batch: the mean cross-entropy against batch.targets plus the routing entropy and
+    // thought cost terms of a model that has them (stats() holds the parts). `steps` is the number of layer
     // applications of an encoder; a recurrent model reads each example's tokens and ignores it. With
     // keepCaches the forward keeps what backward() needs.
     virtual S forward(const Batch& batch, int steps, bool training, Rng& rng, bool keepCaches) = 0;
@@ -41,6 +52,11 @@ public:
     // The encoder's row layout (see Encoder::setPackedRows); a model that stores only real tokens
     // anyway ignores it.
     virtual void setPackedRows(bool packed) = 0;
+    // Of the last forward.
+    const ForwardStats& stats() const { return stats_; }
+
+protected:
+    ForwardStats stats_;
 };
 
 // The model `config.kind` names, not yet initialised. Throws std::invalid_argument on sizes it cannot

@@ -1,5 +1,6 @@
 // Relative positional attention: forward, backward and the naive oracle (docs/design.md §2).
 #include "core/nn/relative_attention.h"
+#include "core/nn/head_router.h"
 
 #include <algorithm>
 #include <cmath>
@@ -70,7 +71,8 @@ void biasedQueries(const S* q, Index stride, int len, int D, const S* u, const S
 // index j (abs/rel) is column j + len - 1. Only offsets within the example, -(len-1)..len-1, are formed.
 template <typename S>
 void RelativeAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape,
-                                   bool training, double keyDropout, Rng& rng, Cache& c, Mat<S>& out) const {
+                                   bool training, double keyDropout, Rng& rng, Cache& c, Mat<S>& out,
+                                   const Mat<S>* headWeights) const {
     const int B = shape.batch, T = shape.positions, C = channels, H = heads, D = C / H, R = 2 * T - 1;
     const Index N = shape.rows(), P = 3 * C + (absRel ? H : 0);
     const int last = absRel ? p.wag : p.wkv;
@@ -149,18 +151,29 @@ void RelativeAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const 
                          Block<S>{c.mixed.data() + first * C + h * D, len, D, C}, false);
         }
     }
-    linearForward<S>(c.mixed, store.value(p.wo), out);
+    if (headWeights) {
+        scaleHeads(c.mixed, *headWeights, c.routed);
+        linearForward<S>(c.routed, store.value(p.wo), out);
+    } else {
+        c.routed.resize(0, 0);
+        linearForward<S>(c.mixed, store.value(p.wo), out);
+    }
 }
 
 template <typename S>
 void RelativeAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape,
                                     const Cache& c, const Mat<S>& dOut, Mat<S>& dx, Mat<S>& dProj,
-                                    bool accumulateDx) const {
+                                    bool accumulateDx, const Mat<S>* headWeights,
+                                    Mat<S>* dHeadWeights) const {
     const int B = shape.batch, T = shape.positions, C = channels, H = heads, D = C / H, R = 2 * T - 1;
     const Index N = shape.rows(), P = 3 * C + (absRel ? H : 0);
     const int last = absRel ? p.wag : p.wkv;
     // out = mixed Wo^T
-    linearBackward<S>(dOut, c.mixed, store.value(p.wo), store.grad(p.wo), &dMixed);
+    linearBackward<S>(dOut, c.routed.size() > 0 ? c.routed : c.mixed, store.value(p.wo), store.grad(p.wo),
+                      &dMixed);
+    // routed = mixed scaled per head: dMixed and the routing weights' gradient
+    if (c.routed.size() > 0)
+        scaleHeadsBackward(c.mixed, *headWeights, dMixed, *dHeadWeights);
 
     const S s = store.value(p.scale)(0, 0);
     const S* u = store.valuePtr(p.contentBias);

@@ -29,6 +29,7 @@ template <typename S> struct RelativeAttention {
         AlignedVector<S> posDot; // (B, H, T, 2T-1) (q_i + v_h) . drop(r(m - len + 1)), m < 2 len - 1
         AlignedVector<S> att;    // (B, H, T, T) softmax weights
         Mat<S> mixed;            // (N, C) concat_h sum_j a_ij v_j
+        Mat<S> routed;           // (N, C) mixed scaled per head by the routing weights (empty: no routing)
     };
 
     // Per-(example, head) buffers of one OpenMP thread, kept between calls.
@@ -51,10 +52,13 @@ template <typename S> struct RelativeAttention {
     template <typename InitRng> void init(ParamStore<S>& store, InitRng& rng) const;
     // out (N, C); x (N, C). keyDropout acts on the projected keys and position vectors.
     void forward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape, bool training,
-                 double keyDropout, Rng& rng, Cache& c, Mat<S>& out) const;
-    // dx (N, C) is assigned, or added to when accumulateDx; parameter gradients accumulate.
+                 double keyDropout, Rng& rng, Cache& c, Mat<S>& out,
+                 const Mat<S>* headWeights = nullptr) const;
+    // dx (N, C) is assigned, or added to when accumulateDx; parameter gradients accumulate. With head
+    // routing, headWeights (N, H) are the forward's and dHeadWeights receives their gradient.
     void backward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape, const Cache& c,
-                  const Mat<S>& dOut, Mat<S>& dx, Mat<S>& scratch, bool accumulateDx = false) const;
+                  const Mat<S>& dOut, Mat<S>& dx, Mat<S>& scratch, bool accumulateDx = false,
+                  const Mat<S>* headWeights = nullptr, Mat<S>* dHeadWeights = nullptr) const;
 
     // The (2T-1, C) rows PE(-(T-1)) .. PE(T-1) of `encoding`, which grows when T exceeds Tmax.
     const S* positionEncoding(int T) const;

@@ -26,6 +26,7 @@ struct Trace {
     std::vector<float> attention;    // (steps, H, T, T): [t][h][target][source]
     std::vector<float> gates;        // (steps, T) mean gate over channels; empty for residual models
     std::vector<float> gateChannels; // (steps, T, C) full gate vectors; filled only on request
+    std::vector<float> routing;      // (steps, T, H) head routing weights; empty without head routing
     std::vector<float> stepProbs;    // (steps+1, S) readout on [E] after 0..steps steps
     std::vector<int> stepAnswers;    // (steps+1) argmax of stepProbs
     std::vector<int> intermediates;  // (T) ground truth per position (see CtlTask::intermediates)
@@ -35,6 +36,7 @@ struct Trace {
         return attention[((size_t(t) * heads + h) * positions + target) * positions + source];
     }
     float gate(int t, int pos) const { return gates[size_t(t) * positions + pos]; }
+    float route(int t, int pos, int h) const { return routing[(size_t(t) * positions + pos) * heads + h]; }
     const float* probsAfter(int t) const { return stepProbs.data() + size_t(t) * symbols; }
 };
 
@@ -51,6 +53,22 @@ struct EvalRecord {
     double validAccuracy = 0;
     double testAccuracy = 0;
     Trace probe; // trace of the run's probe example (may be empty)
+    // Head routing (empty without): mean routing entropy and each head's mean weight over the
+    // evaluation examples' real tokens and steps.
+    double routeEntropy = 0;
+    std::vector<double> headShare; // (H)
+    // Gate halting (empty without a halt threshold): per depth, how many examples halted after each
+    // number of steps, haltCounts[d][s] for s = 0..steps (0 never occurs: at least one step runs).
+    std::vector<std::vector<int>> haltCounts; // (depths, steps + 1)
+    // The mean number of steps run at depth index d (0 when nothing was counted).
+    double meanHaltStep(size_t d) const {
+        double n = 0, sum = 0;
+        for (size_t s = 0; s < haltCounts[d].size(); ++s) {
+            n += haltCounts[d][s];
+            sum += double(s) * haltCounts[d][s];
+        }
+        return n > 0 ? sum / n : 0;
+    }
 };
 
 // The training loss over the run, one point per kLossLogEvery steps (the mean over those steps), so
@@ -119,7 +137,7 @@ struct ModelRecord {
 
 struct RunRecord {
     static constexpr const char* kFormat = "ndr-studio-run";
-    static constexpr int kVersion = 1;
+    static constexpr int kVersion = 2;
     RunConfig config;
     std::vector<std::vector<int>> tables; // function tables used (tables[f][x])
     Example probe;                        // the example traced at every evaluation

@@ -1,6 +1,7 @@
 // The training loop of one model (docs/design.md §3).
 #include "core/train/trainer.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -66,7 +67,7 @@ std::pair<double, double> Trainer::accuracy(const std::vector<Example>& examples
 }
 
 bool Trainer::accuracyInto(const std::vector<Example>& examples, int steps, const std::atomic<bool>* stop,
-                           std::pair<double, double>& out) {
+                           std::pair<double, double>& out, RoutingTally* tally) {
     setThreads();
     if (steps <= 0)
         steps = model_.config().effectiveEvalSteps();
@@ -80,8 +81,22 @@ bool Trainer::accuracyInto(const std::vector<Example>& examples, int steps, cons
         const size_t end = std::min(examples.size(), start + chunk);
         const std::vector<Example> part(examples.begin() + start, examples.begin() + end);
         const Batch batch = task_.makeBatch(part);
-        const double loss = model_.forward(batch, steps, false, unused, false);
-        lossSum += loss * double(part.size());
+        model_.forward(batch, steps, false, unused, false);
+        const ForwardStats& st = model_.stats();
+        lossSum += st.crossEntropy * double(part.size());
+        if (tally) {
+            const double w = double(part.size());
+            tally->weight += w;
+            tally->routeEntropy += st.routeEntropy * w;
+            tally->headShare.resize(st.headShare.size(), 0.0);
+            for (size_t h = 0; h < st.headShare.size(); ++h)
+                tally->headShare[h] += st.headShare[h] * w;
+            if (!st.haltSteps.empty()) {
+                tally->haltCounts.resize(size_t(steps) + 1, 0);
+                for (int s : st.haltSteps)
+                    ++tally->haltCounts[size_t(std::clamp(s, 0, steps))];
+            }
+        }
         const auto& logits = model_.logits();
         for (int b = 0; b < batch.batch; ++b) {
             Index arg;
@@ -169,10 +184,19 @@ std::optional<EvalRecord> Trainer::evaluateUnless(const std::atomic<bool>* stop)
     r.stepsPerSecond = dt > 0 ? double(record_.stepsDone - lastEvalStep_) / dt : 0;
     r.trainLoss = lossCount_ > 0 ? lossSum_ / lossCount_ : std::numeric_limits<double>::quiet_NaN();
     std::vector<double> train, valid, test;
+    RoutingTally all;
     for (int d : task_.allDepths()) {
         std::pair<double, double> result;
-        if (!accuracyInto(task_.evalSet(d), 0, stop, result))
+        RoutingTally tally;
+        if (!accuracyInto(task_.evalSet(d), 0, stop, result, &tally))
             return std::nullopt;
+        all.weight += tally.weight;
+        all.routeEntropy += tally.routeEntropy;
+        all.headShare.resize(tally.headShare.size(), 0.0);
+        for (size_t h = 0; h < tally.headShare.size(); ++h)
+            all.headShare[h] += tally.headShare[h];
+        if (!tally.haltCounts.empty())
+            r.haltCounts.push_back(tally.haltCounts);
         const auto [acc, loss] = result;
         r.depths.push_back(d);
         r.accuracy.push_back(acc);
@@ -194,6 +218,12 @@ std::optional<EvalRecord> Trainer::evaluateUnless(const std::atomic<bool>* stop)
     r.trainAccuracy = mean(train);
     r.validAccuracy = mean(valid);
     r.testAccuracy = mean(test);
+    if (!all.headShare.empty() && all.weight > 0) {
+        r.routeEntropy = all.routeEntropy / all.weight;
+        for (double& share : all.headShare)
+            share /= all.weight;
+        r.headShare = all.headShare;
+    }
     r.probe = traceOf(probe_);
     record_.history.push_back(r);
     // Best validation; ties go to the latest evaluation (validation often saturates at 1.0 while the

@@ -75,9 +75,16 @@ public:
 
 private:
     void setThreads() const;
-    // As accuracy() and evaluate(), giving up (false / nullopt) as soon as `stop` is set.
+    // Head routing and halting figures gathered over an evaluation set (see EvalRecord).
+    struct RoutingTally {
+        double routeEntropy = 0, weight = 0;
+        std::vector<double> headShare;
+        std::vector<int> haltCounts; // (steps + 1)
+    };
+    // As accuracy() and evaluate(), giving up (false / nullopt) as soon as `stop` is set. The loss is
+    // the cross-entropy alone; `tally`, when given, receives the routing and halting figures.
     bool accuracyInto(const std::vector<Example>& examples, int steps, const std::atomic<bool>* stop,
-                      std::pair<double, double>& out);
+                      std::pair<double, double>& out, RoutingTally* tally = nullptr);
     std::optional<EvalRecord> evaluateUnless(const std::atomic<bool>* stop);
 
     RunConfig config_;
