@@ -1,23 +1,12 @@
 // Head routing's gate network in double precision: the weights it gives (top-k kept, dropped heads at
 // exactly 0 or, seed-exact, at e^0 / Z), the entropy term, and every gradient against central finite
 // differences, with every head, with top-2 masked and with top-2 seed-exact.
-#include "core/nn/head_router.h"
-
-#include <QtTest>
-#include <random>
+#include "gradient_check.h"
 
 using namespace ndr;
-using Md = Mat<double>;
+using namespace ndrtest;
 
 namespace {
-
-Md randomMat(Index r, Index c, std::mt19937_64& rng, double scale = 1.0) {
-    std::normal_distribution<double> n(0.0, scale);
-    Md m(r, c);
-    for (Index i = 0; i < m.size(); ++i)
-        m.data()[i] = n(rng);
-    return m;
-}
 
 struct Router {
     ParamStore<double> store;
