@@ -1,6 +1,7 @@
 // `ndr eval`: reloads a saved run's weights and measures accuracy on every depth's evaluation set.
 #include "commands.h"
 #include "common.h"
+#include "routing_report.h"
 #include "table.h"
 #include "training.h"
 
@@ -20,7 +21,7 @@ struct EvalOptions {
 };
 
 struct ModelResult {
-    std::vector<double> accuracy; // (depths)
+    ndr::EvalRecord eval; // accuracy per depth, routing and halting figures
     std::string error;
 };
 
@@ -46,8 +47,7 @@ int runEval(const EvalOptions& o) {
     for (size_t m = 0; m < n; ++m) {
         threads.emplace_back([&, m] {
             try {
-                for (int d : depths)
-                    results[m].accuracy.push_back(run.trainers[m]->accuracy(task.evalSet(d), o.steps).first);
+                results[m].eval = run.trainers[m]->measure(o.steps);
             } catch (const std::exception& e) {
                 results[m].error = e.what();
             }
@@ -71,15 +71,21 @@ int runEval(const EvalOptions& o) {
         // An LSTM reads token by token: it has no steps ("-").
         std::vector<std::string> row = {cfg.name, run.weightsUsed[m],
                                         cfg.kind == ndr::ModelKind::Lstm ? "-" : std::to_string(steps)};
-        for (double a : results[m].accuracy)
+        for (double a : results[m].eval.accuracy)
             row.push_back(fixed(a, 3));
         for (auto split : {ndr::Split::Train, ndr::Split::Valid, ndr::Split::Test})
-            row.push_back(fixed(splitMean(task, depths, results[m].accuracy, split), 3));
+            row.push_back(fixed(splitMean(task, depths, results[m].eval.accuracy, split), 3));
         table.addRow(row);
     }
     std::cout << "Accuracy per depth of " << o.runFile << " (" << splitSummary(task.config()) << "; chance "
               << fixed(1.0 / task.config().symbols, 3) << ")\n";
     table.print(std::cout);
+    for (size_t m = 0; m < n; ++m) {
+        const auto& cfg = run.record.models[m].config;
+        for (const std::string& line :
+             routingReport(cfg, results[m].eval, o.steps > 0 ? o.steps : cfg.effectiveEvalSteps()))
+            std::cout << line << "\n";
+    }
     for (size_t m = 0; m < n; ++m)
         if (run.weightsUsed[m] != o.weights)
             std::cout << "Note: " << run.record.models[m].config.name

@@ -2,6 +2,7 @@
 // and the per-step trace of docs/design.md §5 as JSON on stdout.
 #include "commands.h"
 #include "common.h"
+#include "core/train/halting.h"
 
 #include <algorithm>
 #include <cctype>
@@ -89,6 +90,20 @@ json traceJson(const ndr::Trace& tr, const ndr::CtlTask& task) {
             gates.push_back(std::move(row));
         }
     }
+    json routing = nullptr;
+    if (!tr.routing.empty()) {
+        routing = json::array();
+        for (int t = 0; t < tr.steps; ++t) {
+            json rows = json::array();
+            for (int p = 0; p < T; ++p) {
+                json row = json::array();
+                for (int h = 0; h < H; ++h)
+                    row.push_back(round6(tr.route(t, p, h)));
+                rows.push_back(std::move(row));
+            }
+            routing.push_back(std::move(rows));
+        }
+    }
     json stepProbs = json::array(), stepAnswers = json::array();
     for (int t = 0; t <= tr.steps; ++t) {
         json row = json::array();
@@ -105,6 +120,8 @@ json traceJson(const ndr::Trace& tr, const ndr::CtlTask& task) {
             {"attentionIndex", "[step][head][target][source]"},
             {"gates", gates},
             {"gatesIndex", "[step][position], mean over channels"},
+            {"routing", routing},
+            {"routingIndex", "[step][position][head], head routing weights"},
             {"stepAnswers", stepAnswers},
             {"stepProbabilities", stepProbs},
             {"stepIndex", "after 0..steps steps; 0 is the embeddings"}};
@@ -150,7 +167,9 @@ int runPredict(const PredictOptions& o) {
         const auto& cfg = run.record.models[m].config;
         const int steps = o.steps > 0 ? o.steps : cfg.effectiveEvalSteps();
         const ndr::Trace tr = run.trainers[m]->traceOf(ex, steps);
-        const int predicted = tr.stepAnswers.back();
+        // A model that halts on its gates answers after the step its evaluation stops at.
+        const int halted = cfg.haltThreshold > 0 ? ndr::gateStopStep(tr, float(cfg.haltThreshold)) : -1;
+        const int predicted = tr.stepAnswers[size_t(halted >= 0 ? halted : tr.steps)];
         // Fewer steps than one per function: the answer is the model's all the same, but it cannot have
         // been routed the way NDR routes (docs/design.md §1). An LSTM reads token by token: it has no
         // steps to count.
@@ -162,11 +181,12 @@ int runPredict(const PredictOptions& o) {
                       << " expression one function per step; its answer is given all the same\n";
         json probs = json::object();
         for (int s = 0; s < tr.symbols; ++s)
-            probs[task.symbolName(s)] = round6(tr.probsAfter(tr.steps)[s]);
+            probs[task.symbolName(s)] = round6(tr.probsAfter(halted >= 0 ? halted : tr.steps)[s]);
         models.push_back({{"name", cfg.name},
                           {"weights", run.weightsUsed[m]},
                           {"steps", stepped ? json(steps) : json(nullptr)},
                           {"stepsBelowDepth", below},
+                          {"haltedAfter", halted >= 0 ? json(halted) : json(nullptr)},
                           {"answer", task.symbolName(predicted)},
                           {"correct", predicted == answer},
                           {"probabilities", probs},
@@ -204,8 +224,9 @@ Command addPredictCommand(CLI::App& root) {
     cmd->footer(
         "Any depth up to twice the run's deepest test depth is answered by every model with its "
         "steps (or --steps); a model with fewer steps than the depth + 1 that route the expression one "
-        "function per step says so (\"stepsBelowDepth\": true, and a note on stderr). A bad expression "
-        "prints the parser's error and exits with status 2.\n");
+        "function per step says so (\"stepsBelowDepth\": true, and a note on stderr). A model with a halt "
+        "threshold answers after the first step at which every position's mean gate is below it "
+        "(\"haltedAfter\"). A bad expression prints the parser's error and exits with status 2.\n");
     return {cmd, [opts] { return runPredict(*opts); }};
 }
 

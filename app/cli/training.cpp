@@ -3,6 +3,7 @@
 
 #include "commands.h"
 #include "progress.h"
+#include "routing_report.h"
 #include "table.h"
 
 #include <algorithm>
@@ -281,6 +282,11 @@ void printRunSummary(const TrainedRun& run, std::ostream& os) {
     os << "Accuracy per depth (" << splitSummary(rec.config.task) << "; chance "
        << fixed(1.0 / rec.config.task.symbols, 3) << ")\n";
     table.print(os);
+    for (const auto& m : rec.models)
+        if (!m.history.empty())
+            for (const std::string& line :
+                 routingReport(m.config, m.history.back(), m.config.effectiveEvalSteps()))
+                os << line << "\n";
     if (!notes.empty()) {
         os << (hasValid ? "At the best validation:" : "At the latest evaluation (no validation split):");
         for (size_t i = 0; i < notes.size(); ++i)

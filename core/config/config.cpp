@@ -15,6 +15,9 @@ namespace {
 // (one per depth) and input lengths small.
 constexpr int kMaxDepth = 40;
 
+// The thought cost's urgency in the stub-thought-cost preset.
+constexpr double kStubUrgency = 0.01;
+
 // --- Presets: each keeps all of its numbers here, in one place, so tuning touches one function. ---
 
 RunConfig stubPreset() {
@@ -44,6 +47,37 @@ RunConfig stubPreset() {
     c.train.evalInterval = 500;
     c.train.seed = 1;
     c.train.threads = 1;
+    return c;
+}
+
+// The stub with head routing: NDR and the Transformer each with and without top-2-of-4 routing, so one
+// run shows what routing changes for both (docs/design.md §2, head routing).
+RunConfig stubRoutingPreset() {
+    RunConfig c = stubPreset();
+    c.preset = "stub-routing";
+    const ModelConfig ndr = c.models[0], vanilla = c.models[1];
+    auto routed = [](ModelConfig m) {
+        m.name += " top-2";
+        m.headRouting = true;
+        m.routeTopK = 2;
+        m.routeEntropy = 0.01;
+        return m;
+    };
+    c.models = {ndr, routed(ndr), vanilla, routed(vanilla)};
+    return c;
+}
+
+// The stub's NDR with and without the thought cost, both halting at evaluation once every gate is
+// below the threshold (docs/design.md §3, thought cost); the urgency was chosen in docs/results.md.
+RunConfig stubThoughtCostPreset() {
+    RunConfig c = stubPreset();
+    c.preset = "stub-thought-cost";
+    ModelConfig plain = c.models[0];
+    plain.haltThreshold = 0.1;
+    ModelConfig costed = plain;
+    costed.name += " thought cost";
+    costed.thoughtCost = kStubUrgency;
+    c.models = {plain, costed};
     return c;
 }
 
@@ -410,12 +444,16 @@ ModelConfig lstmModel(int hidden, int embedding) {
 }
 
 std::vector<std::string> presetNames() {
-    return {"stub", "paper-forward", "paper-backward"};
+    return {"stub", "stub-routing", "stub-thought-cost", "paper-forward", "paper-backward"};
 }
 
 RunConfig presetConfig(const std::string& name) {
     if (name == "stub")
         return stubPreset();
+    if (name == "stub-routing")
+        return stubRoutingPreset();
+    if (name == "stub-thought-cost")
+        return stubThoughtCostPreset();
     if (name == "paper-forward")
         return paperPreset("paper-forward", Order::Forward);
     if (name == "paper-backward")

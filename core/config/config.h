@@ -110,8 +110,8 @@ struct RunConfig {
     bool operator==(const RunConfig&) const = default;
 };
 
-// Built-in presets: "stub", "paper-forward", "paper-backward". Throws std::invalid_argument on an
-// unknown name, listing the known ones.
+// Built-in presets: "stub", "stub-routing", "stub-thought-cost", "paper-forward", "paper-backward". Throws
+// std::invalid_argument on an unknown name, listing the known ones.
 RunConfig presetConfig(const std::string& name);
 std::vector<std::string> presetNames();
 // Built-in model presets "ndr" and "vanilla" with the given sizes.

@@ -71,6 +71,18 @@ struct EvalRecord {
     }
 };
 
+// The mean number of steps run over every example counted in `eval.haltCounts` (0 when none): with the
+// fixed step count N, 1 - this / N is the share of computation halting saved.
+inline double meanStepsRun(const EvalRecord& eval) {
+    double n = 0, sum = 0;
+    for (const auto& counts : eval.haltCounts)
+        for (size_t s = 0; s < counts.size(); ++s) {
+            n += counts[s];
+            sum += double(s) * counts[s];
+        }
+    return n > 0 ? sum / n : 0;
+}
+
 // The training loss over the run, one point per kLossLogEvery steps (the mean over those steps), so
 // the learning curve of a reopened run is the one seen live.
 struct LossLog {

@@ -91,6 +91,10 @@ std::vector<BenchCase> defaultBenchCases() {
     cases.push_back({"stub NDR", stub, ndrModel(48, 4, 96, 8), 64, 1});
     cases.push_back({"stub NDR padded rows", stub, ndrModel(48, 4, 96, 8), 64, 1, true});
     cases.push_back({"stub vanilla", stub, vanillaModel(48, 4, 96, 8), 64, 1});
+    // The stub-routing preset's four models: routing's cost against the same model without it.
+    const RunConfig routing = presetConfig("stub-routing");
+    for (const ModelConfig& m : routing.models)
+        cases.push_back({"stub-routing " + m.name, stub, m, routing.train.batchSize, 1});
     cases.push_back({"d128 NDR", paper, ndrModel(128, 4, 256, 14), 128, 1});
     cases.push_back({"d128 vanilla", paper, vanillaModel(128, 4, 256, 14), 128, 1});
     cases.push_back({"paper NDR (2 threads)", paper, ndrModel(256, 1, 512, 14), 512, 2});

@@ -20,6 +20,20 @@ int haltingStep(const Trace& trace, float threshold) {
     return 0;
 }
 
+int gateStopStep(const Trace& trace, float threshold) {
+    if (trace.gates.empty() || trace.positions <= 0 ||
+        trace.gates.size() < size_t(trace.steps) * size_t(trace.positions))
+        return -1;
+    for (int t = 1; t <= trace.steps; ++t) {
+        bool closed = true;
+        for (int p = 0; closed && p < trace.positions; ++p)
+            closed = trace.gate(t - 1, p) < threshold;
+        if (closed)
+            return t;
+    }
+    return trace.steps;
+}
+
 float suggestedHaltingThreshold(const Trace& trace) {
     if (trace.gates.empty())
         return -1.0f;

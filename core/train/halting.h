@@ -14,6 +14,13 @@ namespace ndr {
 // trace without gates (a residual model has no such signal).
 int haltingStep(const Trace& trace, float threshold);
 
+// The steps an evaluation with ModelConfig::haltThreshold = `threshold` runs (docs/design.md §3): the
+// first s (1..steps) after which every position's mean gate is below the threshold, trace.steps when
+// no step gets there; the answer is then stepAnswers[s]. Unlike haltingStep it cannot look ahead: an
+// encoder halting as it goes stops at the first closed step even if a later one would reopen. -1 for
+// a trace without gates.
+int gateStopStep(const Trace& trace, float threshold);
+
 // A halting threshold that fits the model: a quarter of the way from the level its closed gates reach
 // (the median of the trace's mean gates over steps and positions: at each step most positions copy) to
 // fully open, rounded to 0.005. A gate counts as open only well above where this model's gates rest,

@@ -176,19 +176,14 @@ EvalRecord Trainer::evaluate() {
     return *evaluateUnless(nullptr);
 }
 
-std::optional<EvalRecord> Trainer::evaluateUnless(const std::atomic<bool>* stop) {
+std::optional<EvalRecord> Trainer::measureUnless(int steps, const std::atomic<bool>* stop) {
     EvalRecord r;
-    r.step = record_.stepsDone;
-    r.elapsedSeconds = trainSeconds_;
-    const double dt = trainSeconds_ - lastEvalSeconds_;
-    r.stepsPerSecond = dt > 0 ? double(record_.stepsDone - lastEvalStep_) / dt : 0;
-    r.trainLoss = lossCount_ > 0 ? lossSum_ / lossCount_ : std::numeric_limits<double>::quiet_NaN();
     std::vector<double> train, valid, test;
     RoutingTally all;
     for (int d : task_.allDepths()) {
         std::pair<double, double> result;
         RoutingTally tally;
-        if (!accuracyInto(task_.evalSet(d), 0, stop, result, &tally))
+        if (!accuracyInto(task_.evalSet(d), steps, stop, result, &tally))
             return std::nullopt;
         all.weight += tally.weight;
         all.routeEntropy += tally.routeEntropy;
@@ -224,12 +219,25 @@ std::optional<EvalRecord> Trainer::evaluateUnless(const std::atomic<bool>* stop)
             share /= all.weight;
         r.headShare = all.headShare;
     }
+    return r;
+}
+
+std::optional<EvalRecord> Trainer::evaluateUnless(const std::atomic<bool>* stop) {
+    std::optional<EvalRecord> measured = measureUnless(0, stop);
+    if (!measured)
+        return std::nullopt;
+    EvalRecord& r = *measured;
+    r.step = record_.stepsDone;
+    r.elapsedSeconds = trainSeconds_;
+    const double dt = trainSeconds_ - lastEvalSeconds_;
+    r.stepsPerSecond = dt > 0 ? double(record_.stepsDone - lastEvalStep_) / dt : 0;
+    r.trainLoss = lossCount_ > 0 ? lossSum_ / lossCount_ : std::numeric_limits<double>::quiet_NaN();
     r.probe = traceOf(probe_);
     record_.history.push_back(r);
     // Best validation; ties go to the latest evaluation (validation often saturates at 1.0 while the
     // model keeps improving), and with no validation split the latest evaluation is taken.
     const int idx = int(record_.history.size()) - 1;
-    const bool better = valid.empty() || record_.bestEval < 0 ||
+    const bool better = task_.depths(Split::Valid).empty() || record_.bestEval < 0 ||
                         r.validAccuracy >= record_.history[record_.bestEval].validAccuracy;
     if (better) {
         record_.bestEval = idx;

@@ -59,6 +59,10 @@ public:
     // Accuracy and mean loss on a set of examples, with `steps` steps (0: the model's evaluation steps).
     std::pair<double, double> accuracy(const std::vector<Example>& examples, int steps = 0);
     Trace traceOf(const Example& e, int steps = 0, bool fullGates = false);
+    // Every depth's accuracy and loss with `steps` steps (0: the model's evaluation steps), with the
+    // routing and halting figures, as evaluate() measures them but without recording anything (the
+    // step, timing and probe fields stay empty).
+    EvalRecord measure(int steps = 0) { return *measureUnless(steps, nullptr); }
 
     // Changes how many steps run() trains in all (to continue a finished run).
     void setTotalSteps(int steps) { config_.train.steps = steps; }
@@ -85,6 +89,7 @@ private:
     // the cross-entropy alone; `tally`, when given, receives the routing and halting figures.
     bool accuracyInto(const std::vector<Example>& examples, int steps, const std::atomic<bool>* stop,
                       std::pair<double, double>& out, RoutingTally* tally = nullptr);
+    std::optional<EvalRecord> measureUnless(int steps, const std::atomic<bool>* stop);
     std::optional<EvalRecord> evaluateUnless(const std::atomic<bool>* stop);
 
     RunConfig config_;

@@ -331,6 +331,50 @@ private slots:
         QCOMPARE(opened, 20);
     }
 
+    // Head routing and halting from a config file reach the train and eval summaries and predict's JSON.
+    void routingAndHaltingAreReported() {
+        const json small = {{"dModel", 16}, {"heads", 4}, {"dFF", 32}, {"steps", 6}, {"evalSteps", 0}};
+        const json train = {{"steps", 20}, {"evalInterval", 20}, {"batchSize", 16}};
+        const json routing = {{"preset", "stub-routing"},
+                              {"task", {{"evalExamplesPerDepth", 32}}},
+                              {"train", train},
+                              {"models", {small, small, small, small}}};
+        QVERIFY(writeText(path("routing.json"), routing.dump()));
+        Result r = runNdr({"train", "--config", path("routing.json"), "--out", path("routing"), "--quiet"});
+        QVERIFY2(r.exitCode == 0, describe(r));
+        for (const char* model : {"NDR top-2", "Transformer top-2"})
+            QVERIFY2(r.out.contains(QString(model) + ": head routing (top-2 of 4 heads, masked): entropy "),
+                     qPrintable(r.out));
+        QVERIFY(!r.out.contains("NDR: head routing"));
+
+        // Untrained gates rest near sigmoid(-3) = 0.05: below 0.9 every example halts after one step.
+        json halting = small;
+        halting["haltThreshold"] = 0.9;
+        const json cost = {{"preset", "stub-thought-cost"},
+                           {"task", {{"evalExamplesPerDepth", 32}}},
+                           {"train", train},
+                           {"models", {halting, halting}}};
+        QVERIFY(writeText(path("cost.json"), cost.dump()));
+        r = runNdr({"train", "--config", path("cost.json"), "--out", path("cost"), "--quiet"});
+        QVERIFY2(r.exitCode == 0, describe(r));
+        const QString line = "NDR thought cost: steps used (halting below 0.90, of 6): d1 1.0, d2 1.0";
+        QVERIFY2(r.out.contains(line), qPrintable(r.out));
+        QVERIFY2(r.out.contains("d7 1.0; compute saved 83%"), qPrintable(r.out));
+        const Result e = runNdr({"eval", path("cost/run.json")});
+        QVERIFY2(e.exitCode == 0 && e.out.contains(line), describe(e));
+
+        const RunConfig config = loadRunRecord(path("cost/run.json").toStdString()).config;
+        const CtlTask task(config.task);
+        const Example ex = task.evalSet(3).front();
+        r = runNdr({"predict", path("cost/run.json"), QString::fromStdString(task.format(ex))});
+        QVERIFY2(r.exitCode == 0, describe(r));
+        const json out = json::parse(r.out.toStdString());
+        for (const json& m : out["models"]) {
+            QCOMPARE(m["haltedAfter"].get<int>(), 1);
+            QCOMPARE(m["answer"], m["trace"]["stepAnswers"][1]);
+        }
+    }
+
     void evalPrintsTable() {
         const RunRecord run = loadRunRecord(runFile_.toStdString());
         const Result r = runNdr({"eval", runFile_, "--weights", "best"});

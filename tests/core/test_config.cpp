@@ -192,16 +192,41 @@ class TestConfig : public QObject {
 private slots:
     void presetsAreValid() {
         const auto names = presetNames();
-        QCOMPARE(int(names.size()), 3);
+        QCOMPARE(int(names.size()), 5);
         for (const std::string& name : names) {
             const RunConfig c = presetConfig(name);
             const auto problems = validate(c);
             QVERIFY2(problems.empty(), (name + joined(problems)).c_str());
             QCOMPARE(c.preset, name);
-            QCOMPARE(int(c.models.size()), 2);
             QCOMPARE(c.models[0].name, std::string("NDR"));
-            QCOMPARE(c.models[1].name, std::string("Transformer"));
+            if (name.rfind("stub-", 0) != 0) {
+                QCOMPARE(int(c.models.size()), 2);
+                QCOMPARE(c.models[1].name, std::string("Transformer"));
+            }
         }
+        // stub-routing: NDR and the Transformer, each plain and with top-2-of-4 head routing.
+        const RunConfig routing = presetConfig("stub-routing");
+        QCOMPARE(int(routing.models.size()), 4);
+        for (int m = 0; m < 4; ++m) {
+            QCOMPARE(routing.models[m].headRouting, m % 2 == 1);
+            QCOMPARE(routing.models[m].heads, 4);
+            if (m % 2 == 1) {
+                QCOMPARE(routing.models[m].routeTopK, 2);
+                ModelConfig plain = routing.models[m];
+                plain.headRouting = false;
+                plain.routeTopK = 0;
+                plain.routeEntropy = 0;
+                plain.name = routing.models[m - 1].name;
+                QVERIFY(plain == routing.models[m - 1]); // routing is the only difference
+            }
+        }
+        // stub-thought-cost: the stub's NDR with and without the cost, both halting at evaluation.
+        const RunConfig cost = presetConfig("stub-thought-cost");
+        QCOMPARE(int(cost.models.size()), 2);
+        QCOMPARE(cost.models[0].thoughtCost, 0.0);
+        QVERIFY(cost.models[1].thoughtCost > 0);
+        QVERIFY(cost.models[0].haltThreshold > 0);
+        QCOMPARE(cost.models[0].haltThreshold, cost.models[1].haltThreshold);
         const RunConfig stub = presetConfig("stub");
         QVERIFY(stub.task.validMinDepth > stub.task.validMaxDepth); // no validation split
         QCOMPARE(stub.task.testMinDepth, 5);
@@ -309,7 +334,8 @@ private slots:
         } catch (const std::invalid_argument& e) {
             QCOMPARE(std::string(e.what()),
                      std::string(
-                         "unknown preset 'nosuch': known presets are stub, paper-forward, paper-backward"));
+                         "unknown preset 'nosuch': known presets are stub, stub-routing, stub-thought-cost, "
+                         "paper-forward, paper-backward"));
         }
     }
 
@@ -497,8 +523,8 @@ private slots:
             << QString(R"({"preset": "stub", "models": [{"preset": "ndr", "dropout": true}]})")
             << "models[0].dropout: expected a number, got boolean";
         QTest::newRow("unknown preset") << QString(R"({"preset": "nosuch", "task": {}})")
-                                        << "unknown preset 'nosuch': known presets are stub, paper-forward, "
-                                           "paper-backward";
+                                        << "unknown preset 'nosuch': known presets are stub, stub-routing, "
+                                           "stub-thought-cost, paper-forward, paper-backward";
         QTest::newRow("unknown model preset")
             << QString(R"({"preset": "stub", "models": [{"preset": "gru"}]})")
             << "models[0].preset: unknown model preset 'gru'; expected vanilla, lstm or a Table 1 row "

@@ -1,8 +1,12 @@
 // Halting and settling on hand-made traces: the step after which the gates stay closed, and the step
 // from which the answer stays right, with their summaries over examples.
+#include "core/nn/encoder.h"
+#include "core/task/task.h"
 #include "core/train/halting.h"
 
 #include <QtTest>
+#include <algorithm>
+#include <set>
 
 using namespace ndr;
 
@@ -38,6 +42,54 @@ private slots:
         QCOMPARE(haltingStep(trace({0, 1, 2, 2}, {0.9f, 0.5f, 0.05f}), 0.1f), 2);
         QCOMPARE(haltingStep(trace({0, 1, 2, 2}, {0.9f, 0.5f, 0.5f}), 0.1f), 3); // never within the run
         QCOMPARE(haltingStep(trace({0, 1}, {}), 0.1f), -1);                      // no gates
+    }
+
+    void gateStopStepIsTheFirstClosedStep() {
+        QCOMPARE(gateStopStep(trace({0, 1, 2, 2}, {0.9f, 0.05f, 0.5f}), 0.1f), 2); // reopening is not seen
+        QCOMPARE(gateStopStep(trace({0, 1, 2, 2}, {0.05f, 0.9f, 0.9f}), 0.1f), 1);
+        QCOMPARE(gateStopStep(trace({0, 1, 2, 2}, {0.9f, 0.5f, 0.5f}), 0.1f), 3); // never closed: every step
+        QCOMPARE(gateStopStep(trace({0, 1}, {}), 0.1f), -1);
+    }
+
+    // The encoder's halting at evaluation stops each example where gateStopStep reads its trace, and
+    // answers what the trace answers after that step.
+    void encoderHaltsWhereItsTraceSays() {
+        const RunConfig run = presetConfig("stub");
+        ModelConfig cfg = run.models[0];
+        cfg.gateBiasInit = 0; // gates near 0.5 with spread, so examples stop at different steps
+        cfg.dModel = 16, cfg.dFF = 32, cfg.heads = 2;
+        const CtlTask task(run.task);
+        Encoder<float> plain(cfg, task.vocabSize(), run.task.symbols);
+        plain.init(3);
+        const int steps = cfg.effectiveEvalSteps();
+        std::vector<Example> examples;
+        for (int d : {1, 2, 3, 4, 5, 6, 7})
+            for (int i = 0; i < 4; ++i)
+                examples.push_back(task.evalSet(d)[size_t(i)]);
+        std::vector<float> gateMeans;
+        std::vector<Trace> traces;
+        for (const Example& e : examples) {
+            traces.push_back(plain.trace(task.tokens(e), steps));
+            gateMeans.insert(gateMeans.end(), traces.back().gates.begin(), traces.back().gates.end());
+        }
+        std::nth_element(gateMeans.begin(), gateMeans.begin() + gateMeans.size() / 2, gateMeans.end());
+        cfg.haltThreshold = gateMeans[gateMeans.size() / 2] + 0.02; // about half the positions closed
+        Encoder<float> halting(cfg, task.vocabSize(), run.task.symbols);
+        halting.init(3);
+        Rng unused(0);
+        halting.forward(task.makeBatch(examples), steps, false, unused, false);
+        const auto& stops = halting.stats().haltSteps;
+        QCOMPARE(stops.size(), examples.size());
+        std::set<int> distinct;
+        for (size_t i = 0; i < examples.size(); ++i) {
+            const int want = gateStopStep(traces[i], float(cfg.haltThreshold));
+            QCOMPARE(stops[i], want);
+            distinct.insert(want);
+            Index arg;
+            halting.logits().row(Index(i)).maxCoeff(&arg);
+            QCOMPARE(int(arg), traces[i].stepAnswers[size_t(want)]);
+        }
+        QVERIFY2(distinct.size() >= 2, "the examples stop at different steps");
     }
 
     void suggestedThresholdSitsAboveTheClosedLevel() {

@@ -1,0 +1,40 @@
+// Routing and halting lines of the command-line summaries (see routing_report.h).
+#include "routing_report.h"
+
+#include "common.h"
+
+#include <cmath>
+
+namespace ndrcli {
+
+std::vector<std::string> routingReport(const ndr::ModelConfig& config, const ndr::EvalRecord& eval,
+                                       int steps) {
+    std::vector<std::string> lines;
+    if (config.headRouting && !eval.headShare.empty()) {
+        const int H = int(eval.headShare.size());
+        std::string line =
+            config.name + ": head routing (" +
+            (config.routeTopK > 0 ? "top-" + std::to_string(config.routeTopK) + " of " : "all ") +
+            std::to_string(H) + " heads";
+        if (config.routeTopK > 0 && config.routeTopK < H)
+            line += config.routeDropped == ndr::DroppedHeads::SeedExact ? ", seed-exact" : ", masked";
+        line += "): entropy " + fixed(eval.routeEntropy, 3) + " of at most " + fixed(std::log(double(H)), 3) +
+                "; head shares";
+        for (int h = 0; h < H; ++h)
+            line += " " + fixed(eval.headShare[size_t(h)], 2);
+        lines.push_back(line);
+    }
+    if (config.haltThreshold > 0 && !eval.haltCounts.empty() && steps > 0) {
+        std::string line = config.name + ": steps used (halting below " + fixed(config.haltThreshold, 2) +
+                           ", of " + std::to_string(steps) + "):";
+        for (size_t d = 0; d < eval.haltCounts.size() && d < eval.depths.size(); ++d)
+            line +=
+                (d ? ", d" : " d") + std::to_string(eval.depths[d]) + " " + fixed(eval.meanHaltStep(d), 1);
+        const double used = ndr::meanStepsRun(eval);
+        line += "; compute saved " + fixed(100.0 * (1.0 - used / steps), 0) + "%";
+        lines.push_back(line);
+    }
+    return lines;
+}
+
+} // namespace ndrcli
