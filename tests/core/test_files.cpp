@@ -279,6 +279,55 @@ private slots:
         }
     }
 
+    // Head routing and halting: the switches, the evaluation figures and the trace's weights come back
+    // as saved; a version 1 file (without any of them) opens as a run without them.
+    void routingAndHaltingRoundTrip() {
+        RunRecord run = smallRun();
+        ModelConfig& m = run.config.models[0];
+        m.headRouting = true;
+        m.routeTopK = 2;
+        m.routeDropped = DroppedHeads::SeedExact;
+        m.routeEntropy = 0.02;
+        m.thoughtCost = 0.01;
+        m.haltThreshold = 0.1;
+        run.models[0].config = m;
+        EvalRecord& e = run.models[0].history[0];
+        e.routeEntropy = 0.4;
+        e.headShare = {0.1, 0.2, 0.3, 0.4};
+        e.haltCounts.assign(7, {0, 3, 5, 0, 0, 0, 0, 0, 0, 0, 2});
+        e.probe.heads = 4;
+        e.probe.attention.resize(size_t(2 * 4 * 4 * 4), 0.25f);
+        for (int i = 0; i < 2 * 4 * 4; ++i)
+            e.probe.routing.push_back(float(i % 4) / 6.0f);
+        saveRunRecord(path("routing.json"), run);
+        const RunRecord back = loadRunRecord(path("routing.json"));
+        QCOMPARE(json(back.config), json(run.config));
+        QVERIFY(back.models[0].config == m);
+        const EvalRecord& b = back.models[0].history[0];
+        QCOMPARE(b.routeEntropy, 0.4);
+        QCOMPARE(b.headShare, e.headShare);
+        QCOMPARE(b.haltCounts, e.haltCounts);
+        QCOMPARE(b.meanHaltStep(0), (3 * 1 + 5 * 2 + 2 * 10) / 10.0);
+        QVERIFY(sameBits(b.probe.routing, e.probe.routing));
+        QVERIFY(back.models[0].history[1].headShare.empty());
+
+        json old = smallRun();
+        old["version"] = 1;
+        for (json* models : {&old["config"]["models"], &old["models"]})
+            for (json& model : *models) {
+                json& c = model.contains("config") ? model["config"] : model;
+                for (const char* key : {"headRouting", "routeTopK", "routeDropped", "routeEntropy",
+                                        "thoughtCost", "haltThreshold"})
+                    c.erase(key);
+            }
+        QVERIFY(old.dump().find("headRouting") == std::string::npos);
+        writeAll(path("version1.json"), old.dump());
+        const RunRecord v1 = loadRunRecord(path("version1.json"));
+        QVERIFY(!v1.config.models[0].headRouting);
+        QCOMPARE(v1.config.models[0].haltThreshold, 0.0);
+        QVERIFY(v1.models[0].history[0].haltCounts.empty());
+    }
+
     void runRecordFloatsAreCompact() {
         RunRecord run = smallRun();
         run.models[0].history[0].probe.attention[0] = 0.1f;
