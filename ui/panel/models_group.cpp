@@ -208,6 +208,44 @@ void ModelsGroup::buildColumns(int count) {
            tr("Initial bias of the gate's output layer (b_g2). -3 starts the gates almost closed, so "
               "layers begin as copies. Copy-gate updates only."),
            [&](Column& c) { return c.gateBias = makeRealField(-20, 20, 0.5, false, p); });
+    addRow(tr("head routing"), "headRouting",
+           tr("A gate network (Linear d -> d/2, GELU, Linear d/2 -> H) gives each token at each step a "
+              "weight per attention head; each head's output is scaled by its weight before the output "
+              "projection. Active in training and evaluation."),
+           [&](Column& c) { return c.routing = new QCheckBox(tr("route heads"), p); });
+    addRow(tr("top-k heads"), "routeTopK",
+           tr("How many heads each token keeps (the largest gate logits); the softmax runs over those. "
+              "'all' keeps every head."),
+           [&](Column& c) {
+               c.routeTopK = makeIntField(0, 64, 1, p);
+               c.routeTopK->setSpecialValueText(tr("all"));
+               return c.routeTopK;
+           });
+    addRow(tr("dropped heads"), "routeDropped",
+           tr("masked: heads outside the top k get weight exactly 0.\n"
+              "seed-exact: as the head-routing write-up's code, which multiplies their logits by 0, so "
+              "each keeps weight e^0 / Z."),
+           [&](Column& c) {
+               return c.routeDropped = makeComboField({{"masked", int(ndr::DroppedHeads::Masked)},
+                                                       {"seed-exact", int(ndr::DroppedHeads::SeedExact)}});
+           });
+    addRow(tr("routing entropy"), "routeEntropy",
+           tr("Coefficient of the mean routing entropy added to the loss; positive rewards peaky, "
+              "specialised routing (the write-up uses 0.01)."),
+           [&](Column& c) { return c.routeEntropy = makeRealField(-10, 10, 0.005, false, p); });
+    addRow(tr("thought cost"), "thoughtCost",
+           tr("Urgency u: the loss adds u * sum over steps t of t * the mean gate openness at step t, so "
+              "later steps cost more and the model learns to finish early. Copy-gate updates only."),
+           [&](Column& c) { return c.thoughtCost = makeRealField(0, 10, 0.005, false, p); });
+    addRow(tr("halt below"), "haltThreshold",
+           tr("At evaluation an example stops after the first step at which every position's mean gate "
+              "is below this, and its answer is read there. 'off' runs every step. Copy-gate updates "
+              "only."),
+           [&](Column& c) {
+               c.haltThreshold = makeRealField(0, 0.99, 0.01, false, p);
+               c.haltThreshold->setSpecialValueText(tr("off"));
+               return c.haltThreshold;
+           });
     addSharedRow(tr("learn. rate"), "learningRate",
                  tr("This model's AdamW learning rate; 'run's' uses the training group's rate."),
                  [&](Column& c) {
@@ -236,13 +274,21 @@ void ModelsGroup::buildColumns(int count) {
                 applyRow(i, row);
         });
         connect(c.name, &QLineEdit::textChanged, this, changed);
-        for (QComboBox* combo : {c.kind, c.attention, c.geomNorm, c.update, c.positional})
+        for (QComboBox* combo : {c.kind, c.attention, c.geomNorm, c.update, c.positional, c.routeDropped})
             connect(combo, &QComboBox::currentIndexChanged, this, changed);
         connect(c.shared, &QCheckBox::toggled, this, changed);
-        for (QSpinBox* s : {c.dModel, c.heads, c.dFF, c.steps, c.evalSteps, c.lstmHidden, c.lstmEmbedding})
+        // Ticking routing on a model without an entropy coefficient starts from the write-up's 0.01.
+        connect(c.routing, &QCheckBox::clicked, this, [this, i](bool on) {
+            RealSpinBox* entropy = columns_[size_t(i)].routeEntropy;
+            if (on && entropy->value() == 0)
+                entropy->setValue(0.01);
+        });
+        connect(c.routing, &QCheckBox::toggled, this, changed);
+        for (QSpinBox* s :
+             {c.dModel, c.heads, c.dFF, c.steps, c.evalSteps, c.routeTopK, c.lstmHidden, c.lstmEmbedding})
             connect(s, &QSpinBox::valueChanged, this, changed);
-        for (RealSpinBox* s :
-             {c.dropout, c.attentionDropout, c.gateDropout, c.gateBias, c.learningRate, c.weightDecay})
+        for (RealSpinBox* s : {c.dropout, c.attentionDropout, c.gateDropout, c.gateBias, c.routeEntropy,
+                               c.thoughtCost, c.haltThreshold, c.learningRate, c.weightDecay})
             connect(s, &QDoubleSpinBox::valueChanged, this, changed);
     }
 }
@@ -273,6 +319,12 @@ void ModelsGroup::fillColumn(Column& c, const ndr::ModelConfig& m) {
     c.attentionDropout->setFloat(m.attentionDropout);
     c.gateDropout->setFloat(m.gateDropout);
     c.gateBias->setFloat(m.gateBiasInit);
+    c.routing->setChecked(m.headRouting);
+    c.routeTopK->setValue(m.routeTopK);
+    selectData(c.routeDropped, int(m.routeDropped));
+    c.routeEntropy->setValue(m.routeEntropy);
+    c.thoughtCost->setValue(m.thoughtCost);
+    c.haltThreshold->setValue(m.haltThreshold);
     c.learningRate->setValue(m.learningRate);
     c.weightDecay->setValue(m.weightDecay < 0 ? c.weightDecay->minimum() : m.weightDecay);
     c.lstmHidden->setValue(m.lstmHidden);
@@ -297,6 +349,12 @@ ndr::ModelConfig ModelsGroup::readColumn(const Column& c) const {
     m.attentionDropout = float(c.attentionDropout->value());
     m.gateDropout = float(c.gateDropout->value());
     m.gateBiasInit = float(c.gateBias->value());
+    m.headRouting = c.routing->isChecked();
+    m.routeTopK = c.routeTopK->value();
+    m.routeDropped = comboValue<ndr::DroppedHeads>(c.routeDropped);
+    m.routeEntropy = c.routeEntropy->value();
+    m.thoughtCost = c.thoughtCost->value();
+    m.haltThreshold = c.haltThreshold->value();
     m.learningRate = c.learningRate->value();
     m.weightDecay = c.weightDecay->value() < 0 ? -1 : c.weightDecay->value();
     m.lstmHidden = c.lstmHidden->value();
@@ -321,6 +379,14 @@ void ModelsGroup::updateColumn(int index) {
     const bool gated = ndr::copyGated(m.update);
     c.gateDropout->setEnabled(gated);
     c.gateBias->setEnabled(gated);
+    // As geom. norm: a value the switches make invalid stays editable, so the user can fix what
+    // validation flags.
+    c.routeTopK->setEnabled(m.headRouting || m.routeTopK != 0);
+    c.routeDropped->setEnabled((m.headRouting && m.routeTopK > 0) ||
+                               m.routeDropped != ndr::DroppedHeads::Masked);
+    c.routeEntropy->setEnabled(m.headRouting || m.routeEntropy != 0);
+    c.thoughtCost->setEnabled(gated || m.thoughtCost != 0);
+    c.haltThreshold->setEnabled(gated || m.haltThreshold != 0);
     // Only user choices (activated) apply a row, so showing the matching one here changes nothing.
     c.row->setCurrentIndex(std::max(0, c.row->findData(QString::fromStdString(ndr::tableOneRowOf(m)))));
     for (const KindRow& r : kindRows_) {

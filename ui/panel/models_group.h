@@ -61,6 +61,12 @@ private:
         RealSpinBox* gateBias = nullptr;
         RealSpinBox* learningRate = nullptr;
         RealSpinBox* weightDecay = nullptr;
+        QCheckBox* routing = nullptr;
+        QSpinBox* routeTopK = nullptr;
+        QComboBox* routeDropped = nullptr;
+        RealSpinBox* routeEntropy = nullptr;
+        RealSpinBox* thoughtCost = nullptr;
+        RealSpinBox* haltThreshold = nullptr;
         QSpinBox* lstmHidden = nullptr;
         QSpinBox* lstmEmbedding = nullptr;
     };
