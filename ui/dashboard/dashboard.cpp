@@ -6,6 +6,7 @@
 #include "ui/plots/gate_map_view.h"
 #include "ui/plots/learning_curves_view.h"
 #include "ui/plots/length_generalisation_view.h"
+#include "ui/plots/routing_usage_views.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
@@ -75,6 +76,10 @@ Dashboard::Dashboard(QWidget* parent) : QWidget(parent) {
     length_->setObjectName("lengthGeneralisation");
     attention_->setObjectName("attentionMaps");
     gates_->setObjectName("gateMap");
+    headUsage_ = new HeadUsageView(this);
+    stepsUsed_ = new StepsUsedView(this);
+    headUsage_->setObjectName("headUsage");
+    stepsUsed_->setObjectName("stepsUsed");
 
     auto* top = top_ = new QSplitter(Qt::Horizontal, this);
     top->addWidget(curves_);
@@ -87,12 +92,17 @@ Dashboard::Dashboard(QWidget* parent) : QWidget(parent) {
     bottom->addWidget(gates_);
     bottom->setStretchFactor(0, 3);
     bottom->setStretchFactor(1, 2);
+    routing_ = new QSplitter(Qt::Horizontal, this);
+    routing_->addWidget(headUsage_);
+    routing_->addWidget(stepsUsed_);
+    routing_->setVisible(false);
     rows_ = new QSplitter(Qt::Vertical, this);
     rows_->addWidget(top);
     rows_->addWidget(bottom);
-    rows_->setStretchFactor(0, 1);
-    rows_->setStretchFactor(1, 1);
-    for (auto* s : {top, bottom, rows_})
+    rows_->addWidget(routing_);
+    for (int i = 0; i < 3; ++i)
+        rows_->setStretchFactor(i, 1);
+    for (auto* s : {top, bottom, routing_, rows_})
         s->setChildrenCollapsible(false);
 
     // The history slider: which evaluation the depth bars, attention maps and gate map show.
@@ -178,6 +188,9 @@ void Dashboard::clearViews() {
     length_->clear();
     attention_->clear();
     gates_->clear();
+    headUsage_->clear();
+    stepsUsed_->clear();
+    routing_->setVisible(false);
     shownShape_ = 0;
     caption_.clear();
     emit captionChanged(caption_);
@@ -275,6 +288,8 @@ void Dashboard::draw(const ndr::RunRecord& record, int uptoEval, int selected) {
                          std::vector<double>(m.lossLog.loss.begin(), m.lossLog.loss.begin() + long(k)));
         curves_->setHistory(int(i), history);
         length_->setHistory(int(i), name, history);
+        headUsage_->setModel(int(i), m.config, history);
+        stepsUsed_->setModel(int(i), m.config, history);
         const auto shown =
             std::find_if(history.rbegin(), history.rend(),
                          [chosenStep](const ndr::EvalRecord& e) { return e.step <= chosenStep; });
@@ -292,6 +307,16 @@ void Dashboard::draw(const ndr::RunRecord& record, int uptoEval, int selected) {
     }
     attention_->setTraces(traces, names);
     gates_->setTraces(traces, names);
+    headUsage_->setVisible(headUsage_->hasData());
+    stepsUsed_->setVisible(stepsUsed_->hasData());
+    const bool routingRow = headUsage_->hasData() || stepsUsed_->hasData();
+    if (routingRow != routing_->isVisible()) {
+        routing_->setVisible(routingRow);
+        // The third row takes somewhat over a quarter of the height when it appears.
+        const int h = std::max(300, rows_->height());
+        rows_->setSizes(routingRow ? QList<int>{h * 2 / 5, h * 3 / 10, h - h * 2 / 5 - h * 3 / 10}
+                                   : QList<int>{h / 2, h - h / 2, 0});
+    }
     curves_->setMarker(uptoEval < 0 && selected >= 0 ? shownStep : -1);
     const QString caption = shownStep < 0 ? QString()
                             : sameStep    ? tr("Evaluation at step %1").arg(shownStep)
@@ -308,11 +333,16 @@ void Dashboard::draw(const ndr::RunRecord& record, int uptoEval, int selected) {
 }
 
 std::vector<std::pair<QString, PlotView*>> Dashboard::views() const {
-    return {{"learning-curves", curves_},
-            {"depth-accuracy", bars_},
-            {"length-generalisation", length_},
-            {"attention-maps", attention_},
-            {"gate-map", gates_}};
+    std::vector<std::pair<QString, PlotView*>> views = {{"learning-curves", curves_},
+                                                        {"depth-accuracy", bars_},
+                                                        {"length-generalisation", length_},
+                                                        {"attention-maps", attention_},
+                                                        {"gate-map", gates_}};
+    if (headUsage_->hasData())
+        views.emplace_back("head-usage", headUsage_);
+    if (stepsUsed_->hasData())
+        views.emplace_back("steps-used", stepsUsed_);
+    return views;
 }
 
 QImage Dashboard::renderAll(QSize size) {

@@ -1,5 +1,6 @@
 // The live dashboard: the five views of a run (learning curves, per-depth bars, length
-// generalisation, attention maps, copy-gate map) laid out together, and a history slider over the
+// generalisation, attention maps, copy-gate map) laid out together, with head usage and steps used
+// below them for a run whose models route heads or halt, and a history slider over the
 // run's evaluations. It draws whatever run record it is given, so the window (live), opened runs and
 // the headless export all draw the same way.
 #pragma once
@@ -25,6 +26,8 @@ class DepthBarsView;
 class LengthGeneralisationView;
 class AttentionGridView;
 class GateMapView;
+class HeadUsageView;
+class StepsUsedView;
 
 class Dashboard : public QWidget {
     Q_OBJECT
@@ -55,6 +58,9 @@ public:
     LengthGeneralisationView& lengthGeneralisation() { return *length_; }
     AttentionGridView& attention() { return *attention_; }
     GateMapView& gates() { return *gates_; }
+    // Shown (in a third row) only for runs with head routing or gate halting.
+    HeadUsageView& headUsage() { return *headUsage_; }
+    StepsUsedView& stepsUsed() { return *stepsUsed_; }
     // The step the shown probe traces and per-depth bars come from ("" when nothing is shown).
     QString caption() const { return caption_; }
 
@@ -74,10 +80,13 @@ private:
     LengthGeneralisationView* length_;
     AttentionGridView* attention_;
     GateMapView* gates_;
+    HeadUsageView* headUsage_;
+    StepsUsedView* stepsUsed_;
     QSplitter* rows_;
     QStackedWidget* pages_; // the hint before any run, the views after
     QSplitter* top_;
     QSplitter* bottom_;
+    QSplitter* routing_; // head usage and steps used
     QSlider* history_;
     QPushButton* live_;
     QLabel* historyCaption_;

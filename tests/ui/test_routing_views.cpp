@@ -1,0 +1,148 @@
+// Head usage and steps used on hand-made evaluation histories: the graphs hold exactly the recorded
+// figures, the compute saved is the one worked out by hand, models without the figures are not offered,
+// a new evaluation updates the views, and the dashboard shows the row only for runs that have them.
+#include "core/config/config.h"
+#include "ui/dashboard/dashboard.h"
+#include "ui/plots/routing_usage_views.h"
+#include "view_fixture.h"
+
+#include <QComboBox>
+#include <QtTest>
+
+using namespace ndrui;
+using namespace viewtest;
+
+namespace {
+
+// Evaluation k of a routed, halting model: head shares drifting towards head 2, and per depth d
+// (1..3) examples halting after d, d + 1 or all 6 steps.
+EvalRecord evaluation(int k) {
+    EvalRecord e;
+    e.step = 500 * (k + 1);
+    e.depths = {1, 2, 3};
+    e.accuracy = {1, 0.9, 0.5};
+    e.headShare = {0.25 - 0.05 * k, 0.25 + 0.1 * k, 0.25 - 0.05 * k, 0.25};
+    e.routeEntropy = std::log(4.0) * (1.0 - 0.2 * k);
+    for (int d = 1; d <= 3; ++d) {
+        std::vector<int> counts(7, 0);
+        counts[size_t(d)] = 6 - k;
+        counts[size_t(d + 1)] = 2;
+        counts[6] = 2 + k;
+        e.haltCounts.push_back(counts);
+    }
+    return e;
+}
+
+ModelRecord routedModel(int evaluations) {
+    ModelRecord m;
+    m.config = ndrModel(16, 4, 32, 6);
+    m.config.name = "NDR routed";
+    m.config.headRouting = true;
+    m.config.routeTopK = 2;
+    m.config.haltThreshold = 0.1;
+    for (int k = 0; k < evaluations; ++k)
+        m.history.push_back(evaluation(k));
+    return m;
+}
+
+ModelRecord plainModel() {
+    ModelRecord m;
+    m.config = vanillaModel(16, 4, 32, 6);
+    EvalRecord e;
+    e.step = 500;
+    e.depths = {1, 2, 3};
+    e.accuracy = {1, 0.5, 0.3};
+    m.history = {e};
+    return m;
+}
+
+} // namespace
+
+class TestRoutingViews : public QObject {
+    Q_OBJECT
+
+private slots:
+    void headUsageHoldsTheShares() {
+        HeadUsageView view;
+        const ModelRecord plain = plainModel(), routed = routedModel(3);
+        view.setModel(0, plain.config, plain.history);
+        QVERIFY(!view.hasData());
+        view.setModel(1, routed.config, routed.history);
+        QVERIFY(view.hasData());
+        QCOMPARE(view.currentModel(), 1); // the only model with routing
+        QCOMPARE(view.findChild<QComboBox*>()->count(), 1);
+        showAt(&view);
+        QCustomPlot* p = plotOf(&view);
+        QCOMPARE(p->graphCount(), 5); // four heads and the entropy
+        for (int h = 0; h < 4; ++h) {
+            QCOMPARE(p->graph(h)->dataCount(), 3);
+            for (int k = 0; k < 3; ++k) {
+                QCOMPARE(p->graph(h)->data()->at(k)->key, double(500 * (k + 1)));
+                QCOMPARE(p->graph(h)->data()->at(k)->value, routed.history[size_t(k)].headShare[size_t(h)]);
+            }
+        }
+        QVERIFY(std::abs(p->graph(4)->data()->at(2)->value - 0.6) < 1e-12); // entropy / log 4
+        // A new evaluation arrives.
+        const ModelRecord more = routedModel(4);
+        view.setModel(1, more.config, more.history);
+        QCOMPARE(p->graph(1)->dataCount(), 4);
+        QCOMPARE(p->graph(1)->data()->at(3)->value, 0.55);
+        QCoreApplication::processEvents(); // the coalesced replot refits the ranges
+        p->replot();
+        const QPoint at = pixelOf(p->graph(1), 2000, 0.55);
+        QVERIFY2(view.toolTipAt(at).contains("head 2 gets 0.550"), qPrintable(view.toolTipAt(at)));
+        QVERIFY(shoot(&view, "head_usage"));
+    }
+
+    void stepsUsedHoldsTheMeansAndTheSaving() {
+        StepsUsedView view;
+        const ModelRecord routed = routedModel(3);
+        view.setModel(0, routed.config, routed.history);
+        QVERIFY(view.hasData());
+        showAt(&view);
+        QCustomPlot* p = plotOf(&view);
+        QCOMPARE(p->graphCount(), 3); // one per depth
+        // Evaluation 2, depth 1: 4 examples after 1 step, 2 after 2, 4 after 6: mean 32 / 10.
+        QVERIFY(std::abs(p->graph(0)->data()->at(2)->value - 3.2) < 1e-12);
+        // Depth 3 there: 4 after 3, 2 after 4, 4 after 6: 44 / 10.
+        QVERIFY(std::abs(p->graph(2)->data()->at(2)->value - 4.4) < 1e-12);
+        // Compute saved at the latest evaluation: mean steps (32 + 38 + 44) / 30 = 3.8 of 6.
+        QVERIFY(std::abs(view.computeSaved() - (1.0 - 3.8 / 6.0)) < 1e-12);
+        const QString tip = view.toolTipAt(pixelOf(p->graph(0), 1500, 3.2));
+        QVERIFY2(tip.contains("1 steps: 4 examples") && tip.contains("6 steps: 4 examples"), qPrintable(tip));
+        QVERIFY(shoot(&view, "steps_used"));
+    }
+
+    void dashboardShowsTheRowOnlyWithTheFigures() {
+        Dashboard dashboard;
+        dashboard.resize(1280, 760);
+        dashboard.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dashboard));
+        RunRecord run;
+        run.config = presetConfig("stub");
+        run.config.task.trainMaxDepth = 2;
+        run.config.task.testMinDepth = 3;
+        run.config.task.testMaxDepth = 3;
+        run.config.models.resize(1);
+        run.models = {plainModel()};
+        run.config.models[0] = run.models[0].config;
+        dashboard.showRecord(run);
+        QVERIFY(!dashboard.headUsage().isVisible());
+        QVERIFY(!dashboard.stepsUsed().isVisible());
+        QCOMPARE(dashboard.views().size(), size_t(5));
+
+        run.models.push_back(routedModel(3));
+        run.config.models.push_back(run.models[1].config);
+        dashboard.showRecord(run);
+        QCoreApplication::processEvents();
+        QVERIFY(dashboard.headUsage().isVisible());
+        QVERIFY(dashboard.stepsUsed().isVisible());
+        QVERIFY(dashboard.headUsage().height() > 100);
+        QCOMPARE(dashboard.views().size(), size_t(7));
+        QCOMPARE(dashboard.headUsage().currentModel(), 1);
+        QVERIFY(shoot(&dashboard, "dashboard_routing"));
+    }
+};
+
+QTEST_MAIN(TestRoutingViews)
+#include "test_routing_views.moc"

@@ -1,0 +1,250 @@
+// Head usage and steps used over training (see routing_usage_views.h).
+#include "ui/plots/routing_usage_views.h"
+
+#include "ui/common/palette.h"
+#include "ui/plots/plot_style.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <qcustomplot.h>
+
+#include <cmath>
+
+namespace ndrui {
+
+namespace {
+
+// Hues around the wheel for heads and depths alike, lighter on a dark background.
+QColor seriesColor(int index, int count, const QPalette& palette) {
+    const int n = std::max(count, 2);
+    const int hue = int(240 - 240.0 * index / (n - 1) + 360) % 360;
+    return QColor::fromHsl(hue, 190, isDark(palette) ? 165 : 105);
+}
+
+QCPTextElement* titleOf(QCustomPlot* p) {
+    return p->plotLayout()->elementCount() > 0 ? qobject_cast<QCPTextElement*>(p->plotLayout()->element(0, 0))
+                                               : nullptr;
+}
+
+} // namespace
+
+ModelHistoryView::ModelHistoryView(const QString& title, const QString& yLabel, QWidget* parent)
+    : PlotView(parent) {
+    QCustomPlot* p = plot();
+    p->xAxis->setLabel(tr("training step"));
+    p->yAxis->setLabel(yLabel);
+    p->axisRect()->setRangeZoom(Qt::Horizontal | Qt::Vertical);
+    legendRowOnTop(p, 5);
+    addTitleRow(p, title);
+    model_ = new QComboBox(this);
+    controls()->addWidget(new QLabel(tr("Model:"), this));
+    controls()->addWidget(model_);
+    controls()->addStretch(1);
+    connect(model_, &QComboBox::currentIndexChanged, this, [this] { rebuild(); });
+}
+
+void ModelHistoryView::setModel(int model, const ndr::ModelConfig& config,
+                                const std::vector<ndr::EvalRecord>& history) {
+    if (model < 0)
+        return;
+    if (int(models_.size()) <= model)
+        models_.resize(size_t(model) + 1);
+    models_[size_t(model)] = {config, history};
+    refreshChoices();
+    if (currentModel() == model)
+        rebuild();
+}
+
+void ModelHistoryView::refreshChoices() {
+    // Keep the combo in step without re-selecting: a live update must not jump the user's choice.
+    const QSignalBlocker block(model_);
+    const int shown = currentModel();
+    model_->clear();
+    for (size_t m = 0; m < models_.size(); ++m) {
+        const auto& h = models_[m].history;
+        if (std::any_of(h.begin(), h.end(), [this](const ndr::EvalRecord& e) { return hasFigures(e); }))
+            model_->addItem(QString::fromStdString(models_[m].config.name), int(m));
+    }
+    const int again = model_->findData(shown);
+    model_->setCurrentIndex(again >= 0 ? again : model_->count() > 0 ? 0 : -1);
+    if (currentModel() != shown)
+        rebuild();
+}
+
+void ModelHistoryView::clear() {
+    models_.clear();
+    const QSignalBlocker block(model_);
+    model_->clear();
+    rebuild();
+}
+
+bool ModelHistoryView::hasData() const {
+    return model_->count() > 0;
+}
+
+int ModelHistoryView::currentModel() const {
+    return model_->currentIndex() < 0 ? -1 : model_->currentData().toInt();
+}
+
+void ModelHistoryView::setCurrentModel(int model) {
+    const int index = model_->findData(model);
+    if (index >= 0)
+        model_->setCurrentIndex(index);
+}
+
+const std::vector<ndr::EvalRecord>& ModelHistoryView::shownHistory() const {
+    static const std::vector<ndr::EvalRecord> none;
+    const int m = currentModel();
+    return m < 0 ? none : models_[size_t(m)].history;
+}
+
+void ModelHistoryView::rebuild() {
+    plot()->clearGraphs();
+    plot()->clearItems();
+    const int m = currentModel();
+    if (m >= 0)
+        draw(models_[size_t(m)].config, models_[size_t(m)].history);
+    requestReplot();
+}
+
+QString ModelHistoryView::toolTipAt(const QPoint& pos) const {
+    int index = -1;
+    const QCPAbstractPlottable* g = nearestPoint(plot(), pos, &index);
+    for (int i = 0; g && i < plot()->graphCount(); ++i)
+        if (plot()->graph(i) == g)
+            return model_->currentText() + ", " + pointText(i, index);
+    return {};
+}
+
+void ModelHistoryView::fitRanges() {
+    double maxStep = 1;
+    for (int i = 0; i < plot()->graphCount(); ++i)
+        if (!plot()->graph(i)->data()->isEmpty())
+            maxStep = std::max(maxStep, (plot()->graph(i)->data()->constEnd() - 1)->key);
+    plot()->xAxis->setRange(0, maxStep * 1.02);
+    plot()->yAxis->setRange(0, yMax_);
+}
+
+void ModelHistoryView::applyPalette() {
+    PlotView::applyPalette();
+    rebuild(); // series colours depend on the background
+}
+
+// --- Head usage ---
+
+HeadUsageView::HeadUsageView(QWidget* parent)
+    : ModelHistoryView(tr("Head usage over training"), tr("share of routing weight"), parent) {
+    applyPalette();
+}
+
+void HeadUsageView::draw(const ndr::ModelConfig& config, const std::vector<ndr::EvalRecord>& history) {
+    const int H = config.heads;
+    const double maxEntropy = std::log(double(std::max(2, H)));
+    for (int h = 0; h < H; ++h) {
+        QVector<double> steps, share;
+        for (const ndr::EvalRecord& e : history)
+            if (int(e.headShare.size()) == H) {
+                steps.push_back(e.step);
+                share.push_back(e.headShare[size_t(h)]);
+            }
+        QCPGraph* g = plot()->addGraph();
+        g->setData(steps, share, true);
+        g->setPen(QPen(seriesColor(h, H, palette()), 2));
+        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
+        g->setName(tr("head %1").arg(h + 1));
+    }
+    // The entropy as a fraction of its maximum log H: 1 is uniform routing, 0 one head per token.
+    QVector<double> steps, entropy;
+    for (const ndr::EvalRecord& e : history)
+        if (!e.headShare.empty()) {
+            steps.push_back(e.step);
+            entropy.push_back(e.routeEntropy / maxEntropy);
+        }
+    QCPGraph* g = plot()->addGraph();
+    g->setData(steps, entropy, true);
+    g->setPen(QPen(palette().color(QPalette::WindowText), 2, Qt::DashLine));
+    g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssSquare, 4));
+    g->setName(tr("entropy / log %1").arg(H));
+}
+
+QString HeadUsageView::pointText(int graph, int index) const {
+    const QCPGraphData& d = *plot()->graph(graph)->data()->at(index);
+    if (graph == plot()->graphCount() - 1)
+        return tr("step %1: routing entropy %2 of its maximum").arg(d.key).arg(formatValue(d.value));
+    return tr("step %1: head %2 gets %3 of the routing weight")
+        .arg(d.key)
+        .arg(graph + 1)
+        .arg(formatValue(d.value));
+}
+
+// --- Steps used ---
+
+StepsUsedView::StepsUsedView(QWidget* parent)
+    : ModelHistoryView(tr("Steps used (halting at evaluation)"), tr("mean steps run"), parent) {
+    applyPalette();
+}
+
+double StepsUsedView::computeSaved() const {
+    return steps_ > 0 ? saved_ : std::nan("");
+}
+
+void StepsUsedView::draw(const ndr::ModelConfig& config, const std::vector<ndr::EvalRecord>& history) {
+    steps_ = config.effectiveEvalSteps();
+    yMax_ = steps_ * 1.08 + 0.5;
+    const ndr::EvalRecord* latest = nullptr;
+    for (const ndr::EvalRecord& e : history)
+        if (!e.haltCounts.empty())
+            latest = &e;
+    if (!latest) {
+        steps_ = 0;
+        if (QCPTextElement* title = titleOf(plot()))
+            title->setText(tr("Steps used (halting at evaluation)"));
+        return;
+    }
+    const auto& depths = latest->depths;
+    const int n = int(std::min(depths.size(), latest->haltCounts.size()));
+    for (int d = 0; d < n; ++d) {
+        QVector<double> steps, mean;
+        for (const ndr::EvalRecord& e : history)
+            if (size_t(d) < e.haltCounts.size() && size_t(d) < e.depths.size() &&
+                e.depths[size_t(d)] == depths[size_t(d)]) {
+                steps.push_back(e.step);
+                mean.push_back(e.meanHaltStep(size_t(d)));
+            }
+        QCPGraph* g = plot()->addGraph();
+        g->setData(steps, mean, true);
+        g->setPen(QPen(seriesColor(d, n, palette()), 2));
+        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
+        g->setName(tr("depth %1").arg(depths[size_t(d)]));
+    }
+    auto* fixed = new QCPItemStraightLine(plot());
+    fixed->point1->setCoords(0, steps_);
+    fixed->point2->setCoords(1, steps_);
+    fixed->setPen(QPen(palette().color(QPalette::WindowText), 1, Qt::DashLine));
+    saved_ = 1.0 - ndr::meanStepsRun(*latest) / steps_;
+    if (QCPTextElement* title = titleOf(plot()))
+        title->setText(tr("Steps used: compute saved %1% of %2 steps (step %3)")
+                           .arg(std::lround(100 * saved_))
+                           .arg(steps_)
+                           .arg(latest->step));
+}
+
+QString StepsUsedView::pointText(int graph, int index) const {
+    const QCPGraphData& d = *plot()->graph(graph)->data()->at(index);
+    // The distribution behind the mean: how many examples ran each number of steps.
+    QString counts;
+    for (const ndr::EvalRecord& e : shownHistory())
+        if (e.step == int(d.key) && size_t(graph) < e.haltCounts.size())
+            for (size_t s = 1; s < e.haltCounts[size_t(graph)].size(); ++s)
+                if (e.haltCounts[size_t(graph)][s] > 0)
+                    counts += tr("\n  %1 steps: %2 examples").arg(s).arg(e.haltCounts[size_t(graph)][s]);
+    return tr("%1, step %2: %3 steps on average (of %4)%5")
+        .arg(plot()->graph(graph)->name())
+        .arg(d.key)
+        .arg(d.value, 0, 'f', 2)
+        .arg(steps_)
+        .arg(counts);
+}
+
+} // namespace ndrui

@@ -1,0 +1,87 @@
+// What head routing and gate halting did over training, for one model at a time (chosen in the view,
+// among the run's models that have the figures): the share of each head and the routing entropy
+// (HeadUsageView), and the mean steps run per depth with the compute saved (StepsUsedView).
+#pragma once
+
+#include "core/config/config.h"
+#include "core/records/records.h"
+#include "ui/plots/plot_view.h"
+
+#include <QStringList>
+#include <vector>
+
+class QComboBox;
+
+namespace ndrui {
+
+class ModelHistoryView : public PlotView {
+    Q_OBJECT
+
+public:
+    // Every model of the run (index = model); the view offers those whose histories have its figures.
+    void setModel(int model, const ndr::ModelConfig& config, const std::vector<ndr::EvalRecord>& history);
+    void clear();
+    // Whether any model has the view's figures.
+    bool hasData() const;
+    // The run's index of the model shown, or -1.
+    int currentModel() const;
+    void setCurrentModel(int model);
+
+    QString toolTipAt(const QPoint& pos) const override;
+
+protected:
+    ModelHistoryView(const QString& title, const QString& yLabel, QWidget* parent);
+    // Whether an evaluation holds this view's figures.
+    virtual bool hasFigures(const ndr::EvalRecord& e) const = 0;
+    // Draws the shown model's history (graphs only; the base clears them).
+    virtual void draw(const ndr::ModelConfig& config, const std::vector<ndr::EvalRecord>& history) = 0;
+    // The tooltip of point `index` of graph `graph` of the shown model.
+    virtual QString pointText(int graph, int index) const = 0;
+    void fitRanges() override;
+    void applyPalette() override;
+    void rebuild();
+    const std::vector<ndr::EvalRecord>& shownHistory() const;
+
+    double yMax_ = 1.04;
+
+private:
+    struct Entry {
+        ndr::ModelConfig config;
+        std::vector<ndr::EvalRecord> history;
+    };
+    void refreshChoices();
+
+    std::vector<Entry> models_;
+    QComboBox* model_;
+};
+
+class HeadUsageView final : public ModelHistoryView {
+    Q_OBJECT
+public:
+    explicit HeadUsageView(QWidget* parent = nullptr);
+
+protected:
+    bool hasFigures(const ndr::EvalRecord& e) const override { return !e.headShare.empty(); }
+    void draw(const ndr::ModelConfig& config, const std::vector<ndr::EvalRecord>& history) override;
+    QString pointText(int graph, int index) const override;
+};
+
+class StepsUsedView final : public ModelHistoryView {
+    Q_OBJECT
+public:
+    explicit StepsUsedView(QWidget* parent = nullptr);
+    // The compute saved at the shown model's latest evaluation, 1 - mean steps run / steps (NaN when
+    // there is none), as the title states it.
+    double computeSaved() const;
+
+protected:
+    bool hasFigures(const ndr::EvalRecord& e) const override { return !e.haltCounts.empty(); }
+    void draw(const ndr::ModelConfig& config, const std::vector<ndr::EvalRecord>& history) override;
+    QString pointText(int graph, int index) const override;
+
+private:
+    int steps_ = 0;
+    double saved_ = 0;
+};
+
+} // namespace ndrui
