@@ -131,7 +131,7 @@ inline QString shotsDir() {
 }
 
 inline bool shoot(QWidget* view, const QString& name) {
-    const QString dir = qEnvironmentVariable("NDR_VIEW_SHOTS");
+    const QString dir = shotsDir();
     if (dir.isEmpty())
         return true;
     QCoreApplication::processEvents();

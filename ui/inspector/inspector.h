@@ -97,8 +97,9 @@ private:
     void markReadoutStep();
     float threshold() const;
     bool halting() const;
-    // Sets the threshold from the run (ndr::suggestedHaltingThreshold of the latest probe trace of the
-    // first gated model) unless the user has set one for this run.
+    // Sets the threshold from the run unless the user has set one for this run: the haltThreshold of the
+    // first model that halts at evaluation, else ndr::suggestedHaltingThreshold of the latest probe
+    // trace of the first gated model.
     void suggestThreshold();
 
     TrainingSession& session_;

@@ -59,6 +59,17 @@ QString Inspector::shortRoutingNote() const {
 void Inspector::suggestThreshold() {
     if (thresholdChosen_)
         return;
+    // A model that halts at evaluation brings its own threshold: the inspector halts where it does.
+    for (const auto& m : session_.models()) {
+        if (m.config.haltThreshold <= 0)
+            continue;
+        threshold_->setValue(m.config.haltThreshold);
+        threshold_->setToolTip(tr("A gate counts as open above this. %1 halts at evaluation once every "
+                                  "gate is below %2; type another value to keep it.")
+                                   .arg(m.name)
+                                   .arg(m.config.haltThreshold, 0, 'f', 2));
+        return;
+    }
     for (const auto& m : session_.models()) {
         if (m.history.empty() || m.history.back().probe.gates.empty())
             continue;

@@ -8,6 +8,7 @@
 #include <QLabel>
 #include <QPainter>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace ndrui {
 
@@ -38,6 +39,17 @@ std::vector<float> gatesAt(const ndr::Trace& trace, int step) {
     return g;
 }
 
+std::vector<float> routingAt(const ndr::Trace& trace, int step) {
+    const int T = trace.positions, H = trace.heads;
+    std::vector<float> m(size_t(std::max(H, 0)) * T, 0.0f);
+    if (step < 1 || step > trace.steps || H <= 0 || trace.routing.size() < size_t(trace.steps) * T * H)
+        return m;
+    for (int h = 0; h < H; ++h)
+        for (int p = 0; p < T; ++p)
+            m[size_t(h) * T + p] = trace.route(step - 1, p, h);
+    return m;
+}
+
 QString ModelStepView::recurrentNote(int step) const {
     return step == 0 ? tr("No attention and no copy gates: an LSTM reads one token per step. At step 0 it "
                           "has read nothing yet.")
@@ -64,6 +76,9 @@ ModelStepView::ModelStepView(int model, const QString& name, QWidget* parent)
     gates_->setNames(QString(), tr("position"), tr("gate"));
     // A strip of one row: enough height for the title, one square row of cells and the axis labels.
     gates_->setFixedHeight(150);
+    routeMap_ = new HeatmapPlot(this);
+    routeMap_->setObjectName(QString("inspector.headRouting.%1").arg(model));
+    routeMap_->setNames(tr("head"), tr("position"), tr("routing weight"));
     routing_ = new RoutingView(this);
     routing_->setObjectName(QString("inspector.routing.%1").arg(model));
     routing_->setMinimumSize(260, 240);
@@ -83,6 +98,7 @@ ModelStepView::ModelStepView(int model, const QString& name, QWidget* parent)
     layout->addWidget(attention_, 1);
     layout->addWidget(routing_, 1);
     layout->addWidget(gates_);
+    layout->addWidget(routeMap_);
     layout->addWidget(gateNote_);
     layout->addStretch(0);
 
@@ -133,6 +149,7 @@ void ModelStepView::refresh() {
         attention_->setVisible(false);
         routing_->setVisible(false);
         gates_->setVisible(false);
+        routeMap_->setVisible(false);
         gateNote_->setVisible(false);
         routing_->setTrace(nullptr);
         return;
@@ -158,6 +175,17 @@ void ModelStepView::refresh() {
     if (weightsStep_ >= 0)
         title += "<br><small>" + tr("weights of training step %1").arg(weightsStep_) + "</small>";
     title_->setText(title);
+    // One row per head over the positions: a strip like the gates', taller by a row per head.
+    const bool routed = !recurrent && !trace_->routing.empty();
+    routeMap_->setVisible(routed);
+    if (routed) {
+        routeMap_->setFixedHeight(std::min(110 + 24 * trace_->heads, 320));
+        QStringList headNames;
+        for (int h = 0; h < trace_->heads; ++h)
+            headNames << tr("h%1").arg(h + 1);
+        routeMap_->setTitle(s == 0 ? tr("head routing: none yet") : tr("head routing (weight per head)"));
+        routeMap_->setMatrix(trace_->heads, T, routingAt(*trace_, s), headNames, tokens);
+    }
     if (recurrent) {
         gates_->setVisible(false);
         gateNote_->setText(recurrentNote(s));
@@ -188,12 +216,14 @@ QImage ModelStepView::render(QSize size) {
     const int titleH = QFontMetrics(f).height() + 8;
     const bool lines = picture_ != StepPicture::Heatmap;
     const int gateH = trace_ && !trace_->gates.empty() && !lines ? std::max(90, size.height() / 5) : 0;
+    const int routeH =
+        trace_ && trace_->heads > 0 && !trace_->routing.empty() ? std::max(120, size.height() / 4) : 0;
     p.setPen(modelColor(model_));
     QString caption = name_;
     if (trace_)
         caption += tr(" — step %1 of %2").arg(shownStep()).arg(trace_->steps);
     p.drawText(QRect(0, 0, size.width(), titleH), Qt::AlignCenter, caption);
-    const QSize attSize(size.width(), size.height() - titleH - gateH);
+    const QSize attSize(size.width(), size.height() - titleH - gateH - routeH);
     if (trace_ && trace_->heads <= 0) {
         p.setPen(palette().color(QPalette::WindowText));
         p.setFont(font());
@@ -202,7 +232,9 @@ QImage ModelStepView::render(QSize size) {
     } else if (attSize.height() > 20)
         p.drawImage(QPoint(0, titleH), lines ? routing_->render(attSize) : attention_->render(attSize));
     if (gateH > 20 && trace_ && !trace_->gates.empty())
-        p.drawImage(QPoint(0, size.height() - gateH), gates_->render(QSize(size.width(), gateH)));
+        p.drawImage(QPoint(0, size.height() - gateH - routeH), gates_->render(QSize(size.width(), gateH)));
+    if (routeH > 20)
+        p.drawImage(QPoint(0, size.height() - routeH), routeMap_->render(QSize(size.width(), routeH)));
     return image;
 }
 

@@ -1,6 +1,7 @@
 // One model's column in the inspector: its attention heatmap (target rows x source columns) and its
 // gate strip over positions at the chosen step, with the dashboard's heatmap look, or its routing lines;
-// for a recurrent model, which has neither, a note on what its steps are.
+// with head routing, the weight each token gave each head at that step; for a recurrent model, which has
+// neither, a note on what its steps are.
 #pragma once
 
 #include "core/records/records.h"
@@ -25,6 +26,9 @@ enum class StepPicture { Heatmap, Lines, AllSteps };
 std::vector<float> attentionAt(const ndr::Trace& trace, int step, int head);
 // Mean gates of `step` (1..steps) over positions (T); zeros for step 0 or a trace without gates.
 std::vector<float> gatesAt(const ndr::Trace& trace, int step);
+// Head routing weights of `step` (1..steps) as a (H, T) row-major matrix, [head][position]; zeros for
+// step 0 or a trace without head routing.
+std::vector<float> routingAt(const ndr::Trace& trace, int step);
 
 class ModelStepView : public QWidget {
     Q_OBJECT
@@ -48,7 +52,8 @@ public:
     int shownStep() const;
 
     HeatmapPlot* attentionPlot() const { return attention_; }
-    HeatmapPlot* gatePlot() const { return gates_; } // hidden for models without gates
+    HeatmapPlot* gatePlot() const { return gates_; }      // hidden for models without gates
+    HeatmapPlot* routingMap() const { return routeMap_; } // heads x tokens; hidden without head routing
     RoutingView* routingView() const { return routing_; }
 
     // The column as an image of `size` (title, heatmap and gate strip) for the inspector's frames.
@@ -72,6 +77,7 @@ private:
     QLabel* note_;
     HeatmapPlot* attention_;
     HeatmapPlot* gates_;
+    HeatmapPlot* routeMap_;
     RoutingView* routing_;
     QLabel* gateNote_;
 };
