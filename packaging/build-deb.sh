@@ -17,8 +17,10 @@ export DEB_BUILD_MAINT_OPTIONS=hardening=+all
 cxxflags="$(dpkg-buildflags --get CPPFLAGS) $(dpkg-buildflags --get CXXFLAGS)"
 ldflags="$(dpkg-buildflags --get LDFLAGS)"
 
-cmake --preset portable -DCMAKE_CXX_FLAGS="$cxxflags" -DCMAKE_EXE_LINKER_FLAGS="$ldflags" >/dev/null
-# Only what the package holds: the two programs and the compressed docs (the tests are not needed).
+cmake --preset portable -DCMAKE_CXX_FLAGS="$cxxflags" -DCMAKE_EXE_LINKER_FLAGS="$ldflags" \
+    -DCMAKE_SHARED_LINKER_FLAGS="$ldflags" >/dev/null
+# Only what the package holds: the two programs (the engine's libraries come with them) and the
+# compressed docs (the tests are not needed).
 cmake --build --preset portable -j "${JOBS:-2}" --target ndr ndr-studio ndr_packaging_docs
 (cd build/portable && cpack -G DEB >/dev/null)
 

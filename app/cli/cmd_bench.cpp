@@ -2,6 +2,7 @@
 #include "commands.h"
 #include "common.h"
 #include "core/io/files.h"
+#include "core/nn/isa.h"
 #include "core/train/bench.h"
 
 #include <algorithm>
@@ -65,6 +66,15 @@ int runBench(const BenchOptions& o) {
     if (chosen.empty())
         chosen = all;
 
+    // The level the numbers come from, and the others this CPU could run (NDR_ISA picks one).
+    std::string levels;
+    for (const auto& l : ndr::supportedLevels())
+        levels += (levels.empty() ? "" : ", ") + l;
+    std::printf(
+        "engine: %s%s\n", ndr::describeLevel(ndr::engineLevel()).c_str(),
+        ndr::engineDispatches()
+            ? (", chosen at start-up; this CPU runs " + levels + " (NDR_ISA=LEVEL for a lower one)").c_str()
+            : "");
     // Rows are printed as each case finishes (a full bench takes minutes), so widths are fixed up front.
     size_t nameWidth = 4;
     for (const auto& c : chosen)
@@ -87,11 +97,9 @@ int runBench(const BenchOptions& o) {
         results.push_back(resultJson(r));
     }
     if (!o.jsonFile.empty()) {
-        const json doc = {{"format", "ndr-studio-bench"},
-                          {"version", 1},
-                          {"runs", o.runs},
-                          {"secondsPerRun", o.seconds},
-                          {"results", results}};
+        const json doc = {{"format", "ndr-studio-bench"}, {"version", 1},
+                          {"level", ndr::engineLevel()},  {"runs", o.runs},
+                          {"secondsPerRun", o.seconds},   {"results", results}};
         try {
             ndr::writeFileAtomic(o.jsonFile, doc.dump(2) + "\n");
         } catch (const std::exception& e) {

@@ -2,6 +2,7 @@
 // every error into one line on stderr and a non-zero exit status.
 #include "commands.h"
 #include "common.h"
+#include "core/nn/isa.h"
 
 #include <iostream>
 #include <new>
@@ -23,6 +24,12 @@ std::string commandList(const std::vector<ndrcli::Command>& commands) {
 
 int main(int argc, char** argv) {
     using namespace ndrcli;
+    // NDR_ISA: the engine's level (docs/design.md §8). A level the program cannot run is an error:
+    // `ndr bench` figures must not silently come from another level.
+    if (const std::string problem = ndr::applyLevelRequest(argv); !problem.empty()) {
+        std::cerr << "ndr: " << problem << std::endl;
+        return kExitUsage;
+    }
     CLI::App app{"NDR Studio: train and inspect Neural Data Routers and Transformers on compositional table "
                  "lookup, without a window.",
                  "ndr"};

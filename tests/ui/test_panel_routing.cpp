@@ -28,7 +28,7 @@ private slots:
 
     void routingPresetsFillTheFields() {
         ExperimentPanel panel(nullptr, false);
-        for (const QString& name : {"stub-routing", "stub-thought-cost", "stub", "stub-routing"}) {
+        for (const QString name : {"stub-routing", "stub-thought-cost", "stub", "stub-routing"}) {
             choosePreset(panel, name);
             EXPECT_SAME_CONFIG(panel.config(), ndr::presetConfig(name.toStdString()));
             QVERIFY2(panel.problems().isEmpty(), qPrintable(panel.problems().join('\n')));
