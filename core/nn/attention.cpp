@@ -198,13 +198,7 @@ void GeometricAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const
                          Block<S>{c.mixed.data() + shape.start(b) * C + h * D, len, D, C}, false);
         }
     }
-    if (headWeights) {
-        scaleHeads(c.mixed, *headWeights, c.routed);
-        linearForward<S>(c.routed, store.value(p.wo), out);
-    } else {
-        c.routed.resize(0, 0);
-        linearForward<S>(c.mixed, store.value(p.wo), out);
-    }
+    projectHeads<S>(c.mixed, headWeights, store.value(p.wo), c.routed, out);
 }
 
 template <typename S>
@@ -381,13 +375,7 @@ void SoftmaxAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const B
                          Block<S>{c.mixed.data() + shape.start(b) * C + h * D, len, D, C}, false);
         }
     }
-    if (headWeights) {
-        scaleHeads(c.mixed, *headWeights, c.routed);
-        linearForward<S>(c.routed, store.value(p.wo), out);
-    } else {
-        c.routed.resize(0, 0);
-        linearForward<S>(c.mixed, store.value(p.wo), out);
-    }
+    projectHeads<S>(c.mixed, headWeights, store.value(p.wo), c.routed, out);
 }
 
 template <typename S>

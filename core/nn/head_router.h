@@ -56,4 +56,17 @@ template <typename S> void scaleHeads(const Mat<S>& mixed, const Mat<S>& weights
 template <typename S>
 void scaleHeadsBackward(const Mat<S>& mixed, const Mat<S>& weights, Mat<S>& dMixed, Mat<S>& dWeights);
 
+// Attention's output projection, out = mixed Wo; with routing weights (N, H) the heads' outputs are
+// scaled first and the scaled copy is kept in `routed` for the backward (emptied without routing).
+template <typename S, typename W>
+void projectHeads(const Mat<S>& mixed, const Mat<S>* weights, const W& wo, Mat<S>& routed, Mat<S>& out) {
+    if (weights) {
+        scaleHeads(mixed, *weights, routed);
+        linearForward<S>(routed, wo, out);
+    } else {
+        routed.resize(0, 0);
+        linearForward<S>(mixed, wo, out);
+    }
+}
+
 } // namespace ndr

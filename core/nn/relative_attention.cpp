@@ -151,13 +151,7 @@ void RelativeAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const 
                          Block<S>{c.mixed.data() + first * C + h * D, len, D, C}, false);
         }
     }
-    if (headWeights) {
-        scaleHeads(c.mixed, *headWeights, c.routed);
-        linearForward<S>(c.routed, store.value(p.wo), out);
-    } else {
-        c.routed.resize(0, 0);
-        linearForward<S>(c.mixed, store.value(p.wo), out);
-    }
+    projectHeads<S>(c.mixed, headWeights, store.value(p.wo), c.routed, out);
 }
 
 template <typename S>
