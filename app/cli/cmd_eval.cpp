@@ -18,6 +18,7 @@ struct EvalOptions {
     std::string runFile;
     int steps = 0;
     std::string weights = "final";
+    double haltThreshold = -1; // below 0: each model's own
 };
 
 struct ModelResult {
@@ -40,6 +41,11 @@ int runEval(const EvalOptions& o) {
     const ndr::CtlTask& task = *run.task;
     const auto depths = task.allDepths();
     const size_t n = run.trainers.size();
+    if (o.haltThreshold >= 0)
+        for (size_t m = 0; m < n; ++m) {
+            run.trainers[m]->model().setHaltThreshold(o.haltThreshold);
+            run.record.models[m].config.haltThreshold = o.haltThreshold;
+        }
 
     // Models are independent, so they are evaluated on their own threads as in training.
     std::vector<ModelResult> results(n);
@@ -103,6 +109,10 @@ Command addEvalCommand(CLI::App& root) {
         ->check(CLI::Range(1, 1024)); // traces grow with steps; beyond this is a typo
     cmd->add_option("--weights", opts->weights, "Weights to load: final, or best (at the best validation)")
         ->check(CLI::IsMember({"final", "best"}));
+    cmd->add_option(
+           "--halt-threshold", opts->haltThreshold,
+           "Halting threshold of every copy-gated model (0: run every step; default: each model's own)")
+        ->check(CLI::Range(0.0, 1.0));
     return {cmd, [opts] { return runEval(*opts); }};
 }
 

@@ -111,6 +111,7 @@ public:
     // reference the packed one is tested against. Both give the same results; dropout draws one
     // multiplier per stored row, so with dropout the two layouts draw different masks.
     void setPackedRows(bool packed) override { packedRows_ = packed; }
+    void setHaltThreshold(double threshold) override { cfg_.haltThreshold = threshold; }
     bool packedRows() const { return packedRows_; }
 
 private:

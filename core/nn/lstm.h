@@ -32,6 +32,7 @@ public:
     double trainingFlops(const Batch& batch, int steps) const override;
     // Rows hold only real tokens whatever the flag says.
     void setPackedRows(bool) override {}
+    void setHaltThreshold(double) override {}
 
 private:
     using Model<S>::stats_;

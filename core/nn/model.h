@@ -52,6 +52,9 @@ public:
     // The encoder's row layout (see Encoder::setPackedRows); a model that stores only real tokens
     // anyway ignores it.
     virtual void setPackedRows(bool packed) = 0;
+    // The evaluation's halting threshold (ModelConfig::haltThreshold; 0: run every step). Only a
+    // copy-gated encoder halts; other models ignore it.
+    virtual void setHaltThreshold(double threshold) = 0;
     // Of the last forward.
     const ForwardStats& stats() const { return stats_; }
 

@@ -362,6 +362,14 @@ private slots:
         QVERIFY2(r.out.contains("d7 1.0; compute saved 83%"), qPrintable(r.out));
         const Result e = runNdr({"eval", path("cost/run.json")});
         QVERIFY2(e.exitCode == 0 && e.out.contains(line), describe(e));
+        // --halt-threshold replaces every model's threshold for this evaluation: 0 runs every step.
+        const Result all = runNdr({"eval", path("cost/run.json"), "--halt-threshold", "0"});
+        QVERIFY2(all.exitCode == 0 && !all.out.contains("steps used"), describe(all));
+        const Result low = runNdr({"eval", path("cost/run.json"), "--halt-threshold", "0.01"});
+        QVERIFY2(low.exitCode == 0 &&
+                     low.out.contains("NDR thought cost: steps used (halting below 0.01, of 6)"),
+                 describe(low));
+        QVERIFY2(!low.out.contains(line), describe(low));
 
         const RunConfig config = loadRunRecord(path("cost/run.json").toStdString()).config;
         const CtlTask task(config.task);
