@@ -37,8 +37,11 @@ int main(int argc, char** argv) {
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addPositionalArgument("run", "A run file (run.json) to open.", "[run]");
+    QStringList presets;
+    for (const std::string& name : ndr::presetNames())
+        presets << QString::fromStdString(name);
     QCommandLineOption preset(
-        "preset", "Fill the experiment panel from a preset (stub, paper-forward, paper-backward).", "name");
+        "preset", "Fill the experiment panel from a preset (" + presets.join(", ") + ").", "name");
     QCommandLineOption start("start", "Start training at once.");
     QCommandLineOption screenshot("screenshot", "Save a screenshot of the window to FILE, then quit.",
                                   "file");

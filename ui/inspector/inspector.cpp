@@ -18,6 +18,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSlider>
 #include <QSpinBox>
 #include <QSplitter>
@@ -71,6 +72,7 @@ Inspector::Inspector(TrainingSession& session, QWidget* parent) : QWidget(parent
                            "functions up to there"));
     tokens_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     tokens_->horizontalHeader()->hide();
+    tokens_->installEventFilter(this);
 
     // Step controls: slider, play/pause, speed, head, steps to run, halting.
     slider_ = new QSlider(Qt::Horizontal, content);
@@ -130,7 +132,16 @@ Inspector::Inspector(TrainingSession& session, QWidget* parent) : QWidget(parent
     controls->addWidget(steps_);
     controls->addStretch(1);
 
-    viewsRow_ = new QHBoxLayout;
+    // One column per model; with more models than the tab is wide, the columns scroll sideways
+    // instead of widening the window past the screen.
+    auto* views = new QWidget;
+    viewsRow_ = new QHBoxLayout(views);
+    viewsRow_->setContentsMargins(0, 0, 0, 0);
+    auto* viewsScroll = new QScrollArea(content);
+    viewsScroll->setObjectName("inspector.viewsScroll");
+    viewsScroll->setWidgetResizable(true);
+    viewsScroll->setFrameShape(QFrame::NoFrame);
+    viewsScroll->setWidget(views);
     cell_ = new QLabel(tr("Click a heatmap or gate cell to see what it is."), content);
     cell_->setObjectName("inspector.cell");
     cell_->setTextFormat(Qt::RichText);
@@ -141,6 +152,7 @@ Inspector::Inspector(TrainingSession& session, QWidget* parent) : QWidget(parent
     readout_ = makeTable("inspector.readout", content);
     readout_->setToolTip(tr("The answer the readout gives if the model stops after each step"));
     readout_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    readout_->installEventFilter(this);
 
     // The side: answers, distribution, steps needed.
     answers_ = makeTable("inspector.answers", content);
@@ -173,7 +185,7 @@ Inspector::Inspector(TrainingSession& session, QWidget* parent) : QWidget(parent
     mainLayout->addWidget(tokens_);
     mainLayout->addLayout(playback);
     mainLayout->addLayout(controls);
-    mainLayout->addLayout(viewsRow_, 1);
+    mainLayout->addWidget(viewsScroll, 1);
     mainLayout->addWidget(cell_);
     mainLayout->addWidget(readout_);
 

@@ -77,6 +77,7 @@ signals:
 protected:
     // Refits the tables: filled while the tab was in the back, they were measured without their width.
     void showEvent(QShowEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     void resetRun();

@@ -7,6 +7,7 @@
 #include "ui/training/training_session.h"
 
 #include <QCheckBox>
+#include <QEvent>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPainter>
@@ -56,16 +57,30 @@ void fitHeight(QTableWidget* t) {
     // The header counts unless hidden on purpose: a table filled while its tab is in the back is not
     // "visible", yet shows its header once the tab comes to the front.
     t->resizeRowsToContents();
-    int h = !t->horizontalHeader()->isHidden() ? t->horizontalHeader()->sizeHint().height() : 0;
+    // Laid out, a header or scroll bar can be taller than its size hint (a bold section label).
+    const auto tallest = [](const QWidget* w) { return std::max(w->sizeHint().height(), w->height()); };
+    int h = !t->horizontalHeader()->isHidden() ? tallest(t->horizontalHeader()) : 0;
     for (int r = 0; r < t->rowCount(); ++r)
         h += t->verticalHeader()->sectionSize(r);
     h += 2 * t->frameWidth();
-    if (t->horizontalScrollBar()->isVisible() || t->horizontalHeader()->length() > t->viewport()->width())
-        h += t->horizontalScrollBar()->sizeHint().height();
+    // Measured from the table's own width, not its viewport's: on a resize the table learns its new
+    // width before its viewport does.
+    const int vertical = t->verticalHeader()->isHidden() ? 0 : t->verticalHeader()->width();
+    if (t->horizontalHeader()->length() > t->width() - 2 * t->frameWidth() - vertical)
+        h += tallest(t->horizontalScrollBar());
     t->setFixedHeight(std::max(h, 8));
 }
 
 } // namespace
+
+bool Inspector::eventFilter(QObject* watched, QEvent* event) {
+    // A narrower table may now need its scroll bar (or a wider one no longer): refit its height.
+    if (event->type() == QEvent::Resize)
+        for (QTableWidget* t : {tokens_, readout_})
+            if (watched == t && t->isVisible())
+                fitHeight(t);
+    return QWidget::eventFilter(watched, event);
+}
 
 void Inspector::fillTokens() {
     const ndr::CtlTask* task = session_.task();
@@ -205,7 +220,9 @@ void Inspector::fillAnswers() {
         }
     answers_->resizeColumnsToContents();
     fitHeight(answers_);
-    distribution_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    // Every model's name in full: with more models than the side is wide the table scrolls sideways.
+    distribution_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    distribution_->horizontalHeader()->setStretchLastSection(true);
 }
 
 void Inspector::fillReadout() {

@@ -183,7 +183,7 @@ void ModelStepView::refresh() {
         QStringList headNames;
         for (int h = 0; h < trace_->heads; ++h)
             headNames << tr("h%1").arg(h + 1);
-        routeMap_->setTitle(s == 0 ? tr("head routing: none yet") : tr("head routing (weight per head)"));
+        routeMap_->setTitle(s == 0 ? tr("head routing: none yet") : tr("head routing"));
         routeMap_->setMatrix(trace_->heads, T, routingAt(*trace_, s), headNames, tokens);
     }
     if (recurrent) {

@@ -33,6 +33,8 @@ namespace ndrui {
 namespace {
 
 const char* const kSettingsKey = "experiment/config";
+// The widest the fields make the panel (pixels): two model columns fit; more scroll sideways.
+constexpr int kWidestPanel = 420;
 
 const char* const kSettingsOrganisation = "NDR Studio";
 const char* const kSettingsApplication = "ndr-studio";
@@ -74,11 +76,11 @@ ExperimentPanel::ExperimentPanel(QWidget* parent, bool rememberSettings)
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
     scroll->setWidget(fields_);
-    // Never narrower than the fields want: a squeezed column cuts names and values off. Refitted when
-    // the fields change (a model column added or removed).
-    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    // As wide as the fields want up to two model columns' worth, so a squeezed column never cuts names
+    // and values off; with three or four models the fields scroll sideways instead of widening the
+    // window past a laptop's screen. Refitted when the fields change (a model column added or removed).
     fitScroll_ = [scroll, this] {
-        scroll->setMinimumWidth(fields_->sizeHint().width() +
+        scroll->setMinimumWidth(std::min(fields_->sizeHint().width(), kWidestPanel) +
                                 scroll->verticalScrollBar()->sizeHint().width());
     };
     fields_->installEventFilter(this);
