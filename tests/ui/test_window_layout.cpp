@@ -10,6 +10,7 @@
 #include "ui/shell/main_window.h"
 
 #include <QLabel>
+#include <QMap>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -22,10 +23,23 @@ using namespace ndrui;
 
 namespace {
 
-ndr::RunConfig tinyRun() {
+// Two models, or four as the stub-routing preset has (each with and without head routing).
+ndr::RunConfig tinyRun(int models) {
     ndr::RunConfig c = ndr::presetConfig("stub");
     c.task.evalExamplesPerDepth = 32;
     c.models = {ndr::ndrModel(16, 2, 32, 5), ndr::vanillaModel(16, 2, 32, 5)};
+    if (models == 4) {
+        // Ten steps: the inspector's step-by-step readout then needs its horizontal scroll bar at 1280.
+        for (ndr::ModelConfig& m : c.models)
+            m.steps = 10;
+        for (int m = 0; m < 2; ++m) {
+            ndr::ModelConfig routed = c.models[size_t(m)];
+            routed.name += " top-1";
+            routed.headRouting = true;
+            routed.routeTopK = 1;
+            c.models.push_back(routed);
+        }
+    }
     c.train.batchSize = 8;
     c.train.steps = 60;
     c.train.evalInterval = 20;
@@ -81,7 +95,9 @@ QStringList problems(QWidget& window) {
                 auto* title = qobject_cast<QCPTextElement*>(e);
                 if (!title || title->text().isEmpty() || !title->visible())
                     continue;
-                const int need = QFontMetrics(title->font()).horizontalAdvance(title->text());
+                int need = 0; // the widest of its lines
+                for (const QString& line : title->text().split('\n'))
+                    need = std::max(need, QFontMetrics(title->font()).horizontalAdvance(line));
                 if (need > title->outerRect().width() || title->outerRect().right() > plot->width())
                     found << QString("%1 title '%2' needs %3 px, has %4")
                                  .arg(describe(plot->parentWidget()), title->text())
@@ -99,7 +115,8 @@ class TestWindowLayout : public QObject {
     Q_OBJECT
 
     QTemporaryDir dir_;
-    QString run_, shots_;
+    QString shots_;
+    QMap<int, QString> runs_; // model count -> saved run
 
     void check(MainWindow& window, const QString& name) {
         window.redrawNow();
@@ -111,49 +128,57 @@ class TestWindowLayout : public QObject {
     }
 
 private slots:
-    // A finished run, saved: each size opens it in a window of its own, as a user would.
+    // Finished runs, saved: each size opens one in a window of its own, as a user would.
     void initTestCase() {
         qputenv("XDG_CONFIG_HOME", dir_.filePath("config").toLocal8Bit());
         shots_ = qEnvironmentVariable("NDR_VIEW_SHOTS");
         if (!shots_.isEmpty())
             QDir().mkpath(shots_);
-        MainWindow window(false);
-        window.setAskBeforeDiscarding(false);
-        window.show();
-        window.showConfig(tinyRun());
-        QTest::mouseClick(window.panel().findChild<QPushButton*>("start"), Qt::LeftButton);
-        QTRY_COMPARE_WITH_TIMEOUT(window.session().state(), TrainingSession::State::Training,
-                                  ndrtest::waitMs(5000));
-        QTRY_COMPARE_WITH_TIMEOUT(window.session().state(), TrainingSession::State::Ready,
-                                  ndrtest::waitMs(30000));
-        run_ = dir_.filePath("run/run.json");
-        QSignalSpy saved(&window.session(), &TrainingSession::saved);
-        window.saveRun(run_);
-        QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, ndrtest::waitMs(10000));
+        for (int models : {2, 4}) {
+            MainWindow window(false);
+            window.setAskBeforeDiscarding(false);
+            window.show();
+            window.showConfig(tinyRun(models));
+            QTest::mouseClick(window.panel().findChild<QPushButton*>("start"), Qt::LeftButton);
+            QTRY_COMPARE_WITH_TIMEOUT(window.session().state(), TrainingSession::State::Training,
+                                      ndrtest::waitMs(5000));
+            QTRY_COMPARE_WITH_TIMEOUT(window.session().state(), TrainingSession::State::Ready,
+                                      ndrtest::waitMs(30000));
+            runs_[models] = dir_.filePath(QString("run-%1/run.json").arg(models));
+            QSignalSpy saved(&window.session(), &TrainingSession::saved);
+            window.saveRun(runs_[models]);
+            QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, ndrtest::waitMs(10000));
+        }
     }
 
     void everyScreenFits_data() {
         QTest::addColumn<QSize>("size");
-        QTest::newRow("1280x800") << QSize(1280, 800);
-        QTest::newRow("1400x900") << QSize(1400, 900);
-        QTest::newRow("1920x1080") << QSize(1920, 1080);
+        QTest::addColumn<int>("models");
+        QTest::newRow("1280x800") << QSize(1280, 800) << 2;
+        QTest::newRow("1400x900") << QSize(1400, 900) << 2;
+        QTest::newRow("1920x1080") << QSize(1920, 1080) << 2;
+        // The window keeps a laptop's size with four models: their columns scroll instead.
+        QTest::newRow("1280x800, 4 models") << QSize(1280, 800) << 4;
+        QTest::newRow("1920x1080, 4 models") << QSize(1920, 1080) << 4;
     }
     void everyScreenFits() {
         QFETCH(QSize, size);
+        QFETCH(int, models);
+        const QString run = runs_.value(models);
         MainWindow window(false);
         window.setAskBeforeDiscarding(false);
         window.resize(size);
         window.show();
-        QVERIFY(window.openRun(run_));
+        QVERIFY(window.openRun(run));
         QString error;
-        QVERIFY2(window.compare().addSource(run_, &error), qPrintable(error));
+        QVERIFY2(window.compare().addSource(run, &error), qPrintable(error));
         QVERIFY(window.inspectRandom(4).isEmpty());
         QTRY_VERIFY_WITH_TIMEOUT(window.inspector().tracesComplete(), ndrtest::waitMs(10000));
         window.dashboard().selectEvaluation(1); // the history slider mid-run
         QCoreApplication::processEvents();
         QCOMPARE(window.size(), size);
 
-        const QString at = QString("%1x%2").arg(size.width()).arg(size.height());
+        const QString at = QString("%1x%2-%3models").arg(size.width()).arg(size.height()).arg(models);
         window.showDashboard();
         check(window, "dashboard-" + at);
         window.showInspector();

@@ -72,7 +72,7 @@ Inspector::Inspector(TrainingSession& session, QWidget* parent) : QWidget(parent
                            "functions up to there"));
     tokens_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     tokens_->horizontalHeader()->hide();
-    tokens_->installEventFilter(this);
+    keepFitted(tokens_);
 
     // Step controls: slider, play/pause, speed, head, steps to run, halting.
     slider_ = new QSlider(Qt::Horizontal, content);
@@ -152,7 +152,7 @@ Inspector::Inspector(TrainingSession& session, QWidget* parent) : QWidget(parent
     readout_ = makeTable("inspector.readout", content);
     readout_->setToolTip(tr("The answer the readout gives if the model stops after each step"));
     readout_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    readout_->installEventFilter(this);
+    keepFitted(readout_);
 
     // The side: answers, distribution, steps needed.
     answers_ = makeTable("inspector.answers", content);

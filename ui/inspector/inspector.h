@@ -80,6 +80,7 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
+    void keepFitted(QTableWidget* table);
     void resetRun();
     void onExampleChanged();
     void requestTraces();

@@ -66,15 +66,25 @@ void fitHeight(QTableWidget* t) {
     // Measured from the table's own width, not its viewport's: on a resize the table learns its new
     // width before its viewport does.
     const int vertical = t->verticalHeader()->isHidden() ? 0 : t->verticalHeader()->width();
-    if (t->horizontalHeader()->length() > t->width() - 2 * t->frameWidth() - vertical)
+    if (t->horizontalScrollBar()->maximum() > 0 ||
+        t->horizontalHeader()->length() > t->width() - 2 * t->frameWidth() - vertical)
         h += tallest(t->horizontalScrollBar());
     t->setFixedHeight(std::max(h, 8));
 }
 
 } // namespace
 
+void Inspector::keepFitted(QTableWidget* table) {
+    // A narrower table, or wider columns, may now need the scroll bar (or no longer): refit its height
+    // when the table is resized and when its horizontal scroll range changes.
+    table->installEventFilter(this);
+    connect(table->horizontalScrollBar(), &QScrollBar::rangeChanged, this, [table] {
+        if (table->isVisible())
+            fitHeight(table);
+    });
+}
+
 bool Inspector::eventFilter(QObject* watched, QEvent* event) {
-    // A narrower table may now need its scroll bar (or a wider one no longer): refit its height.
     if (event->type() == QEvent::Resize)
         for (QTableWidget* t : {tokens_, readout_})
             if (watched == t && t->isVisible())

@@ -80,7 +80,9 @@ ExperimentPanel::ExperimentPanel(QWidget* parent, bool rememberSettings)
     // and values off; with three or four models the fields scroll sideways instead of widening the
     // window past a laptop's screen. Refitted when the fields change (a model column added or removed).
     fitScroll_ = [scroll, this] {
-        scroll->setMinimumWidth(std::min(fields_->sizeHint().width(), kWidestPanel) +
+        const int wanted = fields_->layout()->sizeHint().width();
+        fields_->setMinimumWidth(wanted); // scrolled, not squeezed
+        scroll->setMinimumWidth(std::min(wanted, kWidestPanel) +
                                 scroll->verticalScrollBar()->sizeHint().width());
     };
     fields_->installEventFilter(this);
