@@ -1,5 +1,6 @@
 // Configuration of a run: the CTL task, each model's encoder switches and the training recipe.
-// Plain structs with defaults; validation and JSON live in config.cpp.
+// Plain structs with defaults; validation lives in config.cpp, the presets in presets.cpp, JSON in
+// core/io/serialize.cpp.
 #pragma once
 
 #include <cstdint>
