@@ -74,11 +74,18 @@ EOF
 export SLURM_CONF="$T/slurm.conf"
 slurmctld -D -i -f "$SLURM_CONF" >"$T/slurmctld.out" 2>&1 & pids+=($!)
 slurmd -D -N localhost -f "$SLURM_CONF" >"$T/slurmd.out" 2>&1 & pids+=($!)
-for _ in $(seq 1 100); do
+# Up to a minute: on a loaded machine the node can take a while to register (a bound, not a measurement).
+for _ in $(seq 1 300); do
     sinfo -h -o '%T' 2>/dev/null | grep -qE 'idle|mix|alloc' && break
     sleep 0.2
 done
-sinfo -h -o '%T' | grep -qE 'idle|mix|alloc' || { echo "FAIL: the node did not come up"; exit 1; }
+if ! sinfo -h -o '%T' | grep -qE 'idle|mix|alloc'; then
+    echo "FAIL: the node did not come up (state: $(sinfo -h -o '%T' 2>&1))"
+    for log in slurmctld.log slurmd.log slurmctld.out slurmd.out; do
+        echo "--- $log"; tail -n 20 "$T/$log" 2>/dev/null
+    done
+    exit 1
+fi
 
 # Two configurations x two seeds: the stub task with a small NDR and a small Transformer as separate
 # "presets" of one model each, a few hundred steps.
