@@ -26,7 +26,7 @@ struct ModelResult {
     std::string error;
 };
 
-double splitMean(const ndr::CtlTask& task, const std::vector<int>& depths, const std::vector<double>& acc,
+double splitMean(const ndr::Task& task, const std::vector<int>& depths, const std::vector<double>& acc,
                  ndr::Split split) {
     double sum = 0;
     int n = 0;
@@ -38,7 +38,7 @@ double splitMean(const ndr::CtlTask& task, const std::vector<int>& depths, const
 
 int runEval(const EvalOptions& o) {
     LoadedRun run = loadRun(o.runFile, o.weights);
-    const ndr::CtlTask& task = *run.task;
+    const ndr::Task& task = *run.task;
     const auto depths = task.allDepths();
     const size_t n = run.trainers.size();
     if (o.haltThreshold >= 0)

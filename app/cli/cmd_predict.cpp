@@ -63,7 +63,7 @@ void writeJson(std::ostream& os, const json& j, int indent) {
 }
 
 // The trace as nested arrays, indexed as docs/design.md §5 writes them.
-json traceJson(const ndr::Trace& tr, const ndr::CtlTask& task) {
+json traceJson(const ndr::Trace& tr, const ndr::Task& task) {
     const int T = tr.positions, H = tr.heads, S = tr.symbols;
     json attention = json::array();
     for (int t = 0; t < tr.steps; ++t) {
@@ -147,7 +147,7 @@ int runPredict(const PredictOptions& o) {
             throw CliError("--model " + o.model + ": no such model in the run; it has " + names, kExitUsage);
     }
     LoadedRun run = loadRun(o.runFile, o.weights, selected);
-    const ndr::CtlTask& task = *run.task;
+    const ndr::Task& task = *run.task;
 
     const ndr::ParseResult parsed = task.parseQuestion(o.expression);
     if (!parsed.example)

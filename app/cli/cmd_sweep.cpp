@@ -59,11 +59,10 @@ int collect(const fs::path& dir, const ndr::SweepPlan& plan) {
     int covered = 0;
     for (const auto& g : groups) {
         covered += int(g.seeds.size());
-        const ndr::CtlTask shape(g.config.task);
-        const bool hasValid = !shape.depths(ndr::Split::Valid).empty();
+        const bool hasValid = !ndr::depthsOf(g.config.task, ndr::Split::Valid).empty();
         const std::string at = hasValid ? "best-validation" : "latest";
         std::vector<std::string> header = {"model"};
-        for (int d : shape.allDepths())
+        for (int d : ndr::allDepthsOf(g.config.task))
             header.push_back("d" + std::to_string(d));
         header.insert(header.end(), {"IID", "Longer"});
         Table table(header, "l");
@@ -73,7 +72,8 @@ int collect(const fs::path& dir, const ndr::SweepPlan& plan) {
             json perDepth = json::array();
             for (size_t d = 0; d < m.depths.size(); ++d) {
                 row.push_back(plusMinus(m.perDepth[d]));
-                json entry = {{"depth", m.depths[d]}, {"split", splitName(shape.splitOf(m.depths[d]))}};
+                json entry = {{"depth", m.depths[d]},
+                              {"split", splitName(ndr::Task::splitOf(g.config.task, m.depths[d]))}};
                 entry.update(statsJson(m.perDepth[d]));
                 perDepth.push_back(entry);
             }

@@ -49,7 +49,7 @@ struct LoadedRun {
     fs::path file;
     std::unique_ptr<ndr::Run> run;
     ndr::RunRecord record;                // as saved
-    const ndr::CtlTask* task = nullptr;   // the run's task
+    const ndr::Task* task = nullptr;      // the run's task
     std::vector<ndr::Trainer*> trainers;  // (models) null for a model not loaded
     std::vector<std::string> weightsUsed; // (models) "final" or "best"
 };

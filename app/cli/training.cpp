@@ -2,6 +2,7 @@
 #include "training.h"
 
 #include "commands.h"
+#include "core/task/ctl_task.h"
 #include "progress.h"
 #include "routing_report.h"
 #include "table.h"
@@ -135,7 +136,7 @@ struct Autosave {
                 return false;
             dirty = false;
             rec.config = run.config();
-            rec.tables = run.task().tables();
+            rec.tables = ndr::tablesOf(run.task());
             rec.probe = run.probe();
             for (const auto& s : latest) {
                 rec.models.push_back(s->record);
@@ -237,8 +238,7 @@ TrainedRun trainAndSave(ndr::Run& run, const fs::path& outDir, bool quiet, int a
 
 void printRunSummary(const TrainedRun& run, std::ostream& os) {
     const auto& rec = run.record;
-    const ndr::CtlTask task(rec.config.task);
-    const auto depths = task.allDepths();
+    const auto depths = ndr::allDepthsOf(rec.config.task);
     std::vector<std::string> header = {"model", "evaluation", "step"};
     for (int d : depths)
         header.push_back("d" + std::to_string(d));
@@ -256,7 +256,7 @@ void printRunSummary(const TrainedRun& run, std::ostream& os) {
         row.push_back(fixed(e.testAccuracy, 3));
         return row;
     };
-    const bool hasValid = !task.depths(ndr::Split::Valid).empty();
+    const bool hasValid = !ndr::depthsOf(rec.config.task, ndr::Split::Valid).empty();
     std::vector<std::string> notes;
     for (size_t i = 0; i < rec.models.size(); ++i) {
         const auto& m = rec.models[i];

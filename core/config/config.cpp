@@ -14,6 +14,9 @@ namespace {
 // Depth 40 is already far beyond what a few dozen steps can route; the bound keeps evaluation sets
 // (one per depth) and input lengths small.
 constexpr int kMaxDepth = 40;
+// An arithmetic or ListOps expression has at most 50 tokens (docs/design.md §1), which leaves room for
+// depth 12 at most; a lone digit (depth 1) is no question.
+constexpr int kMinTreeDepth = 2, kMaxTreeDepth = 12;
 
 // --- Validation helpers: each appends "<field>: <what>" to the list. ---
 
@@ -64,8 +67,12 @@ struct DepthRange {
 };
 
 void validateTask(const TaskConfig& t, Problems& p) {
-    p.intRange("task.symbols", t.symbols, 2, 64);
-    p.intRange("task.functions", t.functions, 1, 26);
+    const bool ctl = t.kind == TaskKind::Ctl;
+    if (ctl) {
+        p.intRange("task.symbols", t.symbols, 2, 64);
+        p.intRange("task.functions", t.functions, 1, 26);
+    }
+    const int minDepth = ctl ? 1 : kMinTreeDepth, maxDepth = ctl ? kMaxDepth : kMaxTreeDepth;
     p.intRange("task.evalExamplesPerDepth", t.evalExamplesPerDepth, 1, 100000);
 
     const DepthRange ranges[] = {{"train", "train", t.trainMinDepth, t.trainMaxDepth, false},
@@ -77,8 +84,8 @@ void validateTask(const TaskConfig& t, Problems& p) {
         const std::string maxField = std::string("task.") + r.field + "MaxDepth";
         if (r.optional && r.empty())
             continue;
-        if (r.lo < 1) {
-            p.atLeast(minField, r.lo, 1);
+        if (r.lo < minDepth) {
+            p.atLeast(minField, r.lo, minDepth);
             rangesOk = false;
         }
         if (r.empty()) {
@@ -86,8 +93,8 @@ void validateTask(const TaskConfig& t, Problems& p) {
                                 std::to_string(r.hi) + "; the " + r.name + " split needs at least one depth");
             rangesOk = false;
         }
-        if (r.hi > kMaxDepth) {
-            p.add(maxField, "must be at most " + std::to_string(kMaxDepth) + ", got " + std::to_string(r.hi));
+        if (r.hi > maxDepth) {
+            p.add(maxField, "must be at most " + std::to_string(maxDepth) + ", got " + std::to_string(r.hi));
             rangesOk = false;
         }
     }

@@ -1,4 +1,4 @@
-// Configuration of a run: the CTL task, each model's encoder switches and the training recipe.
+// Configuration of a run: the task, each model's encoder switches and the training recipe.
 // Plain structs with defaults; validation lives in config.cpp, the presets in presets.cpp, JSON in
 // core/io/serialize.cpp.
 #pragma once
@@ -18,6 +18,9 @@ enum class UpdateKind { Residual, CopyGate, CopyGateTanh };
 enum class PositionalKind { None, Sinusoidal, Relative, AbsRel };
 enum class GeomNorm { Off, L1 };
 enum class ModelKind { Encoder, Lstm };
+// The task a run trains on (docs/design.md §1): compositional table lookup, the paper's simple
+// arithmetic, or its ListOps.
+enum class TaskKind { Ctl, Arith, ListOps };
 // Head routing: how the heads left out by top-k are weighted (docs/design.md §2, "Head routing").
 enum class DroppedHeads {
     Masked,    // weight exactly 0: the softmax runs over the kept heads only
@@ -33,12 +36,13 @@ inline bool relativePositions(PositionalKind p) {
 }
 
 struct TaskConfig {
-    int symbols = 8;   // S
-    int functions = 9; // F
+    TaskKind kind = TaskKind::Ctl;
+    int symbols = 8;   // S (CTL only)
+    int functions = 9; // F (CTL only)
     int trainMinDepth = 1, trainMaxDepth = 5;
     int validMinDepth = 6, validMaxDepth = 8; // validMinDepth > validMaxDepth: no validation split
     int testMinDepth = 9, testMaxDepth = 10;
-    Order order = Order::Forward;
+    Order order = Order::Forward;    // CTL only
     uint64_t seed = 1;               // function tables and held-out sets
     int evalExamplesPerDepth = 1000; // fewer when the depth has fewer distinct cases
 

@@ -250,6 +250,8 @@ constexpr EnumName<PositionalKind> kPositionals[] = {{PositionalKind::None, "non
 constexpr EnumName<GeomNorm> kGeomNorms[] = {{GeomNorm::Off, "off"}, {GeomNorm::L1, "l1"}};
 constexpr EnumName<DroppedHeads> kDroppedHeads[] = {{DroppedHeads::Masked, "masked"},
                                                     {DroppedHeads::SeedExact, "seed-exact"}};
+constexpr EnumName<TaskKind> kTaskKinds[] = {
+    {TaskKind::Ctl, "ctl"}, {TaskKind::Arith, "arith"}, {TaskKind::ListOps, "listops"}};
 constexpr EnumName<ModelKind> kModelKinds[] = {{ModelKind::Encoder, "encoder"}, {ModelKind::Lstm, "lstm"}};
 
 template <typename E, size_t N> std::string enumName(E value, const EnumName<E> (&names)[N]) {

@@ -13,6 +13,9 @@ namespace jsonio {
 
 void readTask(const json& j, TaskConfig& c, const std::string& path, bool required) {
     const Fields f(j, path, required);
+    // Added with the arithmetic and ListOps tasks: optional, absent means compositional table lookup.
+    if (j.is_object() && j.contains("kind"))
+        f.readEnum("kind", c.kind, kTaskKinds);
     f.read("symbols", c.symbols);
     f.read("functions", c.functions);
     f.read("trainMinDepth", c.trainMinDepth);
@@ -112,7 +115,8 @@ using namespace jsonio;
 // --- Configuration ---
 
 void to_json(json& j, const TaskConfig& c) {
-    j = json{{"symbols", c.symbols},
+    j = json{{"kind", enumName(c.kind, kTaskKinds)},
+             {"symbols", c.symbols},
              {"functions", c.functions},
              {"trainMinDepth", c.trainMinDepth},
              {"trainMaxDepth", c.trainMaxDepth},

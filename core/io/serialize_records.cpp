@@ -291,7 +291,7 @@ void from_json(const json& j, RunRecord& r) {
     const TaskConfig& task = r.config.task;
 
     // Table shapes and the probe's range are checked here so that no later index can go out of bounds;
-    // whether each table is a bijection is CtlTask::setTables' business.
+    // whether each table is a bijection is Task::setTables' business.
     const json& tables = require(j, "tables", "");
     expectArray(tables, "tables");
     if (int(tables.size()) != task.functions)

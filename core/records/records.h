@@ -29,7 +29,7 @@ struct Trace {
     std::vector<float> routing;      // (steps, T, H) head routing weights; empty without head routing
     std::vector<float> stepProbs;    // (steps+1, S) readout on [E] after 0..steps steps
     std::vector<int> stepAnswers;    // (steps+1) argmax of stepProbs
-    std::vector<int> intermediates;  // (T) ground truth per position (see CtlTask::intermediates)
+    std::vector<int> intermediates;  // (T) ground truth per position (see Task::intermediates)
     int answer = -1;                 // ground truth
 
     float att(int t, int h, int target, int source) const {

@@ -1,11 +1,13 @@
-// Compositional table lookup (docs/design.md §1): seeded function tables, balanced fresh training
-// batches, fixed held-out sets per depth, parsing and formatting in either presentation order, and
-// ground truth.
+// A task (docs/design.md §1): its vocabulary, examples by depth, fixed held-out sets per depth, fresh
+// balanced training batches, ground truth with the intermediate values the inspector shows, and the
+// parsing of typed questions. Compositional table lookup (ctl_task.h) and the paper's arithmetic and
+// ListOps (expression_task.h) sit behind this interface; makeTask() builds the one a config names.
 #pragma once
 
 #include "core/config/config.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <random>
 #include <string>
@@ -14,11 +16,15 @@
 
 namespace ndr {
 
-// One expression: a symbol x and the functions in application order f1..fd (answer fd(..f1(x))).
+// One question. CTL fills `symbol` and `functions` (a symbol x and the functions in application order
+// f1..fd, answer fd(..f1(x))); the expression tasks fill `tokens`, the expression's tokens between
+// [B] and [E], and `treeDepth`, the depth their splits count.
 struct Example {
     int symbol = 0;
     std::vector<int> functions;
-    int depth() const { return int(functions.size()); }
+    std::vector<int> tokens;
+    int treeDepth = 0;
+    int depth() const { return tokens.empty() ? int(functions.size()) : treeDepth; }
     bool operator==(const Example&) const = default;
 };
 
@@ -28,76 +34,80 @@ struct Batch {
     int positions = 0;        // T, the longest sequence in the batch
     std::vector<int> tokens;  // (B*T) token ids, padded with padToken()
     std::vector<int> lengths; // (B) real length including [B] and [E]; [E] sits at lengths[b]-1
-    std::vector<int> targets; // (B) the answer symbol
+    std::vector<int> targets; // (B) the answer
     std::vector<int> depths;  // (B)
 };
 
 enum class Split { Train, Valid, Test, None };
 
-// Asking a model (docs/design.md §1). A model that applies one function per step needs one step per
+// Asking a CTL model (docs/design.md §1). A model that applies one function per step needs one step per
 // function and one more to carry the result to [E]: depth + 1 steps.
 int routingSteps(int depth);
 // True when `steps` are fewer than routingSteps(depth). The model answers all the same; the inspector
 // and `ndr predict` say beside its answer that it cannot have routed the expression one function per step.
 bool stepsBelowDepth(int depth, int steps);
 
+// Depths by split, ascending; allDepthsOf() is every depth in any split, ascending and unique. Functions
+// of the configuration alone: no task needs building to know them.
+std::vector<int> depthsOf(const TaskConfig& config, Split split);
+std::vector<int> allDepthsOf(const TaskConfig& config);
+
 struct ParseResult {
     std::optional<Example> example;   // set on success
     std::string error;                // set on failure: names the offending token and what was expected
-    int tokenIndex = -1;              // index of the offending whitespace-separated token, -1 if none
+    int tokenIndex = -1;              // index of the offending token, -1 if none
     int charBegin = -1, charEnd = -1; // its character range in the input (UTF-8 bytes)
 };
 
-class CtlTask {
+class Task {
 public:
-    // Throws std::invalid_argument if the configuration is invalid (see validate()).
-    explicit CtlTask(const TaskConfig& config);
+    virtual ~Task() = default;
 
     const TaskConfig& config() const { return config_; }
+    TaskKind kind() const { return config_.kind; }
 
-    // Vocabulary: symbols 0..S-1, functions S..S+F-1, then [B], [E], [PAD].
-    int vocabSize() const { return config_.symbols + config_.functions + 3; }
-    int symbolToken(int symbol) const { return symbol; }
-    int functionToken(int function) const { return config_.symbols + function; }
-    int beginToken() const { return config_.symbols + config_.functions; }
-    int endToken() const { return beginToken() + 1; }
-    int padToken() const { return beginToken() + 2; }
-    std::string tokenName(int token) const; // "101", "b", "[B]", "[E]", "[PAD]"
-    std::string
-    symbolName(int symbol) const; // S a power of two: bit strings (S=8: "000".."111"); else "0".."S-1"
-    std::string functionName(int function) const; // "a".."z"
+    // ---- Vocabulary and answers ----
+    virtual int vocabSize() const = 0;
+    virtual int padToken() const = 0;
+    virtual std::string tokenName(int token) const = 0;
+    // Answers (and intermediate values) are 0..answerCount()-1; the readout has one output per answer.
+    virtual int answerCount() const = 0;
+    virtual std::string symbolName(int answer) const = 0;
     std::vector<std::string> symbolNames() const;
-    std::vector<std::string> functionNames() const;
+    // True when the run's questions name the steps a model needs (routingSteps): CTL only.
+    virtual bool routesOneStepPerDepth() const { return false; }
 
-    // Function tables: tables()[f][x] = f(x); each a bijection of {0..S-1}.
-    const std::vector<std::vector<int>>& tables() const { return tables_; }
-    // Replaces the tables (e.g. from a run file); throws std::invalid_argument unless each is a bijection.
-    void setTables(const std::vector<std::vector<int>>& tables);
-
-    int answer(const Example& e) const;
-    // Model input `[B] ... [E]` in the configured presentation order.
-    std::vector<int> tokens(const Example& e) const;
-    // For each position of tokens(e): the symbol after applying the functions up to that position
-    // (the symbol's own position holds x); -1 for [B]; [E] holds the answer.
-    std::vector<int> intermediates(const Example& e) const;
-    // "101 b d h" (forward) or "h d b 101" (backward).
-    std::string format(const Example& e) const;
-    // Parses user text in the run's order. maxDepth < 0 means no depth limit.
-    ParseResult parse(const std::string& text, int maxDepth = -1) const;
-    // The deepest expression the run answers (the inspector, `ndr predict`): twice its deepest test
-    // depth (twice its deepest depth without a test split). Far beyond anything the models have seen,
-    // and a trace (steps x heads x T x T) outgrows reading long before.
+    // ---- Ground truth ----
+    virtual int answer(const Example& e) const = 0;
+    // Model input `[B] ... [E]`.
+    virtual std::vector<int> tokens(const Example& e) const = 0;
+    // For each position of tokens(e): the value computed up to there (-1 where there is none); [E]
+    // holds the answer.
+    virtual std::vector<int> intermediates(const Example& e) const = 0;
+    // The expression as a user types it.
+    virtual std::string format(const Example& e) const = 0;
+    // Parses user text as a question this run answers (depth at most maxAskedDepth()); the message
+    // names the offending token and what was expected there.
+    virtual ParseResult parseQuestion(const std::string& text) const = 0;
+    // A question to show as an example of what to type.
+    virtual std::string hint() const = 0;
+    // Words to offer while a user types one (the first word of the question or a later one).
+    virtual std::vector<std::string> completions(bool firstWord) const = 0;
+    // The deepest question the run answers (the inspector, `ndr predict`): twice its deepest test depth
+    // (twice its deepest depth without a test split).
     int maxAskedDepth() const;
-    // An expression to answer: parse() with maxAskedDepth() as the limit, its message saying why.
-    ParseResult parseQuestion(const std::string& text) const;
 
-    // Depths by split, ascending; allDepths() is every depth in any split, ascending and unique.
-    std::vector<int> depths(Split split) const;
-    std::vector<int> allDepths() const;
-    Split splitOf(int depth) const;
+    // ---- Splits ----
+    std::vector<int> depths(Split split) const { return depthsOf(config_, split); }
+    std::vector<int> allDepths() const { return allDepthsOf(config_); }
+    Split splitOf(int depth) const { return splitOf(config_, depth); }
+    static Split splitOf(const TaskConfig& config, int depth);
 
-    // A uniformly random example of the given depth.
-    Example sample(int depth, std::mt19937_64& rng) const;
+    // ---- Examples ----
+    // A random example of the given depth, drawn as the task's generator draws them.
+    virtual Example sample(int depth, std::mt19937_64& rng) const = 0;
+    // Number of distinct examples of a depth, saturating at INT64_MAX.
+    virtual int64_t caseCount(int depth) const = 0;
     // A fresh training batch, balanced over the train depths (each depth appears batchSize/nDepths
     // times, the remainder spread from a random offset) and never containing a held-out example.
     Batch trainBatch(int batchSize, std::mt19937_64& rng) const;
@@ -113,18 +123,32 @@ public:
     // held out and training is not restricted).
     bool isHeldOut(const Example& e) const;
     bool evalSetHeldOut(int depth) const;
-    // Number of distinct examples of a depth (S * F^d), saturating at INT64_MAX.
-    int64_t caseCount(int depth) const;
+
+protected:
+    explicit Task(const TaskConfig& config);
+    // Copies only as the derived task: no slicing.
+    Task(const Task&) = default;
+    Task& operator=(const Task&) = default;
+    // Every example of a depth in a fixed order, called when caseCount(depth) <= evalExamplesPerDepth.
+    virtual std::vector<Example> enumerate(int depth) const = 0;
+    // A string identifying an example among all of the task's examples.
+    virtual std::string key(const Example& e) const = 0;
+    // Fills the evaluation sets; the derived constructor calls it once its own state is ready.
+    void buildEvalSets();
 
 private:
     TaskConfig config_;
-    std::vector<std::vector<int>> tables_;
     std::vector<std::vector<Example>> evalSets_; // indexed by depth; empty for depths in no split
     std::unordered_set<std::string> heldOutKeys_;
-    void buildEvalSets();
-    static std::string key(const Example& e);
-    // parse(); `limit` says in the too-deep message where maxDepth comes from (empty: nothing).
-    ParseResult parseLimited(const std::string& text, int maxDepth, const std::string& limit) const;
 };
+
+// The task `config.kind` names. Throws std::invalid_argument if the configuration is invalid.
+std::unique_ptr<Task> makeTask(const TaskConfig& config);
+
+// Unbiased integer in [0, n) from raw generator output: std::uniform_int_distribution is not specified
+// bit-for-bit, and tasks and held-out sets must be the same on every platform for a given seed.
+uint64_t uniformBelow(std::mt19937_64& rng, uint64_t n);
+// A uniform double in [0, 1) from raw generator output, for the same reason.
+double uniformUnit(std::mt19937_64& rng);
 
 } // namespace ndr

@@ -3,7 +3,7 @@
 
 #include "core/nn/encoder.h"
 #include "core/nn/optimizer.h"
-#include "core/task/task.h"
+#include "core/task/ctl_task.h"
 
 #include <algorithm>
 #include <chrono>

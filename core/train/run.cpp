@@ -1,6 +1,8 @@
 // Runs in memory and run folders on disk (see run.h).
 #include "core/train/run.h"
 
+#include "core/task/ctl_task.h"
+
 #include <algorithm>
 #include <cctype>
 #include <climits>
@@ -68,8 +70,8 @@ Run::Run(const RunConfig& config) {
         throw std::invalid_argument("invalid configuration: " + all);
     }
     record_.config = config;
-    task_ = std::make_unique<CtlTask>(config.task);
-    record_.tables = task_->tables();
+    task_ = makeTask(config.task);
+    record_.tables = tablesOf(*task_);
     record_.probe = defaultProbe(*task_);
     for (int i = 0; i < int(config.models.size()); ++i) {
         trainers_.push_back(std::make_unique<Trainer>(config, i, *task_, record_.probe));
@@ -108,8 +110,11 @@ std::unique_ptr<Run> Run::load(const std::filesystem::path& runFile, const std::
                         " model records for " + std::to_string(rec.config.models.size()) +
                         " configured models; the file is damaged");
     try {
-        run->task_ = std::make_unique<CtlTask>(rec.config.task);
-        run->task_->setTables(rec.tables);
+        run->task_ = makeTask(rec.config.task);
+        if (auto* ctl = dynamic_cast<CtlTask*>(run->task_.get()))
+            ctl->setTables(rec.tables);
+        else if (!rec.tables.empty())
+            throw std::invalid_argument("function tables: only a table lookup run has them");
     } catch (const std::exception& e) {
         throw FileError(runFile.string() + ": " + e.what());
     }

@@ -45,7 +45,7 @@ public:
     bool restored(int model) const { return restored_.at(size_t(model)); }
 
     const RunConfig& config() const { return record_.config; }
-    const CtlTask& task() const { return *task_; }
+    const Task& task() const { return *task_; }
     const Example& probe() const { return record_.probe; }
     int modelCount() const { return int(trainers_.size()); }
     Trainer& trainer(int i) { return *trainers_.at(size_t(i)); }
@@ -64,7 +64,7 @@ private:
     static std::unique_ptr<Run> load(const std::filesystem::path& runFile, const std::vector<bool>& wanted);
     RunRecord record_;           // config, tables, probe; models[] as opened
     std::vector<bool> restored_; // (models) trainer state is live, not record_.models[i]
-    std::unique_ptr<CtlTask> task_;
+    std::unique_ptr<Task> task_;
     std::vector<std::unique_ptr<Trainer>> trainers_;
 };
 

@@ -176,8 +176,7 @@ GroupSummary emptyGroup(const std::string& group, const RunConfig& config) {
     GroupSummary s;
     s.group = group;
     s.config = config;
-    const CtlTask task(config.task);
-    const std::vector<int> depths = task.allDepths();
+    const std::vector<int> depths = allDepthsOf(config.task);
     for (const auto& m : config.models)
         s.models.push_back({m.name, depths, std::vector<std::vector<double>>(depths.size()), {}, {}});
     return s;

@@ -25,14 +25,14 @@ constexpr uint64_t kDropoutStream = 0x5DEECE66DULL;
 
 } // namespace
 
-Example defaultProbe(const CtlTask& task) {
+Example defaultProbe(const Task& task) {
     const auto test = task.depths(Split::Test);
     return task.evalSet(test.back()).front();
 }
 
-Trainer::Trainer(const RunConfig& config, int modelIndex, const CtlTask& task, const Example& probe)
+Trainer::Trainer(const RunConfig& config, int modelIndex, const Task& task, const Example& probe)
     : config_(config), modelIndex_(modelIndex), task_(task), probe_(probe),
-      owned_(makeModel<float>(config.models.at(modelIndex), task.vocabSize(), task.config().symbols)),
+      owned_(makeModel<float>(config.models.at(modelIndex), task.vocabSize(), task.answerCount())),
       model_(*owned_), batchRng_(config.train.seed),
       dropoutRng_(uint32_t(config.train.seed * 2654435761ULL ^ kDropoutStream)) {
     model_.init(config.train.seed);

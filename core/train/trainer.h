@@ -36,12 +36,12 @@ using ProgressFn = std::function<void(const TrainProgress&)>;
 std::optional<std::string> earlyStopReason(const RunConfig& config, const std::vector<EvalRecord>& history);
 
 // The example traced at every evaluation: the first of the deepest test depth's evaluation set.
-Example defaultProbe(const CtlTask& task);
+Example defaultProbe(const Task& task);
 
 class Trainer {
 public:
     // `task` must outlive the trainer. Initialises the model from config.train.seed.
-    Trainer(const RunConfig& config, int modelIndex, const CtlTask& task, const Example& probe);
+    Trainer(const RunConfig& config, int modelIndex, const Task& task, const Example& probe);
 
     // Continues from a checkpoint (read from `path`, named in messages) and the model's history;
     // throws FileError when they do not fit.
@@ -75,7 +75,7 @@ public:
     Model<float>& model() { return model_; }
     int step() const { return record_.stepsDone; }
     int totalSteps() const { return config_.train.steps; }
-    const CtlTask& task() const { return task_; }
+    const Task& task() const { return task_; }
 
 private:
     void setThreads() const;
@@ -94,7 +94,7 @@ private:
 
     RunConfig config_;
     int modelIndex_;
-    const CtlTask& task_;
+    const Task& task_;
     Example probe_;
     std::unique_ptr<Model<float>> owned_; // of the kind the configuration names
     Model<float>& model_;                 // *owned_

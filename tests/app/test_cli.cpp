@@ -3,7 +3,7 @@
 #include "core/io/files.h"
 #include "core/io/serialize.h"
 #include "core/records/records.h"
-#include "core/task/task.h"
+#include "core/task/ctl_task.h"
 #include "core/train/run.h"
 #include "run_ndr.h"
 #include "testutil.h"
@@ -184,7 +184,7 @@ private slots:
         QVERIFY2(r.exitCode == 0, describe(r));
         const QString runFile = out + "/run.json";
         const auto loaded = Run::open(runFile.toStdString());
-        const CtlTask& task = loaded->task();
+        const Task& task = loaded->task();
         const int depth = task.depths(Split::Test).back();
         QVERIFY(stepsBelowDepth(depth, 4));
 

@@ -1,7 +1,7 @@
 // Halting and settling on hand-made traces: the step after which the gates stay closed, and the step
 // from which the answer stays right, with their summaries over examples.
 #include "core/nn/encoder.h"
-#include "core/task/task.h"
+#include "core/task/ctl_task.h"
 #include "core/train/halting.h"
 
 #include <QtTest>

@@ -4,6 +4,7 @@
 #include "core/io/files.h"
 #include "core/io/serialize.h"
 #include "core/nn/lstm.h"
+#include "core/task/ctl_task.h"
 #include "core/train/run.h"
 #include "core/train/trainer.h"
 #include "testutil.h"

@@ -2,6 +2,7 @@
 // layouts), the offset structure of the scores on hand-made weights, and a short training run of the
 // gated relative model that must lower its loss.
 #include "core/nn/relative_attention.h"
+#include "core/task/ctl_task.h"
 #include "core/train/trainer.h"
 #include "testutil.h"
 

@@ -1,6 +1,6 @@
 // Tests of the CTL task (docs/design.md §1): tables, ground truth in both orders, text round trips, parser
 // errors, balanced training batches that never touch held-out examples, and deterministic evaluation sets.
-#include "core/task/task.h"
+#include "core/task/ctl_task.h"
 #include "testutil.h"
 
 #include <map>

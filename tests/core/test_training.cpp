@@ -1,5 +1,6 @@
 // Training: determinism (same seed, same losses), a golden test of the first losses of a fixed seed,
 // resuming from a checkpoint reproduces the uninterrupted run, learning happens, and core/ stays Qt-free.
+#include "core/task/ctl_task.h"
 #include "core/train/run.h"
 #include "core/train/trainer.h"
 #include "testutil.h"
@@ -115,7 +116,7 @@ private slots:
         const auto opened = Run::open(file);
         QCOMPARE(opened->record().models[1].history.size(), size_t(1));
         QCOMPARE(opened->record().models[0].checkpointFile, std::string("ndr@6.ckpt"));
-        QCOMPARE(opened->task().tables(), halves.task().tables());
+        QCOMPARE(tablesOf(opened->task()), tablesOf(halves.task()));
         for (int m = 0; m < 2; ++m) {
             QCOMPARE(opened->trainer(m).step(), 6);
             QCOMPARE(losses(opened->trainer(m), 6), expected[m]);

@@ -1,7 +1,7 @@
 // libFuzzer target: the expression parser, on any bytes, for both presentation orders and alphabets of
 // every naming style. An error must point inside the text and stay short; an accepted expression must
 // respect the depth limit and format back to text that parses to the same example.
-#include "core/task/task.h"
+#include "core/task/ctl_task.h"
 #include "fuzz_check.h"
 
 #include <string>

@@ -87,7 +87,7 @@ class TestInspector : public QObject {
             qWarning("no widget %s", qPrintable(name));
         return w;
     }
-    const ndr::CtlTask& task() { return *session_.task(); }
+    const ndr::Task& task() { return *session_.task(); }
     // Types `text` key by key; characters beyond ASCII arrive as key events carrying text, the way an
     // input method delivers them.
     void type(const QString& text) {
@@ -269,7 +269,7 @@ private slots:
             QVERIFY(depth->currentText().contains("train") || depth->currentText().contains("test") ||
                     depth->currentText().contains("valid"));
             QTest::mouseClick(random, Qt::LeftButton);
-            const ndr::ParseResult r = task().parse(field_->text().toStdString());
+            const ndr::ParseResult r = task().parseQuestion(field_->text().toStdString());
             QVERIFY2(r.example, qPrintable(field_->text()));
             QCOMPARE(r.example->depth(), depth->currentData().toInt());
         }

@@ -180,7 +180,7 @@ private slots:
 
         // The inspector tab traces a typed expression through the reopened models.
         auto* expression = child<QLineEdit>(reopened.inspector(), "inspector.expression");
-        const ndr::CtlTask& task = *reopened.session().task();
+        const ndr::Task& task = *reopened.session().task();
         expression->setFocus();
         QTest::keyClicks(expression, QString::fromStdString(task.format(reopened.session().probe())));
         QTRY_VERIFY_WITH_TIMEOUT(reopened.inspector().tracesComplete(), ndrtest::waitMs(10000));

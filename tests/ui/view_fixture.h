@@ -2,6 +2,7 @@
 // hand-made traces of many steps, a dark palette, and helpers to find what a QCustomPlot shows.
 #pragma once
 
+#include "core/task/ctl_task.h"
 #include "core/train/trainer.h"
 
 #include <QDir>

@@ -66,7 +66,7 @@ ExpressionInput::ExpressionInput(QWidget* parent) : QWidget(parent) {
     setTask(nullptr);
 }
 
-void ExpressionInput::setTask(const ndr::CtlTask* task) {
+void ExpressionInput::setTask(const ndr::Task* task) {
     task_ = task;
     depth_->clear();
     field_->blockSignals(true);
@@ -85,11 +85,7 @@ void ExpressionInput::setTask(const ndr::CtlTask* task) {
     rng_.seed(task->config().seed * 7919 + 17);
     for (int d : task->allDepths())
         depth_->addItem(tr("depth %1 (%2)").arg(d).arg(splitName(task->splitOf(d), tr("untrained"))), d);
-    ndr::Example hint;
-    hint.symbol = task->config().symbols - 1;
-    for (int f = 0; f < std::min(3, task->config().functions); ++f)
-        hint.functions.push_back((f * 3 + 1) % task->config().functions);
-    field_->setPlaceholderText(tr("e.g. %1").arg(QString::fromStdString(task->format(hint))));
+    field_->setPlaceholderText(tr("e.g. %1").arg(QString::fromStdString(task->hint())));
 }
 
 QString ExpressionInput::text() const {
@@ -182,17 +178,10 @@ void ExpressionInput::updateCompletions() {
     const auto [b, e] = currentWord();
     const QString t = field_->text();
     const QString prefix = t.mid(b, field_->cursorPosition() - b);
-    // Forward: the first word is the symbol and the rest are functions. Backward: the symbol comes
-    // last, which cannot be told while typing, so both kinds are offered.
     const bool first = t.left(b).trimmed().isEmpty();
     QStringList names;
-    const bool forward = task_->config().order == ndr::Order::Forward;
-    if (!forward || first)
-        for (const auto& s : task_->symbolNames())
-            names << QString::fromStdString(s);
-    if (!forward || !first)
-        for (const auto& f : task_->functionNames())
-            names << QString::fromStdString(f);
+    for (const auto& w : task_->completions(first))
+        names << QString::fromStdString(w);
     words_->setStringList(names);
     if (prefix.isEmpty() || prefix.size() > 16) {
         completer_->popup()->hide();

@@ -24,8 +24,8 @@ public:
     explicit ExpressionInput(QWidget* parent = nullptr);
 
     // The run's task (null: no run; the field is disabled). Expressions up to the task's
-    // maxAskedDepth() parse (CtlTask::parseQuestion).
-    void setTask(const ndr::CtlTask* task);
+    // maxAskedDepth() parse (Task::parseQuestion).
+    void setTask(const ndr::Task* task);
 
     // The parsed expression, empty while the text is not a valid one.
     const std::optional<ndr::Example>& example() const { return example_; }
@@ -51,7 +51,7 @@ private:
     // The word under the cursor: [begin, end) in the field's text.
     std::pair<int, int> currentWord() const;
 
-    const ndr::CtlTask* task_ = nullptr;
+    const ndr::Task* task_ = nullptr;
     std::optional<ndr::Example> example_;
     QString problemText_;
     std::mt19937_64 rng_{1};

@@ -285,7 +285,7 @@ void Inspector::resetRun() {
     views_.clear();
     clearCell();
     status_->clear();
-    const ndr::CtlTask* task = session_.task();
+    const ndr::Task* task = session_.task();
     const bool weights = session_.hasWeights();
     pages_->setCurrentIndex(task && weights ? 1 : 0);
     hint_->setText(

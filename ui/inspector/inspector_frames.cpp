@@ -18,7 +18,7 @@ namespace ndrui {
 
 std::vector<QImage> Inspector::stepFrames(QSize size) {
     std::vector<QImage> frames;
-    const ndr::CtlTask* task = session_.task();
+    const ndr::Task* task = session_.task();
     const int n = maxStep();
     if (!task || !example_ || views_.empty() || size.width() < 100 || size.height() < 100)
         return frames;

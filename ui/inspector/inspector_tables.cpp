@@ -93,7 +93,7 @@ bool Inspector::eventFilter(QObject* watched, QEvent* event) {
 }
 
 void Inspector::fillTokens() {
-    const ndr::CtlTask* task = session_.task();
+    const ndr::Task* task = session_.task();
     tokens_->clear();
     if (!task || !example_) {
         tokens_->setRowCount(0);
@@ -142,7 +142,7 @@ void Inspector::highlightTokens(int target, int source) {
 }
 
 void Inspector::fillAnswers() {
-    const ndr::CtlTask* task = session_.task();
+    const ndr::Task* task = session_.task();
     const auto& models = session_.models();
     const bool halts = halting();
     answers_->clear();
@@ -236,7 +236,7 @@ void Inspector::fillAnswers() {
 }
 
 void Inspector::fillReadout() {
-    const ndr::CtlTask* task = session_.task();
+    const ndr::Task* task = session_.task();
     const auto& models = session_.models();
     readout_->clear();
     const int n = maxStep();

@@ -52,7 +52,7 @@ void StepsNeededPanel::reset() {
     pending_.clear();
     traces_.clear();
     errors_ = 0;
-    if (const ndr::CtlTask* task = session_.task())
+    if (const ndr::Task* task = session_.task())
         rng_.seed(task->config().seed * 104729 + 3); // the same run measures the same examples
     measure_->setEnabled(session_.hasRun());
     note_->setText(tr("Steps until every gate stays below the threshold (halting), over random examples."));
@@ -69,7 +69,7 @@ void StepsNeededPanel::setThreshold(float threshold) {
 }
 
 void StepsNeededPanel::measure() {
-    const ndr::CtlTask* task = session_.task();
+    const ndr::Task* task = session_.task();
     if (!task)
         return;
     pending_.clear(); // answers to an earlier measurement are dropped when they arrive
@@ -108,7 +108,7 @@ ndr::HaltingSummary StepsNeededPanel::summary(int depth, int model) const {
 }
 
 void StepsNeededPanel::fill() {
-    const ndr::CtlTask* task = session_.task();
+    const ndr::Task* task = session_.task();
     const auto& models = session_.models();
     table_->clear();
     if (!task) {

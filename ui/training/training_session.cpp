@@ -1,6 +1,7 @@
 // The window's run: workers on threads, the progress they report, saving and tracing through them.
 #include "ui/training/training_session.h"
 
+#include "core/task/ctl_task.h"
 #include "ui/training/training_worker.h"
 #include "ui/training/tsan_handover.h"
 
@@ -267,7 +268,7 @@ ndr::RunRecord TrainingSession::record() const {
     ndr::RunRecord r;
     r.config = config_;
     if (run_)
-        r.tables = run_->task().tables();
+        r.tables = ndr::tablesOf(run_->task());
     r.probe = probe_;
     for (const auto& m : models_) {
         ndr::ModelRecord mr;
@@ -320,7 +321,7 @@ void TrainingSession::finishSave() {
     const auto pending = std::move(saving_);
     ndr::RunRecord rec;
     rec.config = config_;
-    rec.tables = run_->task().tables();
+    rec.tables = ndr::tablesOf(run_->task());
     rec.probe = probe_;
     std::vector<ndr::CheckpointData> checkpoints;
     for (const auto& st : pending->states) {

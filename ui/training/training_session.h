@@ -74,7 +74,7 @@ public:
     const QStringList& missingWeights() const { return missingWeights_; }
     bool hasWeights() const { return run_ != nullptr && missingWeights_.isEmpty(); }
     const ndr::RunConfig& config() const { return config_; }
-    const ndr::CtlTask* task() const { return run_ ? &run_->task() : nullptr; }
+    const ndr::Task* task() const { return run_ ? &run_->task() : nullptr; }
     const ndr::Example& probe() const { return probe_; }
     const std::vector<ModelProgress>& models() const { return models_; }
     const QString& runFile() const { return runFile_; } // where it was last saved or opened from

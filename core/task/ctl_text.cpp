@@ -1,6 +1,6 @@
 // Expressions as users type them: formatting in the run's order, and a parser whose errors name the
 // offending token, where it is and what was expected there.
-#include "core/task/task.h"
+#include "core/task/ctl_task.h"
 
 #include <algorithm>
 #include <sstream>
@@ -43,17 +43,17 @@ bool isAsciiSpace(char c) {
 
 } // namespace
 
-void checkExample(const TaskConfig& c, const Example& e); // task.cpp
+void checkExample(const TaskConfig& c, const Example& e); // ctl_task.cpp
 
 // ---- Text ----
 
 std::string CtlTask::format(const Example& e) const {
-    checkExample(config_, e);
+    checkExample(config(), e);
     std::vector<std::string> parts;
     parts.push_back(symbolName(e.symbol));
     for (int f : e.functions)
         parts.push_back(functionName(f));
-    if (config_.order == Order::Backward)
+    if (config().order == Order::Backward)
         std::reverse(parts.begin(), parts.end());
     std::string out;
     for (const std::string& p : parts)
@@ -61,18 +61,23 @@ std::string CtlTask::format(const Example& e) const {
     return out;
 }
 
-int routingSteps(int depth) {
-    return depth + 1;
+std::string CtlTask::hint() const {
+    Example e;
+    e.symbol = config().symbols - 1;
+    for (int f = 0; f < std::min(3, config().functions); ++f)
+        e.functions.push_back((f * 3 + 1) % config().functions);
+    return format(e);
 }
 
-bool stepsBelowDepth(int depth, int steps) {
-    return steps < routingSteps(depth);
-}
-
-int CtlTask::maxAskedDepth() const {
-    const std::vector<int> tests = depths(Split::Test), all = allDepths();
-    const int deepest = !tests.empty() ? tests.back() : (!all.empty() ? all.back() : 1);
-    return 2 * deepest;
+std::vector<std::string> CtlTask::completions(bool firstWord) const {
+    const bool forward = config().order == Order::Forward;
+    std::vector<std::string> names;
+    if (!forward || firstWord)
+        names = symbolNames();
+    if (!forward || !firstWord)
+        for (const std::string& f : functionNames())
+            names.push_back(f);
+    return names;
 }
 
 ParseResult CtlTask::parse(const std::string& text, int maxDepth) const {
@@ -93,7 +98,7 @@ ParseResult CtlTask::parseLimited(const std::string& text, int maxDepth, const s
         enum Kind { Symbol, Function, Unknown } kind;
         int value;
     };
-    const bool forward = config_.order == Order::Forward;
+    const bool forward = config().order == Order::Forward;
     const std::vector<std::string> symbols = symbolNames(), functions = functionNames();
     const std::string symbolList = compactList(symbols), functionList = compactList(functions);
     const std::string orderName = forward ? "forward" : "backward";
@@ -123,10 +128,10 @@ ParseResult CtlTask::parseLimited(const std::string& text, int maxDepth, const s
     // there are any, so the hint shows how to fix what they typed.
     auto exampleText = [&](int symbol, std::vector<int> funcs) {
         Example e;
-        e.symbol = symbol >= 0 ? symbol : std::min(5, config_.symbols - 1);
+        e.symbol = symbol >= 0 ? symbol : std::min(5, config().symbols - 1);
         if (funcs.empty())
             for (int f : {1, 3, 7})
-                if (f < config_.functions)
+                if (f < config().functions)
                     funcs.push_back(f);
         if (funcs.empty())
             funcs.push_back(0);

@@ -1,0 +1,195 @@
+// ListOps (paper §3.3, docs/design.md §1): the authors' generator with its dependency depth, the
+// evaluator and the reading of typed text.
+#include "core/task/expression_task.h"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+
+namespace ndr {
+
+namespace {
+
+enum Word { Close, Min, Max, Med, Sum, Digit0 };
+constexpr int kMaxArgs = 5;
+
+bool isSpace(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+struct Sub {
+    std::vector<int> toks;
+    int depth = 1;
+};
+
+} // namespace
+
+ListOpsTask::ListOpsTask(const TaskConfig& config)
+    : ExpressionTask(config,
+                     {"]", "[MIN", "[MAX", "[MED", "[SM", "0", "1", "2", "3", "4", "5", "6", "7", "8", "9"},
+                     Digit0, " ") {
+    if (config.kind != TaskKind::ListOps)
+        throw std::invalid_argument("ListOpsTask: the configuration names another task");
+    buildEvalSets();
+}
+
+Evaluation ListOpsTask::evaluate(const std::vector<int>& toks) const {
+    Evaluation ev;
+    ev.values.assign(toks.size(), -1);
+    struct Value {
+        int value, dependency, length;
+    };
+    struct Parser {
+        const std::vector<int>& t;
+        Evaluation& ev;
+        int i = 0;
+        bool fail(int at, const std::string& message) {
+            if (ev.error.empty()) {
+                ev.error = message;
+                ev.errorToken = at;
+            }
+            return false;
+        }
+        bool expr(Value& out) {
+            if (i >= int(t.size()))
+                return fail(-1, "the expression ends early: expected a digit or an operation ([MIN, [MAX, "
+                                "[MED, [SM)");
+            const int w = t[i];
+            if (w >= Digit0) {
+                out = {w - Digit0, 1, 1};
+                ev.values[i++] = out.value;
+                return true;
+            }
+            if (w == Close)
+                return fail(i, "expected a digit or an operation ([MIN, [MAX, [MED, [SM)");
+            const int open = i++;
+            std::vector<Value> args;
+            while (i < int(t.size()) && t[i] != Close) {
+                Value a{};
+                if (!expr(a))
+                    return false;
+                args.push_back(a);
+            }
+            if (i >= int(t.size()))
+                return fail(open, "is not closed: expected ']' after its arguments");
+            if (args.size() < 2)
+                return fail(i, "closes an operation with " + std::to_string(args.size()) +
+                                   " argument(s); an operation takes at least 2");
+            int length = 3; // the generator's measure: 3 per operation, 1 per digit
+            for (const Value& a : args)
+                length += a.length;
+            const int n = int(args.size());
+            auto dependencyOf = [&](std::initializer_list<int> chosen) {
+                int d = 0;
+                for (int c : chosen)
+                    d = std::max(d, args[c].dependency);
+                return d + 1;
+            };
+            if (w == Min || w == Max) {
+                int best = 0; // the first extreme argument, as Python's min/max pick it
+                for (int k = 1; k < n; ++k)
+                    if (w == Min ? args[k].value < args[best].value : args[k].value > args[best].value)
+                        best = k;
+                out = {args[best].value, dependencyOf({best}), length};
+            } else if (w == Med) {
+                std::vector<int> order(n);
+                std::iota(order.begin(), order.end(), 0);
+                std::stable_sort(order.begin(), order.end(),
+                                 [&](int a, int b) { return args[a].value < args[b].value; });
+                if (n % 2 == 1) {
+                    out = {args[order[n / 2]].value, dependencyOf({order[n / 2]}), length};
+                } else {
+                    const int a = order[n / 2 - 1], b = order[n / 2];
+                    out = {(args[a].value + args[b].value) / 2, dependencyOf({a, b}), length};
+                }
+            } else {
+                int sum = 0, d = 0;
+                for (const Value& a : args) {
+                    sum += a.value;
+                    d = std::max(d, a.dependency);
+                }
+                out = {sum % 10, d + 1, length};
+            }
+            ev.values[i++] = out.value;
+            return true;
+        }
+    } parser{toks, ev};
+    Value v{};
+    if (!parser.expr(v))
+        return ev;
+    if (parser.i < int(toks.size())) {
+        parser.fail(parser.i, "the expression is complete before here: wrap it in an operation");
+        return ev;
+    }
+    ev.answer = v.value;
+    ev.depth = v.dependency;
+    ev.length = v.length;
+    return ev;
+}
+
+int64_t ListOpsTask::caseCount(int) const {
+    // Already at dependency depth 2, [MIN a b] alone has 4 x 10^2 .. 10^5 shapes and any argument
+    // not chosen may be a whole subtree: beyond any evaluation set.
+    return std::numeric_limits<int64_t>::max();
+}
+
+std::vector<int> ListOpsTask::generate(int lo, int hi, double p, std::mt19937_64& rng) const {
+    auto operation = [&](const std::vector<Sub>& args) {
+        Sub s;
+        s.toks.push_back(Min + int(uniformBelow(rng, 4)));
+        s.depth = 0;
+        for (const Sub& a : args) {
+            s.toks.insert(s.toks.end(), a.toks.begin(), a.toks.end());
+            s.depth = std::max(s.depth, a.depth);
+        }
+        s.toks.push_back(Close);
+        ++s.depth;
+        return s;
+    };
+    // get_subtree of the authors' generator: a leaf at the depth limit or with probability 1 - p.
+    auto subtree = [&](auto& self, int maxDepth) -> Sub {
+        if (maxDepth == 1 || uniformUnit(rng) > p)
+            return Sub{{Digit0 + int(uniformBelow(rng, 10))}, 1};
+        const int n = 2 + int(uniformBelow(rng, kMaxArgs - 1)); // 2..kMaxArgs
+        std::vector<Sub> args;
+        for (int k = 0; k < n; ++k)
+            args.push_back(self(self, maxDepth - 1));
+        return operation(args);
+    };
+    Sub s = subtree(subtree, hi);
+    // Too shallow: a new operation with one argument fewer gets the old tree as an extra argument, at
+    // any position but the last (as the authors' generator inserts it).
+    while (s.depth < lo) {
+        const int n = 2 + int(uniformBelow(rng, kMaxArgs - 2)); // 2..kMaxArgs-1
+        std::vector<Sub> args;
+        for (int k = 0; k < n; ++k)
+            args.push_back(subtree(subtree, hi - 1));
+        args.insert(args.begin() + int(uniformBelow(rng, uint64_t(n))), std::move(s));
+        s = operation(args);
+    }
+    return std::move(s.toks);
+}
+
+std::vector<std::pair<int, int>> ListOpsTask::splitWords(const std::string& text) const {
+    // Words are separated by spaces; a ']' is a word of its own even when written against another.
+    std::vector<std::pair<int, int>> out;
+    for (int i = 0; i < int(text.size());) {
+        if (isSpace(text[i])) {
+            ++i;
+            continue;
+        }
+        if (text[i] == ']') {
+            out.push_back({i, i + 1});
+            ++i;
+            continue;
+        }
+        int j = i;
+        while (j < int(text.size()) && !isSpace(text[j]) && text[j] != ']')
+            ++j;
+        out.push_back({i, j});
+        i = j;
+    }
+    return out;
+}
+
+} // namespace ndr
