@@ -84,7 +84,7 @@ int runEval(const EvalOptions& o) {
         table.addRow(row);
     }
     std::cout << "Accuracy per depth of " << o.runFile << " (" << splitSummary(task.config()) << "; chance "
-              << fixed(1.0 / task.config().symbols, 3) << ")\n";
+              << fixed(1.0 / task.answerCount(), 3) << ")\n";
     table.print(std::cout);
     for (size_t m = 0; m < n; ++m) {
         const auto& cfg = run.record.models[m].config;

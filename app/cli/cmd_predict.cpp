@@ -162,6 +162,8 @@ int runPredict(const PredictOptions& o) {
         intermediates.push_back(inter[p] < 0 ? json(nullptr) : json(task.symbolName(inter[p])));
     }
     const int answer = task.answer(ex);
+    // Only table lookup names the steps a question needs; the expression tasks leave it null.
+    const bool routed = task.routesOneStepPerDepth();
     json models = json::array();
     for (int m : selected) {
         const auto& cfg = run.record.models[m].config;
@@ -174,7 +176,7 @@ int runPredict(const PredictOptions& o) {
         // been routed the way NDR routes (docs/design.md §1). An LSTM reads token by token: it has no
         // steps to count.
         const bool stepped = cfg.kind != ndr::ModelKind::Lstm;
-        const bool below = stepped && ndr::stepsBelowDepth(ex.depth(), steps);
+        const bool below = stepped && routed && ndr::stepsBelowDepth(ex.depth(), steps);
         if (below)
             std::cerr << "ndr predict: " << cfg.name << " runs " << steps << " steps, fewer than the "
                       << ndr::routingSteps(ex.depth()) << " that route a depth-" << ex.depth()
@@ -195,7 +197,8 @@ int runPredict(const PredictOptions& o) {
     const json out = {{"run", o.runFile},
                       {"expression", task.format(ex)},
                       {"depth", ex.depth()},
-                      {"routingSteps", ndr::routingSteps(ex.depth())}, // one step per function, one to [E]
+                      // One step per function, one to [E].
+                      {"routingSteps", routed ? json(ndr::routingSteps(ex.depth())) : json(nullptr)},
                       {"answer", task.symbolName(answer)},
                       {"symbols", task.symbolNames()}, // the order of every probability array
                       {"tokens", tokenNames},
@@ -213,8 +216,10 @@ Command addPredictCommand(CLI::App& root) {
     auto* cmd = root.add_subcommand("predict", "Answer one expression with a saved run's models; JSON with "
                                                "the per-step trace on stdout");
     cmd->add_option("run", opts->runFile, "Run file (run.json) written by `ndr train`")->required();
-    cmd->add_option("expression", opts->expression,
-                    "Expression in the run's order, tokens separated by spaces, e.g. \"101 b d h\"")
+    cmd->add_option(
+           "expression", opts->expression,
+           "The question as the run's task writes it: table lookup in the run's order, tokens separated by "
+           "spaces (\"101 b d h\"); arithmetic \"((3*4)+7)\"; ListOps \"[MAX 2 [MIN 4 7 ] 0 ]\"")
         ->required();
     cmd->add_option("--model", opts->model, "Only this model (by name, any case)");
     cmd->add_option("--steps", opts->steps, "Steps to run (default: the model's evaluation steps)")
@@ -224,7 +229,8 @@ Command addPredictCommand(CLI::App& root) {
     cmd->footer(
         "Any depth up to twice the run's deepest test depth is answered by every model with its "
         "steps (or --steps); a model with fewer steps than the depth + 1 that route the expression one "
-        "function per step says so (\"stepsBelowDepth\": true, and a note on stderr). A model with a halt "
+        "function per step says so (\"stepsBelowDepth\": true, and a note on stderr; table lookup only). A "
+        "model with a halt "
         "threshold answers after the first step at which every position's mean gate is below it "
         "(\"haltedAfter\"). A bad expression prints the parser's error and exits with status 2.\n");
     return {cmd, [opts] { return runPredict(*opts); }};

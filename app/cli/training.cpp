@@ -109,9 +109,9 @@ void announce(const ndr::RunConfig& c, const fs::path& out, const std::string& p
     std::string models;
     for (const auto& m : c.models)
         models += (models.empty() ? "" : ", ") + m.name;
-    std::cerr << prefix << "Training " << models << " (" << c.preset << ": S" << c.task.symbols << " F"
-              << c.task.functions << ", " << splitSummary(c.task) << ") for " << c.train.steps
-              << " steps, seed " << c.train.seed << " -> " << out.string() << std::endl;
+    std::cerr << prefix << "Training " << models << " (" << c.preset << ": " << ndr::taskName(c.task) << ", "
+              << splitSummary(c.task) << ") for " << c.train.steps << " steps, seed " << c.train.seed
+              << " -> " << out.string() << std::endl;
 }
 
 namespace {
@@ -280,7 +280,7 @@ void printRunSummary(const TrainedRun& run, std::ostream& os) {
         }
     }
     os << "Accuracy per depth (" << splitSummary(rec.config.task) << "; chance "
-       << fixed(1.0 / rec.config.task.symbols, 3) << ")\n";
+       << fixed(1.0 / ndr::answerCountOf(rec.config.task), 3) << ")\n";
     table.print(os);
     for (const auto& m : rec.models)
         if (!m.history.empty())

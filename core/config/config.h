@@ -115,7 +115,8 @@ struct RunConfig {
     bool operator==(const RunConfig&) const = default;
 };
 
-// Built-in presets: "stub", "stub-routing", "stub-thought-cost", "paper-forward", "paper-backward". Throws
+// Built-in presets: "stub", "stub-routing", "stub-thought-cost", "paper-forward", "paper-backward",
+// "arith", "listops". Throws
 // std::invalid_argument on an unknown name, listing the known ones.
 RunConfig presetConfig(const std::string& name);
 std::vector<std::string> presetNames();

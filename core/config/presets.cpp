@@ -140,6 +140,32 @@ RunConfig paperPreset(const char* name, Order order) {
     return c;
 }
 
+// The paper's arithmetic or ListOps (docs/design.md §1) at laptop size: the authors' splits (train
+// depths 2-6, validation 7, test 8-9). NDR at d 128 with dropout 0.1: at d 64, or with the paper's
+// dropout 0.5, it learnt less of the arithmetic in 3000 steps (docs/results.md).
+RunConfig treePreset(const char* name, TaskKind kind) {
+    RunConfig c;
+    c.preset = name;
+    c.task.kind = kind;
+    c.task.trainMinDepth = 2, c.task.trainMaxDepth = 6;
+    c.task.validMinDepth = 7, c.task.validMaxDepth = 7;
+    c.task.testMinDepth = 8, c.task.testMaxDepth = 9;
+    c.task.seed = 1;
+    c.task.evalExamplesPerDepth = 500;
+    ModelConfig ndr = ndrModel(128, 4, 256, 10);
+    ModelConfig vanilla = vanillaModel(128, 4, 256, 6);
+    c.models = {ndr, vanilla};
+    c.train.batchSize = 64;
+    c.train.learningRate = 1e-3;
+    c.train.weightDecay = 0.01;
+    c.train.gradClip = 5.0;
+    c.train.steps = 4000;
+    c.train.evalInterval = 500;
+    c.train.seed = 1;
+    c.train.threads = 1;
+    return c;
+}
+
 } // namespace
 
 ModelConfig ndrModel(int dModel, int heads, int dFF, int steps) {
@@ -242,7 +268,8 @@ ModelConfig lstmModel(int hidden, int embedding) {
 }
 
 std::vector<std::string> presetNames() {
-    return {"stub", "stub-routing", "stub-thought-cost", "paper-forward", "paper-backward"};
+    return {"stub",  "stub-routing", "stub-thought-cost", "paper-forward", "paper-backward",
+            "arith", "listops"};
 }
 
 RunConfig presetConfig(const std::string& name) {
@@ -256,6 +283,10 @@ RunConfig presetConfig(const std::string& name) {
         return paperPreset("paper-forward", Order::Forward);
     if (name == "paper-backward")
         return paperPreset("paper-backward", Order::Backward);
+    if (name == "arith")
+        return treePreset("arith", TaskKind::Arith);
+    if (name == "listops")
+        return treePreset("listops", TaskKind::ListOps);
     std::string known;
     for (const std::string& n : presetNames())
         known += (known.empty() ? "" : ", ") + n;

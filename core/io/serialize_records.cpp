@@ -8,8 +8,15 @@ using namespace jsonio;
 
 namespace {
 
+// Table lookup examples are {"symbol", "functions"}; expression examples {"tokens", "depth"}.
 void readExample(const json& j, Example& e, const std::string& path) {
     const Fields f(j, path, true);
+    if (j.is_object() && j.contains("tokens")) {
+        e.tokens = toArray<int>(*f.get("tokens"), f.path("tokens"),
+                                [](const json& v, const std::string& p) { return toIntIn(v, p, 0, 255); });
+        e.treeDepth = toIntIn(*f.get("depth"), f.path("depth"), 1, INT_MAX);
+        return;
+    }
     e.symbol = toIntIn(*f.get("symbol"), f.path("symbol"), 0, INT_MAX);
     e.functions = toArray<int>(*f.get("functions"), f.path("functions"),
                                [](const json& v, const std::string& p) { return toIntIn(v, p, 0, INT_MAX); });
@@ -194,7 +201,10 @@ void readModelRecord(const json& j, ModelRecord& r, const std::string& path) {
 // --- Records ---
 
 void to_json(json& j, const Example& e) {
-    j = json{{"symbol", e.symbol}, {"functions", e.functions}};
+    if (!e.tokens.empty())
+        j = json{{"tokens", e.tokens}, {"depth", e.treeDepth}};
+    else
+        j = json{{"symbol", e.symbol}, {"functions", e.functions}};
 }
 void from_json(const json& j, Example& e) {
     readExample(j, e, "");
@@ -291,10 +301,14 @@ void from_json(const json& j, RunRecord& r) {
     const TaskConfig& task = r.config.task;
 
     // Table shapes and the probe's range are checked here so that no later index can go out of bounds;
-    // whether each table is a bijection is Task::setTables' business.
+    // whether each table is a bijection is CtlTask::setTables' business, whether an expression probe
+    // is well formed the task's (Run::load).
+    const bool ctl = task.kind == TaskKind::Ctl;
     const json& tables = require(j, "tables", "");
     expectArray(tables, "tables");
-    if (int(tables.size()) != task.functions)
+    if (!ctl && !tables.empty())
+        fail("tables", "only a table lookup run has function tables, got " + std::to_string(tables.size()));
+    if (ctl && int(tables.size()) != task.functions)
         fail("tables", "expected " + std::to_string(task.functions) + " function tables, got " +
                            std::to_string(tables.size()));
     r.tables.assign(tables.size(), {});
@@ -307,7 +321,10 @@ void from_json(const json& j, RunRecord& r) {
     }
 
     readExample(require(j, "probe", ""), r.probe, "probe");
-    if (r.probe.symbol >= task.symbols)
+    if (ctl != r.probe.tokens.empty())
+        fail("probe", ctl ? "a table lookup run's probe has a symbol and functions, not tokens"
+                          : "an expression run's probe has tokens");
+    if (ctl && r.probe.symbol >= task.symbols)
         fail("probe.symbol", "must be below task.symbols (" + std::to_string(task.symbols) + "), got " +
                                  std::to_string(r.probe.symbol));
     for (size_t i = 0; i < r.probe.functions.size(); ++i)

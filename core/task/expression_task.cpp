@@ -120,6 +120,8 @@ Example ExpressionTask::sample(int depth, std::mt19937_64& rng) const {
     const double p = subtreeProbability(splitOf(depth));
     for (int draw = 0; draw < kMaxDraws; ++draw) {
         std::vector<int> toks = generate(lo, hi, p, rng);
+        if (toks.empty())
+            continue; // abandoned: too long
         const Evaluation ev = checked(evaluate(toks));
         if (ev.depth == depth && ev.length <= kMaxLength) {
             Example e;

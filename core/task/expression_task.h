@@ -55,7 +55,8 @@ public:
 protected:
     ExpressionTask(const TaskConfig& config, std::vector<std::string> words, int digitBase,
                    std::string separator);
-    // One expression from the authors' generator with tree depths lo..hi and subtree probability p.
+    // One expression from the authors' generator with tree depths lo..hi and subtree probability p;
+    // empty when the generator abandons it as too long.
     virtual std::vector<int> generate(int lo, int hi, double p, std::mt19937_64& rng) const = 0;
     // The subtree probability of a depth's split.
     virtual double subtreeProbability(Split split) const = 0;

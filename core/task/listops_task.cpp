@@ -75,7 +75,7 @@ Evaluation ListOpsTask::evaluate(const std::vector<int>& toks) const {
             if (args.size() < 2)
                 return fail(i, "closes an operation with " + std::to_string(args.size()) +
                                    " argument(s); an operation takes at least 2");
-            int length = 3; // the generator's measure: 3 per operation, 1 per digit
+            int length = 2; // tokens: the operation, its arguments and the closing bracket
             for (const Value& a : args)
                 length += a.length;
             const int n = int(args.size());
@@ -134,7 +134,11 @@ int64_t ListOpsTask::caseCount(int) const {
 }
 
 std::vector<int> ListOpsTask::generate(int lo, int hi, double p, std::mt19937_64& rng) const {
-    auto operation = [&](const std::vector<Sub>& args) {
+    // Every node drawn ends up in the expression, so the length measure (1 per digit, 3 per operation)
+    // is known while drawing: past kMaxLength the draw is abandoned (the caller rejects an empty one).
+    int length = 0;
+    auto over = [&] { return length > kMaxLength; };
+    auto operation = [&](std::vector<Sub>& args) {
         Sub s;
         s.toks.push_back(Min + int(uniformBelow(rng, 4)));
         s.depth = 0;
@@ -144,29 +148,38 @@ std::vector<int> ListOpsTask::generate(int lo, int hi, double p, std::mt19937_64
         }
         s.toks.push_back(Close);
         ++s.depth;
+        length += 2;
         return s;
     };
     // get_subtree of the authors' generator: a leaf at the depth limit or with probability 1 - p.
     auto subtree = [&](auto& self, int maxDepth) -> Sub {
-        if (maxDepth == 1 || uniformUnit(rng) > p)
+        if (over())
+            return {};
+        if (maxDepth == 1 || uniformUnit(rng) > p) {
+            ++length;
             return Sub{{Digit0 + int(uniformBelow(rng, 10))}, 1};
+        }
         const int n = 2 + int(uniformBelow(rng, kMaxArgs - 1)); // 2..kMaxArgs
         std::vector<Sub> args;
-        for (int k = 0; k < n; ++k)
+        for (int k = 0; k < n && !over(); ++k)
             args.push_back(self(self, maxDepth - 1));
-        return operation(args);
+        return over() ? Sub{} : operation(args);
     };
     Sub s = subtree(subtree, hi);
     // Too shallow: a new operation with one argument fewer gets the old tree as an extra argument, at
     // any position but the last (as the authors' generator inserts it).
-    while (s.depth < lo) {
+    while (!over() && s.depth < lo) {
         const int n = 2 + int(uniformBelow(rng, kMaxArgs - 2)); // 2..kMaxArgs-1
         std::vector<Sub> args;
-        for (int k = 0; k < n; ++k)
+        for (int k = 0; k < n && !over(); ++k)
             args.push_back(subtree(subtree, hi - 1));
+        if (over())
+            break;
         args.insert(args.begin() + int(uniformBelow(rng, uint64_t(n))), std::move(s));
         s = operation(args);
     }
+    if (over())
+        return {};
     return std::move(s.toks);
 }
 

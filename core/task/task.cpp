@@ -54,6 +54,22 @@ Task::Task(const TaskConfig& config) : config_(config) {
     }
 }
 
+int answerCountOf(const TaskConfig& config) {
+    return config.kind == TaskKind::Ctl ? config.symbols : 10;
+}
+
+std::string taskName(const TaskConfig& config) {
+    switch (config.kind) {
+    case TaskKind::Ctl:
+        return "S" + std::to_string(config.symbols) + " F" + std::to_string(config.functions);
+    case TaskKind::Arith:
+        return "arithmetic";
+    case TaskKind::ListOps:
+        return "ListOps";
+    }
+    return "unknown task";
+}
+
 std::unique_ptr<Task> makeTask(const TaskConfig& config) {
     switch (config.kind) {
     case TaskKind::Ctl:
@@ -167,34 +183,55 @@ Batch Task::makeBatch(const std::vector<Example>& examples) const {
 
 void Task::buildEvalSets() {
     const std::vector<int> all = allDepths();
-    evalSets_.assign(all.empty() ? 0 : all.back() + 1, {});
-    heldOutKeys_.clear();
+    sets_.assign(all.empty() ? 0 : all.back() + 1, {});
+    for (int depth : depths(Split::Train))
+        build(depth, sets_[depth]);
+}
+
+void Task::build(int depth, DepthSet& set) const {
     const int64_t want = config_.evalExamplesPerDepth;
-    for (int depth : all) {
-        std::vector<Example>& set = evalSets_[depth];
-        if (caseCount(depth) <= want) {
-            set = enumerate(depth);
-        } else {
-            std::mt19937_64 rng(mixSeed(config_.seed, uint64_t(depth)));
-            std::unordered_set<std::string> seen;
-            set.reserve(want);
-            while (int64_t(set.size()) < want) {
-                Example e = sample(depth, rng);
-                if (seen.insert(key(e)).second)
-                    set.push_back(std::move(e));
-            }
+    if (caseCount(depth) <= want) {
+        set.examples = enumerate(depth);
+    } else {
+        std::mt19937_64 rng(mixSeed(config_.seed, uint64_t(depth)));
+        std::unordered_set<std::string> seen;
+        set.examples.reserve(want);
+        while (int64_t(set.examples.size()) < want) {
+            Example e = sample(depth, rng);
+            if (seen.insert(key(e)).second)
+                set.examples.push_back(std::move(e));
         }
-        if (evalSetHeldOut(depth))
-            for (const Example& e : set)
-                heldOutKeys_.insert(key(e));
     }
+    if (evalSetHeldOut(depth))
+        for (const Example& e : set.examples)
+            set.keys.insert(key(e));
+    set.built = true;
+}
+
+const Task::DepthSet& Task::depthSet(int depth) const {
+    DepthSet& set = sets_[depth];
+    if (splitOf(depth) == Split::Train)
+        return set;
+    const std::lock_guard lock(*mutex_);
+    if (!set.built)
+        build(depth, set);
+    return set;
 }
 
 const std::vector<Example>& Task::evalSet(int depth) const {
     static const std::vector<Example> kEmpty;
-    if (depth < 0 || depth >= int(evalSets_.size()))
+    if (depth < 0 || depth >= int(sets_.size()) || splitOf(depth) == Split::None)
         return kEmpty;
-    return evalSets_[depth];
+    return depthSet(depth).examples;
+}
+
+Example Task::firstEvalExample(int depth) const {
+    if (depth < 0 || depth >= int(sets_.size()) || splitOf(depth) == Split::None)
+        throw std::invalid_argument("no evaluation set of depth " + std::to_string(depth));
+    if (caseCount(depth) <= config_.evalExamplesPerDepth)
+        return enumerate(depth).front();
+    std::mt19937_64 rng(mixSeed(config_.seed, uint64_t(depth)));
+    return sample(depth, rng);
 }
 
 bool Task::evalSetHeldOut(int depth) const {
@@ -211,7 +248,11 @@ bool Task::evalSetHeldOut(int depth) const {
 }
 
 bool Task::isHeldOut(const Example& e) const {
-    return heldOutKeys_.count(key(e)) > 0;
+    // An example can only be in the set of its own depth.
+    const int depth = e.depth();
+    if (depth < 0 || depth >= int(sets_.size()) || !evalSetHeldOut(depth))
+        return false;
+    return depthSet(depth).keys.count(key(e)) > 0;
 }
 
 } // namespace ndr

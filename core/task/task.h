@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <random>
 #include <string>
@@ -51,6 +52,12 @@ bool stepsBelowDepth(int depth, int steps);
 // of the configuration alone: no task needs building to know them.
 std::vector<int> depthsOf(const TaskConfig& config, Split split);
 std::vector<int> allDepthsOf(const TaskConfig& config);
+
+// The number of answers (the readout's outputs) of the task a configuration names: S for table lookup,
+// the ten digits otherwise. Chance accuracy is its inverse.
+int answerCountOf(const TaskConfig& config);
+// "S8 F9" for table lookup, "arithmetic" or "ListOps" otherwise.
+std::string taskName(const TaskConfig& config);
 
 struct ParseResult {
     std::optional<Example> example;   // set on success
@@ -113,10 +120,13 @@ public:
     Batch trainBatch(int batchSize, std::mt19937_64& rng) const;
     Batch makeBatch(const std::vector<Example>& examples) const;
 
-    // The fixed evaluation set of a depth (built in the constructor, deterministic in the task seed):
-    // every case when the depth has at most evalExamplesPerDepth of them, otherwise a sample without
-    // repetition of that size.
+    // The fixed evaluation set of a depth (deterministic in the task seed): every case when the depth
+    // has at most evalExamplesPerDepth of them, otherwise a sample without repetition of that size.
+    // Training depths' sets are built in the constructor; the others on first use (drawing deep ListOps
+    // takes seconds), which is safe from several threads.
     const std::vector<Example>& evalSet(int depth) const;
+    // evalSet(depth).front() without building the set.
+    Example firstEvalExample(int depth) const;
     // True when `e` belongs to an evaluation set that training must not see: every evaluation set of a
     // validation or test depth, and that of a train depth whose case count is at least 5x the set
     // size (smaller train depths are enumerated by training anyway, so their set is marked as not
@@ -133,13 +143,23 @@ protected:
     virtual std::vector<Example> enumerate(int depth) const = 0;
     // A string identifying an example among all of the task's examples.
     virtual std::string key(const Example& e) const = 0;
-    // Fills the evaluation sets; the derived constructor calls it once its own state is ready.
+    // Builds the training depths' evaluation sets; the derived constructor calls it once its own state
+    // is ready.
     void buildEvalSets();
 
 private:
+    struct DepthSet {
+        bool built = false;
+        std::vector<Example> examples;
+        std::unordered_set<std::string> keys; // of a held-out set only
+    };
+    void build(int depth, DepthSet& set) const;
+    // The depth's set, built under the lock unless it is a training depth's (built before any use).
+    const DepthSet& depthSet(int depth) const;
+
     TaskConfig config_;
-    std::vector<std::vector<Example>> evalSets_; // indexed by depth; empty for depths in no split
-    std::unordered_set<std::string> heldOutKeys_;
+    mutable std::vector<DepthSet> sets_; // indexed by depth; empty for depths in no split
+    std::shared_ptr<std::mutex> mutex_ = std::make_shared<std::mutex>(); // guards building sets_
 };
 
 // The task `config.kind` names. Throws std::invalid_argument if the configuration is invalid.

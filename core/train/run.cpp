@@ -115,6 +115,7 @@ std::unique_ptr<Run> Run::load(const std::filesystem::path& runFile, const std::
             ctl->setTables(rec.tables);
         else if (!rec.tables.empty())
             throw std::invalid_argument("function tables: only a table lookup run has them");
+        run->task_->answer(rec.probe); // throws when the probe is no expression of the task
     } catch (const std::exception& e) {
         throw FileError(runFile.string() + ": " + e.what());
     }

@@ -27,7 +27,7 @@ constexpr uint64_t kDropoutStream = 0x5DEECE66DULL;
 
 Example defaultProbe(const Task& task) {
     const auto test = task.depths(Split::Test);
-    return task.evalSet(test.back()).front();
+    return task.firstEvalExample(test.back());
 }
 
 Trainer::Trainer(const RunConfig& config, int modelIndex, const Task& task, const Example& probe)

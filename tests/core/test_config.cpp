@@ -192,13 +192,18 @@ class TestConfig : public QObject {
 private slots:
     void presetsAreValid() {
         const auto names = presetNames();
-        QCOMPARE(int(names.size()), 5);
+        QCOMPARE(int(names.size()), 7);
         for (const std::string& name : names) {
             const RunConfig c = presetConfig(name);
             const auto problems = validate(c);
             QVERIFY2(problems.empty(), (name + joined(problems)).c_str());
             QCOMPARE(c.preset, name);
             QCOMPARE(c.models[0].name, std::string("NDR"));
+            const bool tree = name == "arith" || name == "listops";
+            QCOMPARE(c.task.kind, name == "arith"     ? TaskKind::Arith
+                                  : name == "listops" ? TaskKind::ListOps
+                                                      : TaskKind::Ctl);
+            QVERIFY(!tree || (c.task.trainMinDepth == 2 && c.task.testMaxDepth == 9));
             if (name.rfind("stub-", 0) != 0) {
                 QCOMPARE(int(c.models.size()), 2);
                 QCOMPARE(c.models[1].name, std::string("Transformer"));
@@ -335,7 +340,7 @@ private slots:
             QCOMPARE(std::string(e.what()),
                      std::string(
                          "unknown preset 'nosuch': known presets are stub, stub-routing, stub-thought-cost, "
-                         "paper-forward, paper-backward"));
+                         "paper-forward, paper-backward, arith, listops"));
         }
     }
 

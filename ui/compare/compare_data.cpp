@@ -3,6 +3,7 @@
 
 #include "core/io/files.h"
 #include "core/io/sweep_plan.h"
+#include "core/task/task.h"
 #include "core/train/sweep.h"
 #include "core/train/table_one.h"
 
@@ -79,7 +80,7 @@ CompareData loadCompareData(const std::vector<CompareSource>& sources) {
         }
     }
     if (!groups.empty())
-        data.chance = 1.0 / groups.front().summary.config.task.symbols;
+        data.chance = 1.0 / ndr::answerCountOf(groups.front().summary.config.task);
 
     data.tableOne = !groups.empty();
     for (const Group& g : groups)

@@ -1,6 +1,7 @@
 // Dashboard layout and the mapping from a run record to each view (see dashboard.h).
 #include "ui/dashboard/dashboard.h"
 
+#include "core/task/task.h"
 #include "ui/plots/attention_grid_view.h"
 #include "ui/plots/depth_bars_view.h"
 #include "ui/plots/gate_map_view.h"
@@ -56,6 +57,7 @@ quint64 shapeOf(const ndr::RunRecord& r) {
     mix(quint64(r.config.task.testMinDepth));
     mix(quint64(r.config.task.testMaxDepth));
     mix(quint64(r.config.task.symbols));
+    mix(quint64(r.config.task.kind));
     for (const auto& m : r.models)
         for (char c : m.config.name)
             mix(quint64(uchar(c)));
@@ -228,7 +230,7 @@ void Dashboard::showRecord(const ndr::RunRecord& record, int uptoEval) {
 void Dashboard::draw(const ndr::RunRecord& record, int uptoEval, int selected) {
     pages_->setCurrentIndex(1);
     const auto& task = record.config.task;
-    const double chance = 1.0 / std::max(1, task.symbols);
+    const double chance = 1.0 / std::max(1, ndr::answerCountOf(task));
     const quint64 shape = shapeOf(record);
     if (shape != shownShape_) {
         clearViews();

@@ -10,7 +10,8 @@ namespace ndrui {
 
 QStringList Inspector::routingNotes() const {
     QStringList notes;
-    if (!example_)
+    // Only table lookup names the steps a question needs.
+    if (!example_ || !session_.task() || !session_.task()->routesOneStepPerDepth())
         return notes;
     const int depth = example_->depth();
     for (int m = 0; m < modelCount(); ++m)
@@ -37,6 +38,8 @@ QString listOfNames(const QStringList& names) {
 
 QString Inspector::shortRoutingNote() const {
     // One sentence for all the models that run too few steps, so the note stays a line or two.
+    if (!session_.task() || !session_.task()->routesOneStepPerDepth())
+        return {};
     QStringList names;
     int steps = 0;
     for (int m = 0; m < modelCount(); ++m)

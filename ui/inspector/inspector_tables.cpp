@@ -160,7 +160,7 @@ void Inspector::fillAnswers() {
     answers_->setColumnCount(int(columns.size()));
     answers_->setHorizontalHeaderLabels(columns);
     answers_->setRowCount(int(models.size()));
-    const int S = task->config().symbols;
+    const int S = task->answerCount();
     distribution_->setRowCount(S);
     distribution_->setColumnCount(int(models.size()));
     QStringList names, symbols;

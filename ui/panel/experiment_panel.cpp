@@ -115,6 +115,7 @@ ndr::RunConfig ExperimentPanel::config() const {
     ndr::RunConfig c;
     c.preset = preset_->currentText().toStdString();
     ndr::TaskConfig& t = c.task;
+    t.kind = ndr::TaskKind(taskKind_->currentData().toInt());
     t.symbols = symbols_->value();
     t.functions = functions_->value();
     t.trainMinDepth = trainMin_->value();
@@ -161,6 +162,8 @@ void ExperimentPanel::setConfig(const ndr::RunConfig& config) {
 void ExperimentPanel::fillFields(const ndr::RunConfig& c) {
     const bool wasFilling = std::exchange(filling_, true);
     const ndr::TaskConfig& t = c.task;
+    selectData(taskKind_, int(t.kind));
+    onTaskKindChanged();
     symbols_->setValue(t.symbols);
     functions_->setValue(t.functions);
     trainMin_->setValue(t.trainMinDepth);
@@ -226,6 +229,13 @@ void ExperimentPanel::onValidToggled(bool on) {
         validMax_->setValue(validMin_->value());
         filling_ = wasFilling;
     }
+    onFieldEdited();
+}
+
+void ExperimentPanel::onTaskKindChanged() {
+    const bool ctl = ndr::TaskKind(taskKind_->currentData().toInt()) == ndr::TaskKind::Ctl;
+    for (QWidget* w : std::initializer_list<QWidget*>{symbols_, functions_, order_})
+        w->setEnabled(ctl);
     onFieldEdited();
 }
 

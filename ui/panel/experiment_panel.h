@@ -74,6 +74,8 @@ private:
     void onPresetChosen(int index);
     void onFieldEdited();
     void onValidToggled(bool on);
+    // Symbols, functions and order belong to table lookup: disabled for the other tasks.
+    void onTaskKindChanged();
     void onStart();
     void onPauseResume();
     // Runs ndr::validate, places each message under its field, updates the summary and Start.
@@ -96,6 +98,7 @@ private:
     QWidget* fields_ = nullptr;       // everything that locks while a run is going
     QComboBox* preset_ = nullptr;
     // Task
+    QComboBox* taskKind_ = nullptr;
     QSpinBox* symbols_ = nullptr;
     QSpinBox* functions_ = nullptr;
     QSpinBox* trainMin_ = nullptr;

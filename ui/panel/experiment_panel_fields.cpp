@@ -70,8 +70,9 @@ QWidget* ExperimentPanel::buildPresetRow() {
     preset_->addItem(kCustomPreset);
     QLabel* note = notes_.add("preset", preset_,
                               tr("A built-in configuration (stub: the seed's small task; paper-forward / "
-                                 "-backward: the paper's CTL task sized for a laptop). Choosing one fills "
-                                 "every field; editing any field switches to custom."),
+                                 "-backward: the paper's CTL task sized for a laptop; arith, listops: the "
+                                 "paper's arithmetic and ListOps). Choosing one fills every field; editing "
+                                 "any field switches to custom."),
                               w);
     form->addRow(tr("Preset"), withNote(preset_, note));
     connect(preset_, &QComboBox::currentIndexChanged, this, &ExperimentPanel::onPresetChosen);
@@ -84,6 +85,14 @@ QWidget* ExperimentPanel::buildTaskGroup() {
     auto add = [&](const QString& label, const QString& path, QWidget* editor, const QString& tip) {
         form->addRow(label, withNote(editor, notes_.add(path, editor, tip, box)));
     };
+    taskKind_ = makeComboField({{tr("table lookup"), int(ndr::TaskKind::Ctl)},
+                                {tr("arithmetic"), int(ndr::TaskKind::Arith)},
+                                {tr("ListOps"), int(ndr::TaskKind::ListOps)}});
+    add(tr("task"), "task.kind", taskKind_,
+        tr("table lookup: compositional table lookup (the paper's CTL).\n"
+           "arithmetic: ((3*4)+7), digits with + and * mod 10 (paper §3.2).\n"
+           "ListOps: [MAX 2 [MIN 4 7 ] 0 ], MIN, MAX, MED and SM over digits (paper §3.3).\n"
+           "Depths count nesting for arithmetic and the dependency depth for ListOps (2-10)."));
     symbols_ = makeIntField(1, 64);
     add(tr("symbols"), "task.symbols", symbols_,
         tr("S, the number of symbols (paper: 8, written as 3-bit strings). Chance accuracy is 1/S."));
@@ -135,6 +144,7 @@ QWidget* ExperimentPanel::buildTaskGroup() {
                         evalExamples_})
         connect(s, &QSpinBox::valueChanged, this, &ExperimentPanel::onFieldEdited);
     connect(order_, &QComboBox::currentIndexChanged, this, &ExperimentPanel::onFieldEdited);
+    connect(taskKind_, &QComboBox::currentIndexChanged, this, &ExperimentPanel::onTaskKindChanged);
     connect(taskSeed_, &QLineEdit::textChanged, this, &ExperimentPanel::onFieldEdited);
     return box;
 }

@@ -1,0 +1,242 @@
+// Tests of the paper's arithmetic and ListOps tasks (docs/design.md §1): hand-worked values, depths and
+// intermediate values; generated examples of the asked depth and length; balanced batches that never
+// touch held-out examples; deterministic evaluation sets; and parser errors that name the bad token.
+#include "core/task/expression_task.h"
+#include "testutil.h"
+
+#include <map>
+#include <set>
+
+using namespace ndr;
+
+namespace {
+
+TaskConfig arithConfig() {
+    TaskConfig c;
+    c.kind = TaskKind::Arith;
+    c.trainMinDepth = 2, c.trainMaxDepth = 6;
+    c.validMinDepth = 7, c.validMaxDepth = 7;
+    c.testMinDepth = 8, c.testMaxDepth = 9;
+    c.evalExamplesPerDepth = 200;
+    return c;
+}
+
+TaskConfig listOpsConfig() {
+    TaskConfig c = arithConfig();
+    c.kind = TaskKind::ListOps;
+    return c;
+}
+
+Example parsed(const Task& task, const std::string& text) {
+    const ParseResult r = task.parseQuestion(text);
+    if (!r.example)
+        throw std::runtime_error("'" + text + "' does not parse: " + r.error);
+    return *r.example;
+}
+
+// Parsing fails at the given token (-1: none) and the message mentions `mention`; empty on success.
+std::string checkError(const Task& task, const std::string& text, int tokenIndex,
+                       const std::string& mention) {
+    const ParseResult r = task.parseQuestion(text);
+    if (r.example)
+        return "'" + text + "' parsed";
+    if (r.tokenIndex != tokenIndex)
+        return "'" + text + "': token " + std::to_string(r.tokenIndex) + ", expected " +
+               std::to_string(tokenIndex) + " (" + r.error + ")";
+    if (r.error.find(mention) == std::string::npos)
+        return "'" + text + "': message '" + r.error + "' does not mention '" + mention + "'";
+    return {};
+}
+
+} // namespace
+
+class TestExpressionTasks : public QObject {
+    Q_OBJECT
+
+private slots:
+    void arithValues() {
+        const ArithTask task(arithConfig());
+        QCOMPARE(task.vocabSize(), 17);
+        const Example e = parsed(task, "((3*4)+7)");
+        QCOMPARE(e.depth(), 3);
+        QCOMPARE(task.answer(e), 9); // 3*4 = 12 -> 2, 2+7 = 9
+        // [B] ( ( 3 * 4 ) + 7 ) [E]: digits hold themselves, each ')' its operation's value.
+        QCOMPARE(task.intermediates(e), (std::vector<int>{-1, -1, -1, 3, -1, 4, 2, -1, 7, 9, 9}));
+        QCOMPARE(task.format(e), std::string("((3*4)+7)"));
+        QCOMPARE(task.format(parsed(task, " ( (3 * 4) + 7 ) ")), std::string("((3*4)+7)"));
+        QCOMPARE(task.answer(parsed(task, "(9*9)")), 1);
+        QCOMPARE(parsed(task, "(9*9)").depth(), 2);
+        QCOMPARE(task.answer(parsed(task, "((1+2)*(3+4))")), 1);
+        QCOMPARE(parsed(task, "(1+((2*3)*4))").depth(), 4);
+        QCOMPARE(task.answer(parsed(task, "(1+((2*3)*4))")), 5); // 6*4 = 24 -> 4, 1+4
+    }
+
+    void listOpsValues() {
+        const ListOpsTask task(listOpsConfig());
+        QCOMPARE(task.vocabSize(), 18);
+        const Example e = parsed(task, "[MAX 2 [MIN 4 7 ] 0 ]");
+        QCOMPARE(task.answer(e), 4);
+        QCOMPARE(e.depth(), 3); // MAX chooses MIN's value, which chose a leaf
+        QCOMPARE(task.intermediates(e), (std::vector<int>{-1, -1, 2, -1, 4, 7, 4, 0, 4, 4}));
+        QCOMPARE(task.format(parsed(task, "[MAX 2 [MIN 4 7] 0]")), std::string("[MAX 2 [MIN 4 7 ] 0 ]"));
+        QCOMPARE(task.answer(parsed(task, "[MED 1 5 3 9 ]")), 4); // even: int of the mean of 3 and 5
+        QCOMPARE(task.answer(parsed(task, "[MED 3 1 2 ]")), 2);
+        QCOMPARE(task.answer(parsed(task, "[MED 1 2 ]")), 1); // int(1.5)
+        QCOMPARE(task.answer(parsed(task, "[SM 7 8 9 ]")), 4);
+        // The dependency depth follows the chosen argument, not the deepest one.
+        const Example chosenLeaf = parsed(task, "[MAX 5 [SM 1 1 ] ]");
+        QCOMPARE(task.answer(chosenLeaf), 5);
+        QCOMPARE(chosenLeaf.depth(), 2);
+        QCOMPARE(parsed(task, "[SM 5 [SM 1 1 ] ]").depth(), 3); // SM depends on every argument
+        QCOMPARE(parsed(task, "[MED 1 [MIN 2 3 ] 9 ]").depth(), 3);
+        QCOMPARE(parsed(task, "[MED 1 [MIN 2 3 ] 9 8 ]").depth(), 3); // middle pair: 2 (MIN) and 8
+        QCOMPARE(parsed(task, "[MED 1 [MIN 0 3 ] 9 8 ]").depth(), 2); // middle pair: 1 and 8
+    }
+
+    void generatedExamplesHaveTheirDepth() {
+        const ArithTask arith(arithConfig());
+        const ListOpsTask listOps(listOpsConfig());
+        for (const ExpressionTask* task :
+             {static_cast<const ExpressionTask*>(&arith), static_cast<const ExpressionTask*>(&listOps)}) {
+            std::mt19937_64 rng(5);
+            std::set<int> answers;
+            for (int d : task->allDepths())
+                for (int i = 0; i < 30; ++i) {
+                    const Example e = task->sample(d, rng);
+                    const Evaluation ev = task->evaluate(e.tokens);
+                    QVERIFY2(ev.error.empty(), ev.error.c_str());
+                    QCOMPARE(ev.depth, d);
+                    QCOMPARE(e.depth(), d);
+                    QVERIFY(ev.length <= ExpressionTask::kMaxLength);
+                    answers.insert(ev.answer);
+                    // What is generated reads back as a typed question.
+                    QVERIFY(parsed(*task, task->format(e)) == e);
+                }
+            QCOMPARE(answers.size(), size_t(10));
+        }
+    }
+
+    void arithDepthTwoIsEnumerated() {
+        const ArithTask task(arithConfig());
+        const auto& set = task.evalSet(2);
+        QCOMPARE(set.size(), size_t(200));
+        std::set<std::vector<int>> unique;
+        for (const Example& e : set)
+            unique.insert(e.tokens);
+        QCOMPARE(unique.size(), size_t(200));
+        QVERIFY(!task.evalSetHeldOut(2)); // training draws from all 200
+        QCOMPARE(task.caseCount(2), int64_t(200));
+        QCOMPARE(task.caseCount(3), int64_t(88000)); // 10 + 2 * 210^2 - 210
+        QVERIFY(task.evalSetHeldOut(3));
+    }
+
+    void batchesAreBalancedAndNeverHeldOut() {
+        for (const TaskConfig& c : {arithConfig(), listOpsConfig()}) {
+            const auto task = makeTask(c);
+            std::set<std::string> heldOut;
+            for (int d : task->allDepths())
+                if (task->evalSetHeldOut(d))
+                    for (const Example& e : task->evalSet(d))
+                        heldOut.insert(task->format(e));
+            QVERIFY(heldOut.size() >= 6 * 200);
+            std::mt19937_64 rng(3);
+            std::map<int, int> perDepth;
+            for (int b = 0; b < 10; ++b) {
+                const Batch batch = task->trainBatch(50, rng);
+                QCOMPARE(batch.batch, 50);
+                for (int i = 0; i < batch.batch; ++i) {
+                    ++perDepth[batch.depths[i]];
+                    // [E] holds the target and the row reads back as an expression of that depth.
+                    const int* row = batch.tokens.data() + size_t(i) * batch.positions;
+                    std::vector<int> inner(row + 1, row + batch.lengths[i] - 1);
+                    Example e;
+                    e.tokens = inner;
+                    e.treeDepth = batch.depths[i];
+                    QCOMPARE(task->answer(e), batch.targets[i]);
+                    QVERIFY(!heldOut.count(task->format(e)));
+                }
+            }
+            QCOMPARE(perDepth.size(), size_t(5));
+            for (const auto& [depth, count] : perDepth)
+                QCOMPARE(count, 100); // 50 per batch over 5 depths
+        }
+    }
+
+    void evaluationSetsAreDeterministicAndDisjoint() {
+        const auto a = makeTask(listOpsConfig()), b = makeTask(listOpsConfig());
+        TaskConfig other = listOpsConfig();
+        other.seed = 2;
+        const auto c = makeTask(other);
+        std::set<std::string> seen;
+        for (int d : a->allDepths()) {
+            QVERIFY(a->evalSet(d) == b->evalSet(d));
+            QVERIFY(a->evalSet(d) != c->evalSet(d));
+            QCOMPARE(a->evalSet(d).size(), size_t(200));
+            for (const Example& e : a->evalSet(d))
+                QVERIFY(seen.insert(a->format(e)).second); // no example twice, within or across depths
+        }
+    }
+
+    void arithParseErrors() {
+        const ArithTask task(arithConfig());
+        const std::vector<std::string> problems = {
+            checkError(task, "", -1, "empty expression"),
+            checkError(task, "((3*4)+7", -1, "ends early: expected ')'"),
+            checkError(task, "(3x4)", 2, "unknown token 'x' at position 3"),
+            checkError(task, "(12+3)", 2, "'2' at position 3: expected '+' or '*'"),
+            checkError(task, "3+4", 1, "complete before here"),
+            checkError(task, ")", 0, "expected a digit or '('"),
+            checkError(task, "(3+4]", 4, "unknown token ']'"),
+            checkError(task, "(3+4))", 5, "complete before here"),
+        };
+        for (const std::string& p : problems)
+            QVERIFY2(p.empty(), p.c_str());
+        const ParseResult r = task.parseQuestion("(3 x 4)");
+        QCOMPARE(r.charBegin, 3);
+        QCOMPARE(r.charEnd, 4);
+        // Deeper than twice the deepest test depth.
+        std::string deep = "1";
+        for (int i = 0; i < 17; ++i)
+            deep = "(1+" + deep + ")";
+        QVERIFY(task.parseQuestion(deep).example);
+        QVERIFY2(checkError(task, "(1+" + deep + ")", -1, "depth 19 is too deep").empty(), "too deep");
+    }
+
+    void listOpsParseErrors() {
+        const ListOpsTask task(listOpsConfig());
+        const std::vector<std::string> problems = {
+            checkError(task, "[MAX 2 [MIN 4 7 ] 0", 0, "is not closed"),
+            checkError(task, "[MAX 2 ]", 2, "an operation takes at least 2"),
+            checkError(task, "[FOO 1 2 ]", 0, "unknown token '[FOO' at position 1"),
+            checkError(task, "[MAX 12 3 ]", 1, "unknown token '12'"),
+            checkError(task, "[MAX 2 3 ] 4", 4, "complete before here"),
+            checkError(task, "] 4", 0, "expected a digit or an operation"),
+            checkError(task, "[MAX 2", 0, "is not closed"),
+        };
+        for (const std::string& p : problems)
+            QVERIFY2(p.empty(), p.c_str());
+        const ParseResult r = task.parseQuestion("[MAX 2 [FOO 4 7 ] 0 ]");
+        QCOMPARE(r.charBegin, 7);
+        QCOMPARE(r.charEnd, 11);
+    }
+
+    void badConfigurations() {
+        TaskConfig c = arithConfig();
+        c.trainMinDepth = 1;
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, makeTask(c));
+        c = listOpsConfig();
+        c.testMaxDepth = 11;
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, makeTask(c));
+        // A table lookup example is no expression.
+        const ArithTask task(arithConfig());
+        Example e;
+        e.functions = {1, 2};
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, task.answer(e));
+        e = {};
+        e.tokens = {0, 1};
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, task.answer(e));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestExpressionTasks)
+#include "test_expression_tasks.moc"
