@@ -51,7 +51,8 @@ private slots:
     void eachPresetFillsEveryField() {
         ExperimentPanel panel(nullptr, false);
         // Going round twice makes every preset replace a different one.
-        const QStringList order = {"paper-backward", "stub", "paper-forward", "paper-backward", "stub"};
+        const QStringList order = {"paper-backward", "stub",           "arith", "paper-forward",
+                                   "listops",        "paper-backward", "stub"};
         for (const QString& name : order) {
             choosePreset(panel, name);
             const ndr::RunConfig want = ndr::presetConfig(name.toStdString());
@@ -178,6 +179,29 @@ private slots:
         field<QComboBox>(panel, "models[1].update")->setCurrentIndex(1); // copy gate
         QVERIFY(field<QWidget>(panel, "models[1].gateDropout")->isEnabled());
         QVERIFY(field<QWidget>(panel, "models[1].gateBiasInit")->isEnabled());
+    }
+
+    // Symbols, functions and order belong to table lookup; choosing another task disables them and
+    // reaches the configuration.
+    void taskKindDisablesTableLookupFields() {
+        ExperimentPanel panel(nullptr, false);
+        choosePreset(panel, "stub");
+        for (const char* name : {"task.symbols", "task.functions", "task.order"})
+            QVERIFY(field<QWidget>(panel, name)->isEnabled());
+        auto* kind = field<QComboBox>(panel, "task.kind");
+        kind->setCurrentIndex(kind->findData(int(ndr::TaskKind::ListOps)));
+        for (const char* name : {"task.symbols", "task.functions", "task.order"})
+            QVERIFY(!field<QWidget>(panel, name)->isEnabled());
+        QCOMPARE(panel.config().task.kind, ndr::TaskKind::ListOps);
+        QCOMPARE(field<QComboBox>(panel, "preset")->currentText(), QString("custom"));
+        // Depth 1 is no ListOps question: the panel says so under the field and Start stays off.
+        field<QSpinBox>(panel, "task.trainMinDepth")->setValue(1);
+        QVERIFY(!panel.problems().isEmpty());
+        QVERIFY(!field<QPushButton>(panel, "start")->isEnabled());
+        field<QSpinBox>(panel, "task.trainMinDepth")->setValue(2);
+        QVERIFY2(panel.problems().isEmpty(), qPrintable(panel.problems().join('\n')));
+        choosePreset(panel, "stub");
+        QVERIFY(field<QWidget>(panel, "task.symbols")->isEnabled());
     }
 
     // A column of kind LSTM shows the LSTM's fields and hides the encoder's. Its fields reach the
