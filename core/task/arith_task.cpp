@@ -2,6 +2,8 @@
 // one-character-per-token reading of typed text.
 #include "core/task/expression_task.h"
 
+#include "core/task/text.h"
+
 #include <algorithm>
 #include <limits>
 
@@ -10,15 +12,6 @@ namespace ndr {
 namespace {
 
 enum Word { Open, Close, Plus, Times, Digit0 };
-
-bool isSpace(char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-}
-
-struct Sub {
-    std::vector<int> toks;
-    int depth = 1;
-};
 
 } // namespace
 
@@ -38,21 +31,15 @@ Evaluation ArithTask::evaluate(const std::vector<int>& toks) const {
     // Returns the value and depth of the expression starting at `i`, advancing `i` past it.
     struct Parser {
         const std::vector<int>& t;
-        Evaluation& ev;
+        ParseErrors errors;
         int i = 0;
-        bool fail(int at, const std::string& message) {
-            if (ev.error.empty()) {
-                ev.error = message;
-                ev.errorToken = at;
-            }
-            return false;
-        }
+        bool fail(int at, const std::string& message) { return errors.fail(at, message); }
         bool expr(int& value, int& depth) {
             if (i >= int(t.size()))
                 return fail(-1, "the expression ends early: expected a digit or '('");
             const int w = t[i];
             if (w >= Digit0 && w < Digit0 + 10) {
-                value = ev.values[i] = w - Digit0;
+                value = errors.ev.values[i] = w - Digit0;
                 depth = 1;
                 ++i;
                 return true;
@@ -75,12 +62,12 @@ Evaluation ArithTask::evaluate(const std::vector<int>& toks) const {
                 return fail(-1, "the expression ends early: expected ')'");
             if (t[i] != Close)
                 return fail(i, "expected ')' (each operation has two operands in brackets)");
-            value = ev.values[i] = (plus ? a + b : a * b) % 10;
+            value = errors.ev.values[i] = (plus ? a + b : a * b) % 10;
             depth = std::max(da, db) + 1;
             ++i;
             return true;
         }
-    } parser{toks, ev};
+    } parser{toks, {ev}};
     int value = 0, depth = 0;
     if (!parser.expr(value, depth))
         return ev;
@@ -144,8 +131,8 @@ std::pair<int, int> ArithTask::treeRange(int depth) const {
 }
 
 std::vector<int> ArithTask::generate(int lo, int hi, double p, std::mt19937_64& rng) const {
-    auto combine = [&](Sub a, const Sub& b) {
-        Sub s;
+    auto combine = [&](Drawn a, const Drawn& b) {
+        Drawn s;
         s.toks.reserve(a.toks.size() + b.toks.size() + 3);
         s.toks.push_back(Open);
         s.toks.insert(s.toks.end(), a.toks.begin(), a.toks.end());
@@ -156,17 +143,17 @@ std::vector<int> ArithTask::generate(int lo, int hi, double p, std::mt19937_64& 
         return s;
     };
     // get(d) of the authors' generator: a digit at the depth limit or with probability 1 - p.
-    auto get = [&](auto& self, int d) -> Sub {
+    auto get = [&](auto& self, int d) -> Drawn {
         if (d >= hi || uniformUnit(rng) > p)
-            return Sub{{Digit0 + int(uniformBelow(rng, 10))}, 1};
-        Sub a = self(self, d + 1);
-        Sub b = self(self, d + 1);
+            return Drawn{{Digit0 + int(uniformBelow(rng, 10))}, 1};
+        Drawn a = self(self, d + 1);
+        Drawn b = self(self, d + 1);
         return combine(std::move(a), b);
     };
-    Sub s = get(get, 1);
+    Drawn s = get(get, 1);
     // Too shallow: the old expression becomes the right operand of a new operation.
     while (s.depth < lo) {
-        Sub other = get(get, 2);
+        Drawn other = get(get, 2);
         s = combine(std::move(other), s);
     }
     return std::move(s.toks);
@@ -175,7 +162,7 @@ std::vector<int> ArithTask::generate(int lo, int hi, double p, std::mt19937_64& 
 std::vector<std::pair<int, int>> ArithTask::splitWords(const std::string& text) const {
     std::vector<std::pair<int, int>> out;
     for (int i = 0; i < int(text.size());) {
-        if (isSpace(text[i])) {
+        if (isAsciiSpace(text[i])) {
             ++i;
             continue;
         }

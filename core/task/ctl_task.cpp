@@ -2,6 +2,8 @@
 // Parsing and formatting of expressions live in ctl_text.cpp.
 #include "core/task/ctl_task.h"
 
+#include "core/task/text.h"
+
 #include <algorithm>
 #include <limits>
 #include <sstream>
@@ -53,12 +55,8 @@ std::string CtlTask::tokenName(int token) const {
         return symbolName(token);
     if (token >= config().symbols && token < beginToken())
         return functionName(token - config().symbols);
-    if (token == beginToken())
-        return "[B]";
-    if (token == endToken())
-        return "[E]";
-    if (token == padToken())
-        return "[PAD]";
+    if (std::string special = specialTokenName(token, beginToken()); !special.empty())
+        return special;
     throw std::invalid_argument("token " + std::to_string(token) + " out of range");
 }
 

@@ -2,6 +2,8 @@
 // offending token, where it is and what was expected there.
 #include "core/task/ctl_task.h"
 
+#include "core/task/text.h"
+
 #include <algorithm>
 #include <sstream>
 #include <stdexcept>
@@ -19,27 +21,8 @@ std::string compactList(const std::vector<std::string>& names) {
     return names.front() + ".." + names.back();
 }
 
-// Quotes user text for a message, cut at a UTF-8 boundary so a pasted paragraph stays readable.
-std::string quoted(const std::string& token) {
-    constexpr size_t kMax = 32;
-    size_t cut = token.size();
-    if (cut > kMax) {
-        cut = kMax;
-        while (cut > 0 && (static_cast<unsigned char>(token[cut]) & 0xC0) == 0x80)
-            --cut;
-    }
-    std::string out = "'";
-    out.append(token, 0, cut);
-    out.append(cut < token.size() ? "...'" : "'");
-    return out;
-}
-
 // Hints show at most this many functions: an example of the fix, not a copy of a pasted paragraph.
 constexpr size_t kMaxHintFunctions = 6;
-
-bool isAsciiSpace(char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-}
 
 } // namespace
 

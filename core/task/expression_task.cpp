@@ -2,23 +2,13 @@
 // rejection sampling by depth, and typed questions (docs/design.md §1).
 #include "core/task/expression_task.h"
 
+#include "core/task/text.h"
+
 #include <stdexcept>
 
 namespace ndr {
 
 namespace {
-
-// Quotes user text for a message, cut at a UTF-8 boundary so a pasted paragraph stays readable.
-std::string quoted(const std::string& token) {
-    constexpr size_t kMax = 32;
-    size_t cut = token.size();
-    if (cut > kMax) {
-        cut = kMax;
-        while (cut > 0 && (static_cast<unsigned char>(token[cut]) & 0xC0) == 0x80)
-            --cut;
-    }
-    return "'" + token.substr(0, cut) + (cut < token.size() ? "...'" : "'");
-}
 
 // Draws per example before giving up: far beyond what any depth the configuration allows needs.
 constexpr int kMaxDraws = 20'000'000;
@@ -32,12 +22,8 @@ ExpressionTask::ExpressionTask(const TaskConfig& config, std::vector<std::string
 std::string ExpressionTask::tokenName(int token) const {
     if (token >= 0 && token < int(words_.size()))
         return words_[token];
-    if (token == beginToken())
-        return "[B]";
-    if (token == endToken())
-        return "[E]";
-    if (token == padToken())
-        return "[PAD]";
+    if (std::string special = specialTokenName(token, beginToken()); !special.empty())
+        return special;
     throw std::invalid_argument("token " + std::to_string(token) + " out of range");
 }
 

@@ -19,6 +19,18 @@ struct Evaluation {
     int errorToken = -1; // index into the tokens, or -1 for the end of the expression
 };
 
+// Records the first error of a recursive-descent parse over tokens (evaluate()).
+struct ParseErrors {
+    Evaluation& ev;
+    bool fail(int at, const std::string& message) {
+        if (ev.error.empty()) {
+            ev.error = message;
+            ev.errorToken = at;
+        }
+        return false;
+    }
+};
+
 class ExpressionTask : public Task {
 public:
     // Generated expressions are at most this long (characters for arithmetic, the generator's token
@@ -53,6 +65,12 @@ public:
     virtual Evaluation evaluate(const std::vector<int>& tokens) const = 0;
 
 protected:
+    // A generated subtree: its tokens and tree depth.
+    struct Drawn {
+        std::vector<int> toks;
+        int depth = 1;
+    };
+
     ExpressionTask(const TaskConfig& config, std::vector<std::string> words, int digitBase,
                    std::string separator);
     // One expression from the authors' generator with tree depths lo..hi and subtree probability p;

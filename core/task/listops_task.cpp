@@ -2,6 +2,8 @@
 // evaluator and the reading of typed text.
 #include "core/task/expression_task.h"
 
+#include "core/task/text.h"
+
 #include <algorithm>
 #include <limits>
 #include <numeric>
@@ -12,15 +14,6 @@ namespace {
 
 enum Word { Close, Min, Max, Med, Sum, Digit0 };
 constexpr int kMaxArgs = 5;
-
-bool isSpace(char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-}
-
-struct Sub {
-    std::vector<int> toks;
-    int depth = 1;
-};
 
 } // namespace
 
@@ -41,15 +34,9 @@ Evaluation ListOpsTask::evaluate(const std::vector<int>& toks) const {
     };
     struct Parser {
         const std::vector<int>& t;
-        Evaluation& ev;
+        ParseErrors errors;
         int i = 0;
-        bool fail(int at, const std::string& message) {
-            if (ev.error.empty()) {
-                ev.error = message;
-                ev.errorToken = at;
-            }
-            return false;
-        }
+        bool fail(int at, const std::string& message) { return errors.fail(at, message); }
         bool expr(Value& out) {
             if (i >= int(t.size()))
                 return fail(-1, "the expression ends early: expected a digit or an operation ([MIN, [MAX, "
@@ -57,7 +44,7 @@ Evaluation ListOpsTask::evaluate(const std::vector<int>& toks) const {
             const int w = t[i];
             if (w >= Digit0) {
                 out = {w - Digit0, 1, 1};
-                ev.values[i++] = out.value;
+                errors.ev.values[i++] = out.value;
                 return true;
             }
             if (w == Close)
@@ -110,10 +97,10 @@ Evaluation ListOpsTask::evaluate(const std::vector<int>& toks) const {
                 }
                 out = {sum % 10, d + 1, length};
             }
-            ev.values[i++] = out.value;
+            errors.ev.values[i++] = out.value;
             return true;
         }
-    } parser{toks, ev};
+    } parser{toks, {ev}};
     Value v{};
     if (!parser.expr(v))
         return ev;
@@ -138,11 +125,11 @@ std::vector<int> ListOpsTask::generate(int lo, int hi, double p, std::mt19937_64
     // is known while drawing: past kMaxLength the draw is abandoned (the caller rejects an empty one).
     int length = 0;
     auto over = [&] { return length > kMaxLength; };
-    auto operation = [&](std::vector<Sub>& args) {
-        Sub s;
+    auto operation = [&](std::vector<Drawn>& args) {
+        Drawn s;
         s.toks.push_back(Min + int(uniformBelow(rng, 4)));
         s.depth = 0;
-        for (const Sub& a : args) {
+        for (const Drawn& a : args) {
             s.toks.insert(s.toks.end(), a.toks.begin(), a.toks.end());
             s.depth = std::max(s.depth, a.depth);
         }
@@ -152,25 +139,25 @@ std::vector<int> ListOpsTask::generate(int lo, int hi, double p, std::mt19937_64
         return s;
     };
     // get_subtree of the authors' generator: a leaf at the depth limit or with probability 1 - p.
-    auto subtree = [&](auto& self, int maxDepth) -> Sub {
+    auto subtree = [&](auto& self, int maxDepth) -> Drawn {
         if (over())
             return {};
         if (maxDepth == 1 || uniformUnit(rng) > p) {
             ++length;
-            return Sub{{Digit0 + int(uniformBelow(rng, 10))}, 1};
+            return Drawn{{Digit0 + int(uniformBelow(rng, 10))}, 1};
         }
         const int n = 2 + int(uniformBelow(rng, kMaxArgs - 1)); // 2..kMaxArgs
-        std::vector<Sub> args;
+        std::vector<Drawn> args;
         for (int k = 0; k < n && !over(); ++k)
             args.push_back(self(self, maxDepth - 1));
-        return over() ? Sub{} : operation(args);
+        return over() ? Drawn{} : operation(args);
     };
-    Sub s = subtree(subtree, hi);
+    Drawn s = subtree(subtree, hi);
     // Too shallow: a new operation with one argument fewer gets the old tree as an extra argument, at
     // any position but the last (as the authors' generator inserts it).
     while (!over() && s.depth < lo) {
         const int n = 2 + int(uniformBelow(rng, kMaxArgs - 2)); // 2..kMaxArgs-1
-        std::vector<Sub> args;
+        std::vector<Drawn> args;
         for (int k = 0; k < n && !over(); ++k)
             args.push_back(subtree(subtree, hi - 1));
         if (over())
@@ -187,7 +174,7 @@ std::vector<std::pair<int, int>> ListOpsTask::splitWords(const std::string& text
     // Words are separated by spaces; a ']' is a word of its own even when written against another.
     std::vector<std::pair<int, int>> out;
     for (int i = 0; i < int(text.size());) {
-        if (isSpace(text[i])) {
+        if (isAsciiSpace(text[i])) {
             ++i;
             continue;
         }
@@ -197,7 +184,7 @@ std::vector<std::pair<int, int>> ListOpsTask::splitWords(const std::string& text
             continue;
         }
         int j = i;
-        while (j < int(text.size()) && !isSpace(text[j]) && text[j] != ']')
+        while (j < int(text.size()) && !isAsciiSpace(text[j]) && text[j] != ']')
             ++j;
         out.push_back({i, j});
         i = j;
