@@ -46,6 +46,9 @@ Evaluation checked(const Evaluation& ev) {
 Evaluation ExpressionTask::evaluateExample(const Example& e) const {
     if (!e.functions.empty())
         throw std::invalid_argument("example of table lookup given to an expression task");
+    if (e.tokens.size() > size_t(2 * kMaxLength)) // the parser recurses once per nesting level
+        throw std::invalid_argument("example of " + std::to_string(e.tokens.size()) + " tokens, more than " +
+                                    std::to_string(2 * kMaxLength));
     for (int t : e.tokens)
         if (t < 0 || t >= int(words_.size()))
             throw std::invalid_argument("example token " + std::to_string(t) + " out of range");
@@ -159,6 +162,12 @@ ParseResult ExpressionTask::parseQuestion(const std::string& text) const {
                                ": expected " + expectedWords());
         toks.push_back(id);
     }
+    // Checked before parsing: the parser recurses once per nesting level.
+    const int maxTokens = 2 * kMaxLength;
+    if (int(toks.size()) > maxTokens)
+        return fail(maxTokens, "too long: " + std::to_string(toks.size()) +
+                                   " tokens; this run answers at most " + std::to_string(maxTokens) +
+                                   " (twice its longest training expression)");
     const Evaluation ev = evaluate(toks);
     if (!ev.error.empty()) {
         if (ev.errorToken < 0)
@@ -166,11 +175,6 @@ ParseResult ExpressionTask::parseQuestion(const std::string& text) const {
         return fail(ev.errorToken, quoted(word(ev.errorToken)) + " at position " +
                                        std::to_string(ev.errorToken + 1) + ": " + ev.error);
     }
-    const int maxTokens = 2 * kMaxLength;
-    if (int(toks.size()) > maxTokens)
-        return fail(maxTokens, "too long: " + std::to_string(toks.size()) +
-                                   " tokens; this run answers at most " + std::to_string(maxTokens) +
-                                   " (twice its longest training expression)");
     if (ev.depth > maxAskedDepth())
         return fail(-1, "depth " + std::to_string(ev.depth) +
                             " is too deep: this run answers at most depth " +

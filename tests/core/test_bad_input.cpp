@@ -712,6 +712,32 @@ void TestBadInput::runFileRows() {
     runFile("table not a bijection", with([](json& j) { j["tables"][0][0] = j["tables"][0][1]; }),
             "is not a bijection", true);
     runFile("probe symbol out of range", with([](json& j) { j["probe"]["symbol"] = 4; }), "probe.symbol");
+    // The same record as an arithmetic run: it has no tables, its probe is an expression's tokens.
+    const auto asArith = [](json& j) {
+        json& t = j["config"]["task"];
+        t["kind"] = "arith";
+        t["trainMinDepth"] = 2, t["trainMaxDepth"] = 3;
+        t["validMinDepth"] = 1, t["validMaxDepth"] = 0;
+        t["testMinDepth"] = 4, t["testMaxDepth"] = 5;
+    };
+    runFile("arithmetic run with function tables", with(asArith), "tables: only a table lookup run has");
+    runFile("arithmetic run with a table lookup probe", with([&](json& j) {
+                asArith(j);
+                j["tables"] = json::array();
+            }),
+            "probe: an expression run's probe has tokens");
+    runFile("arithmetic probe not an expression", with([&](json& j) {
+                asArith(j);
+                j["tables"] = json::array();
+                j["probe"] = {{"tokens", {0, 0}}, {"depth", 2}};
+            }),
+            "malformed expression", true);
+    runFile("arithmetic probe nested 100000 deep", with([&](json& j) {
+                asArith(j);
+                j["tables"] = json::array();
+                j["probe"] = {{"tokens", std::vector<int>(100000, 0)}, {"depth", 2}};
+            }),
+            "example of 100000 tokens", true);
     runFile("probe function out of range", with([](json& j) { j["probe"]["functions"][0] = 9; }),
             "probe.functions[0]");
     runFile("history not a list", with([](json& j) { j["models"][0]["history"] = 5; }),

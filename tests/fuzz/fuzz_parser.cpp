@@ -1,7 +1,9 @@
-// libFuzzer target: the expression parser, on any bytes, for both presentation orders and alphabets of
-// every naming style. An error must point inside the text and stay short; an accepted expression must
-// respect the depth limit and format back to text that parses to the same example.
+// libFuzzer target: the expression parsers, on any bytes: table lookup in both presentation orders and
+// alphabets of every naming style, arithmetic and ListOps. An error must point inside the text and stay
+// short; an accepted expression must respect the depth limit and format back to text that parses to
+// the same example.
 #include "core/task/ctl_task.h"
+#include "core/task/expression_task.h"
 #include "fuzz_check.h"
 
 #include <string>
@@ -31,6 +33,21 @@ std::vector<ndr::CtlTask> makeTasks() {
     tasks.push_back(makeTask(5, 1, ndr::Order::Backward));
     tasks.push_back(makeTask(2, 3, ndr::Order::Forward));
     tasks.push_back(makeTask(64, 26, ndr::Order::Backward));
+    return tasks;
+}
+
+// Arithmetic and ListOps with the smallest splits that validate (training depth 2 only, test 3).
+std::vector<std::unique_ptr<ndr::Task>> makeExpressionTasks() {
+    std::vector<std::unique_ptr<ndr::Task>> tasks;
+    for (ndr::TaskKind kind : {ndr::TaskKind::Arith, ndr::TaskKind::ListOps}) {
+        ndr::TaskConfig c;
+        c.kind = kind;
+        c.trainMinDepth = 2, c.trainMaxDepth = 2;
+        c.validMinDepth = 1, c.validMaxDepth = 0;
+        c.testMinDepth = 3, c.testMaxDepth = 3;
+        c.evalExamplesPerDepth = 1;
+        tasks.push_back(ndr::makeTask(c));
+    }
     return tasks;
 }
 
@@ -69,6 +86,30 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             if (!back.example || !(*back.example == e))
                 fuzzFail("parse: '" + again + "' does not parse back to the same example", text);
         }
+    }
+    static const std::vector<std::unique_ptr<ndr::Task>> expressionTasks = makeExpressionTasks();
+    for (const auto& task : expressionTasks) {
+        const ndr::ParseResult r = task->parseQuestion(text);
+        if (r.example.has_value() == !r.error.empty())
+            fuzzFail("parseQuestion: exactly one of example and error must be set", text);
+        if (!r.example) {
+            if (r.error.size() > kMaxMessageBytes)
+                fuzzFail("parseQuestion: error message of " + std::to_string(r.error.size()) + " bytes",
+                         text);
+            if (r.tokenIndex >= 0 &&
+                !(r.charBegin >= 0 && r.charBegin < r.charEnd && size_t(r.charEnd) <= text.size()))
+                fuzzFail("parseQuestion: error range outside the text", text);
+            continue;
+        }
+        const ndr::Example& e = *r.example;
+        if (e.depth() < 1 || e.depth() > task->maxAskedDepth())
+            fuzzFail("parseQuestion: accepted depth " + std::to_string(e.depth()), text);
+        if (task->intermediates(e).size() != task->tokens(e).size())
+            fuzzFail("parseQuestion: intermediates and tokens differ in length", text);
+        const std::string again = task->format(e);
+        const ndr::ParseResult back = task->parseQuestion(again);
+        if (!back.example || !(*back.example == e))
+            fuzzFail("parseQuestion: '" + again + "' does not parse back to the same example", text);
     }
     return 0;
 }
