@@ -70,6 +70,18 @@ std::string taskName(const TaskConfig& config) {
     return "unknown task";
 }
 
+std::string depthMeaning(const TaskConfig& config) {
+    switch (config.kind) {
+    case TaskKind::Ctl:
+        return "number of functions";
+    case TaskKind::Arith:
+        return "nesting";
+    case TaskKind::ListOps:
+        return "dependency depth";
+    }
+    return "depth";
+}
+
 std::unique_ptr<Task> makeTask(const TaskConfig& config) {
     switch (config.kind) {
     case TaskKind::Ctl:

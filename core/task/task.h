@@ -59,6 +59,9 @@ int answerCountOf(const TaskConfig& config);
 // "S8 F9" for table lookup, "arithmetic" or "ListOps" otherwise.
 std::string taskName(const TaskConfig& config);
 
+// What a depth of the task counts: "number of functions", "nesting" or "dependency depth".
+std::string depthMeaning(const TaskConfig& config);
+
 struct ParseResult {
     std::optional<Example> example;   // set on success
     std::string error;                // set on failure: names the offending token and what was expected

@@ -238,6 +238,7 @@ void Dashboard::draw(const ndr::RunRecord& record, int uptoEval, int selected) {
         std::vector<ndr::Split> splits;
         depthsOf(task, depths, splits);
         bars_->setDepths(depths, splits);
+        bars_->setDepthMeaning(QString::fromStdString(ndr::depthMeaning(task)));
         length_->setDepths(depths, splits);
         QStringList names;
         for (const auto& m : record.models)

@@ -67,6 +67,10 @@ void DepthBarsView::fitShadeLabels(QSize size) {
     }
 }
 
+void DepthBarsView::setDepthMeaning(const QString& meaning) {
+    plot()->xAxis->setLabel(tr("depth (%1)").arg(meaning));
+}
+
 void DepthBarsView::setDepths(const std::vector<int>& depths, const std::vector<ndr::Split>& splits) {
     depths_ = depths;
     splits_ = splits;

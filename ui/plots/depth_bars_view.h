@@ -23,6 +23,8 @@ public:
 
     // The depths along x and the split of each (same length).
     void setDepths(const std::vector<int>& depths, const std::vector<ndr::Split>& splits);
+    // What a depth counts, under the x axis ("number of functions" until set).
+    void setDepthMeaning(const QString& meaning);
     // Accuracy of `model` at each depth of setDepths() (NaN: not evaluated).
     void setAccuracy(int model, const QString& name, const std::vector<double>& accuracyPerDepth);
     // The accuracy per depth of an evaluation, matched to setDepths() by depth.
