@@ -67,7 +67,7 @@ int runEval(const EvalOptions& o) {
 
     std::vector<std::string> header = {"model", "weights", "steps"};
     for (int d : depths)
-        header.push_back("d" + std::to_string(d));
+        header.push_back(ndr::depthColumnName(task.config(), d));
     // IID: the held-out examples of the training depths; Longer: the test depths (the paper's Table 1).
     header.insert(header.end(), {"IID", "valid", "Longer"});
     Table table(header, "ll");
@@ -88,8 +88,8 @@ int runEval(const EvalOptions& o) {
     table.print(std::cout);
     for (size_t m = 0; m < n; ++m) {
         const auto& cfg = run.record.models[m].config;
-        for (const std::string& line :
-             routingReport(cfg, results[m].eval, o.steps > 0 ? o.steps : cfg.effectiveEvalSteps()))
+        for (const std::string& line : routingReport(
+                 cfg, results[m].eval, o.steps > 0 ? o.steps : cfg.effectiveEvalSteps(), task.config()))
             std::cout << line << "\n";
     }
     for (size_t m = 0; m < n; ++m)

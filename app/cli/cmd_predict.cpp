@@ -105,10 +105,17 @@ json traceJson(const ndr::Trace& tr, const ndr::Task& task) {
         }
     }
     json stepProbs = json::array(), stepAnswers = json::array();
-    for (int t = 0; t <= tr.steps; ++t) {
+    // One array of S per step, or with several readouts one such array per readout.
+    const auto probsOf = [&](int t, int k) {
         json row = json::array();
         for (int s = 0; s < S; ++s)
-            row.push_back(round6(tr.probsAfter(t)[s]));
+            row.push_back(round6(tr.probsAfter(t, k)[s]));
+        return row;
+    };
+    for (int t = 0; t <= tr.steps; ++t) {
+        json row = tr.readouts == 1 ? probsOf(t, 0) : json::array();
+        for (int k = 0; tr.readouts > 1 && k < tr.readouts; ++k)
+            row.push_back(probsOf(t, k));
         stepProbs.push_back(std::move(row));
         stepAnswers.push_back(task.symbolName(tr.stepAnswers[t]));
     }
@@ -181,9 +188,17 @@ int runPredict(const PredictOptions& o) {
             std::cerr << "ndr predict: " << cfg.name << " runs " << steps << " steps, fewer than the "
                       << ndr::routingSteps(ex.depth()) << " that route a depth-" << ex.depth()
                       << " expression one function per step; its answer is given all the same\n";
-        json probs = json::object();
-        for (int s = 0; s < tr.symbols; ++s)
-            probs[task.symbolName(s)] = round6(tr.probsAfter(halted >= 0 ? halted : tr.steps)[s]);
+        // Per answer value, or per readout (one object of digit probabilities each).
+        const int at = halted >= 0 ? halted : tr.steps;
+        const auto probsOf = [&](int k) {
+            json probs = json::object();
+            for (int s = 0; s < tr.symbols; ++s)
+                probs[task.symbolName(s)] = round6(tr.probsAfter(at, k)[s]);
+            return probs;
+        };
+        json probs = tr.readouts == 1 ? probsOf(0) : json::array();
+        for (int k = 0; tr.readouts > 1 && k < tr.readouts; ++k)
+            probs.push_back(probsOf(k));
         models.push_back({{"name", cfg.name},
                           {"weights", run.weightsUsed[m]},
                           {"steps", stepped ? json(steps) : json(nullptr)},

@@ -63,7 +63,7 @@ int collect(const fs::path& dir, const ndr::SweepPlan& plan) {
         const std::string at = hasValid ? "best-validation" : "latest";
         std::vector<std::string> header = {"model"};
         for (int d : ndr::allDepthsOf(g.config.task))
-            header.push_back("d" + std::to_string(d));
+            header.push_back(ndr::depthColumnName(g.config.task, d));
         header.insert(header.end(), {"IID", "Longer"});
         Table table(header, "l");
         json models = json::array();
@@ -88,7 +88,7 @@ int collect(const fs::path& dir, const ndr::SweepPlan& plan) {
         std::cout << (g.group.empty() ? "" : g.group + ": ") << "accuracy at the " << at << " evaluation"
                   << (hasValid ? "" : " (no validation split)") << ", mean ± std over " << g.seeds.size()
                   << " of " << g.planned << " runs (" << splitSummary(g.config.task) << "; chance "
-                  << fixed(1.0 / ndr::answerCountOf(g.config.task), 3)
+                  << fixed(ndr::chanceAccuracyOf(g.config.task), 3)
                   << "; IID: held-out examples of the training depths)\n";
         table.print(std::cout);
         out.push_back({{"group", g.group},

@@ -7,8 +7,8 @@
 
 namespace ndrcli {
 
-std::vector<std::string> routingReport(const ndr::ModelConfig& config, const ndr::EvalRecord& eval,
-                                       int steps) {
+std::vector<std::string> routingReport(const ndr::ModelConfig& config, const ndr::EvalRecord& eval, int steps,
+                                       const ndr::TaskConfig& task) {
     std::vector<std::string> lines;
     if (config.headRouting && !eval.headShare.empty()) {
         const int H = int(eval.headShare.size());
@@ -28,8 +28,8 @@ std::vector<std::string> routingReport(const ndr::ModelConfig& config, const ndr
         std::string line = config.name + ": steps used (halting below " + fixed(config.haltThreshold, 2) +
                            ", of " + std::to_string(steps) + "):";
         for (size_t d = 0; d < eval.haltCounts.size() && d < eval.depths.size(); ++d)
-            line +=
-                (d ? ", d" : " d") + std::to_string(eval.depths[d]) + " " + fixed(eval.meanHaltStep(d), 1);
+            line += (d ? ", " : " ") + ndr::depthColumnName(task, eval.depths[d]) + " " +
+                    fixed(eval.meanHaltStep(d), 1);
         const double used = ndr::meanStepsRun(eval);
         line += "; compute saved " + fixed(100.0 * (1.0 - used / steps), 0) + "%";
         lines.push_back(line);

@@ -13,7 +13,7 @@ namespace ndrcli {
 // For a model with head routing: the routing entropy (against its maximum, log H) and each head's share.
 // For a model with a halt threshold: the mean steps run per depth and the compute saved against the
 // fixed step count `steps`. Nothing for a model with neither, or an evaluation without the figures.
-std::vector<std::string> routingReport(const ndr::ModelConfig& config, const ndr::EvalRecord& eval,
-                                       int steps);
+std::vector<std::string> routingReport(const ndr::ModelConfig& config, const ndr::EvalRecord& eval, int steps,
+                                       const ndr::TaskConfig& task);
 
 } // namespace ndrcli

@@ -241,7 +241,7 @@ void printRunSummary(const TrainedRun& run, std::ostream& os) {
     const auto depths = ndr::allDepthsOf(rec.config.task);
     std::vector<std::string> header = {"model", "evaluation", "step"};
     for (int d : depths)
-        header.push_back("d" + std::to_string(d));
+        header.push_back(ndr::depthColumnName(rec.config.task, d));
     // IID: the held-out examples of the training depths; Longer: the test depths (the paper's Table 1).
     header.insert(header.end(), {"IID", "Longer", "status", "time"});
     Table table(header, "ll" + std::string(depths.size() + 3, 'r') + "ll");
@@ -280,12 +280,12 @@ void printRunSummary(const TrainedRun& run, std::ostream& os) {
         }
     }
     os << "Accuracy per depth (" << splitSummary(rec.config.task) << "; chance "
-       << fixed(1.0 / ndr::answerCountOf(rec.config.task), 3) << ")\n";
+       << fixed(ndr::chanceAccuracyOf(rec.config.task), 3) << ")\n";
     table.print(os);
     for (const auto& m : rec.models)
         if (!m.history.empty())
             for (const std::string& line :
-                 routingReport(m.config, m.history.back(), m.config.effectiveEvalSteps()))
+                 routingReport(m.config, m.history.back(), m.config.effectiveEvalSteps(), rec.config.task))
                 os << line << "\n";
     if (!notes.empty()) {
         os << (hasValid ? "At the best validation:" : "At the latest evaluation (no validation split):");

@@ -17,6 +17,8 @@ constexpr int kMaxDepth = 40;
 // An arithmetic or ListOps expression has at most 50 tokens (docs/design.md §1): past depth 10 hardly
 // one draw in a million fits, so evaluation sets could not be drawn. A lone digit (depth 1) is no question.
 constexpr int kMinTreeDepth = 2, kMaxTreeDepth = 10;
+// Multi-digit arithmetic's depths are its eight problem kinds (docs/design.md §1).
+constexpr int kMultiDigitKinds = 8;
 
 // --- Validation helpers: each appends "<field>: <what>" to the list. ---
 
@@ -72,7 +74,10 @@ void validateTask(const TaskConfig& t, Problems& p) {
         p.intRange("task.symbols", t.symbols, 2, 64);
         p.intRange("task.functions", t.functions, 1, 26);
     }
-    const int minDepth = ctl ? 1 : kMinTreeDepth, maxDepth = ctl ? kMaxDepth : kMaxTreeDepth;
+    const bool digits = t.kind == TaskKind::MultiDigit;
+    const int minDepth = ctl || digits ? 1 : kMinTreeDepth, maxDepth = ctl      ? kMaxDepth
+                                                                       : digits ? kMultiDigitKinds
+                                                                                : kMaxTreeDepth;
     p.intRange("task.evalExamplesPerDepth", t.evalExamplesPerDepth, 1, 100000);
 
     const DepthRange ranges[] = {{"train", "train", t.trainMinDepth, t.trainMaxDepth, false},
@@ -159,11 +164,44 @@ void validateRouting(const ModelConfig& m, const std::string& at, Problems& p) {
     }
 }
 
+// ThoughtNet: its sizes, its urgency and its fixed-point threshold; the encoder's switches do not apply.
+void validateThoughtNet(const ModelConfig& m, const std::string& at, Problems& p) {
+    p.intRange(at + ".dModel", m.dModel, 1, 4096);
+    if (m.heads < 1)
+        p.atLeast(at + ".heads", m.heads, 1);
+    else if (m.dModel >= 1 && m.dModel % m.heads != 0)
+        p.add(at + ".heads",
+              std::to_string(m.heads) + " does not divide d_model " + std::to_string(m.dModel));
+    p.intRange(at + ".dFF", m.dFF, 1, 16384);
+    p.intRange(at + ".steps", m.steps, 1, 64);
+    if (m.evalSteps != 0 && (m.evalSteps < m.steps || m.evalSteps > 128))
+        p.add(at + ".evalSteps", "must be 0 (same as steps) or between steps (" + std::to_string(m.steps) +
+                                     ") and 128, got " + std::to_string(m.evalSteps));
+    p.intRange(at + ".operators", m.operators, 1, 16);
+    p.intRange(at + ".positionDims", m.positionDims, 0, 256);
+    if (m.positionDims % 2 != 0)
+        p.add(at + ".positionDims",
+              "must be even (sine and cosine pairs), got " + std::to_string(m.positionDims));
+    p.probability(at + ".dropout", m.dropout);
+    validateRates(m, at, p);
+    if (m.headRouting)
+        p.add(at + ".headRouting",
+              "routes an encoder's heads; ThoughtNet selects operators: set it to false");
+    if (p.finite(at + ".thoughtCost", m.thoughtCost) && (m.thoughtCost < 0 || m.thoughtCost > 10))
+        p.add(at + ".thoughtCost", "must be between 0 and 10, got " + num(m.thoughtCost));
+    if (p.finite(at + ".haltThreshold", m.haltThreshold) && (m.haltThreshold < 0 || m.haltThreshold >= 1))
+        p.add(at + ".haltThreshold", "must be 0 (no halting) or in (0, 1), got " + num(m.haltThreshold));
+}
+
 void validateModel(const ModelConfig& m, const std::string& at, Problems& p) {
     if (m.name.empty())
         p.add(at + ".name", "must not be empty");
     if (m.kind == ModelKind::Lstm) {
         validateLstm(m, at, p);
+        return;
+    }
+    if (m.kind == ModelKind::ThoughtNet) {
+        validateThoughtNet(m, at, p);
         return;
     }
     p.intRange(at + ".dModel", m.dModel, 1, 4096);
@@ -233,6 +271,9 @@ std::vector<std::string> validate(const RunConfig& config) {
         const ModelConfig& m = config.models[i];
         const std::string at = "models[" + std::to_string(i) + "]";
         validateModel(m, at, p);
+        if (m.kind == ModelKind::Lstm && config.task.kind == TaskKind::MultiDigit)
+            p.add(at + ".kind", "the LSTM reads one answer after the last token; multi-digit arithmetic "
+                                "needs an answer digit at every position: use an encoder or ThoughtNet");
         if (!m.name.empty() && !names.insert(m.name).second)
             p.add(at + ".name",
                   "'" + m.name + "' is already the name of another model; names must be unique");

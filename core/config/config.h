@@ -17,10 +17,12 @@ enum class UpdateKind { Residual, CopyGate, CopyGateTanh };
 // the embeddings. AbsRel gates, per query and head, between the relative and the absolute key position.
 enum class PositionalKind { None, Sinusoidal, Relative, AbsRel };
 enum class GeomNorm { Off, L1 };
-enum class ModelKind { Encoder, Lstm };
+// Encoder: the configurable encoder (NDR, the Transformers); Lstm: the paper's LSTM baseline;
+// ThoughtNet: learned operators mixed per token by a selector with a zero operator (docs/design.md §2).
+enum class ModelKind { Encoder, Lstm, ThoughtNet };
 // The task a run trains on (docs/design.md §1): compositional table lookup, the paper's simple
-// arithmetic, or its ListOps.
-enum class TaskKind { Ctl, Arith, ListOps };
+// arithmetic, its ListOps, or ThoughtNet's multi-digit addition and multiplication.
+enum class TaskKind { Ctl, Arith, ListOps, MultiDigit };
 // Head routing: how the heads left out by top-k are weighted (docs/design.md §2, "Head routing").
 enum class DroppedHeads {
     Masked,    // weight exactly 0: the softmax runs over the kept heads only
@@ -69,6 +71,11 @@ struct ModelConfig {
     // The LSTM's sizes (kind Lstm only). The encoder's switches and sizes above do not apply to an LSTM;
     // its `dropout` acts on the token embeddings.
     int lstmHidden = 200, lstmEmbedding = 16;
+    // ThoughtNet (kind ThoughtNet only): the number of learned operators K beside the zero operator and
+    // the width of the sinusoidal positions concatenated to the state. dModel is its state size, heads
+    // its operators' attention heads, dFF their hidden width and the selector's, steps the iterations in
+    // training; thoughtCost is its urgency and haltThreshold its fixed-point threshold.
+    int operators = 4, positionDims = 16;
     // Head routing (encoder only, any attention): a gate network scales each head's output per token
     // and step; routeTopK heads are kept (0: all), routeEntropy weighs the entropy term of the loss.
     bool headRouting = false;
@@ -116,7 +123,7 @@ struct RunConfig {
 };
 
 // Built-in presets: "stub", "stub-routing", "stub-thought-cost", "paper-forward", "paper-backward",
-// "arith", "listops". Throws
+// "arith", "listops", "thoughtnet". Throws
 // std::invalid_argument on an unknown name, listing the known ones.
 RunConfig presetConfig(const std::string& name);
 std::vector<std::string> presetNames();
@@ -125,6 +132,9 @@ ModelConfig ndrModel(int dModel, int heads, int dFF, int steps);
 ModelConfig vanillaModel(int dModel, int heads, int dFF, int steps);
 // The LSTM baseline of the paper's Table 1: Adam (weight decay 0) at lr 1e-3, dropout 0.5 on the embeddings.
 ModelConfig lstmModel(int hidden = 200, int embedding = 16);
+// ThoughtNet (docs/design.md §2) with state size dModel, K operators and at most `steps` iterations:
+// urgency 2e-4 and fixed-point threshold 0.2 as in its write-up, no dropout.
+ModelConfig thoughtNetModel(int dModel, int heads, int dFF, int operators, int steps);
 
 // The rows of the paper's Table 1 as encoder switches, with the given sizes (docs/design.md §2):
 // "transformer" (= vanillaModel), "rel", "rel-gate", "absrel-gate", "geom", "ndr" (= ndrModel). The

@@ -166,7 +166,52 @@ RunConfig treePreset(const char* name, TaskKind kind) {
     return c;
 }
 
+// ThoughtNet's multi-digit arithmetic (docs/design.md §1): its six training kinds (1+1 .. 2×2) with the
+// write-up's fixed training mix, tested on 4+4 and 2×3; ThoughtNet beside NDR.
+RunConfig multiDigitPreset() {
+    RunConfig c;
+    c.preset = "thoughtnet";
+    c.task.kind = TaskKind::MultiDigit;
+    c.task.trainMinDepth = 1, c.task.trainMaxDepth = 6;
+    c.task.validMinDepth = 1, c.task.validMaxDepth = 0;
+    c.task.testMinDepth = 7, c.task.testMaxDepth = 8;
+    c.task.seed = 1;
+    c.task.evalExamplesPerDepth = 500;
+    // ThoughtNet at its own rate 3e-3 with gradients clipped to norm 1: at 1e-3 it learnt a third as
+    // fast, and with clipping at 5 it collapsed after 2000 steps (docs/results.md).
+    ModelConfig thought = thoughtNetModel(64, 4, 64, 4, 10);
+    thought.learningRate = 3e-3;
+    c.models = {thought, ndrModel(128, 4, 256, 10)};
+    c.train.batchSize = 128;
+    c.train.learningRate = 1e-3;
+    c.train.weightDecay = 0.01;
+    c.train.gradClip = 1.0;
+    c.train.steps = 5000;
+    c.train.evalInterval = 500;
+    c.train.seed = 1;
+    c.train.threads = 1;
+    return c;
+}
+
 } // namespace
+
+ModelConfig thoughtNetModel(int dModel, int heads, int dFF, int operators, int steps) {
+    ModelConfig m;
+    m.name = "ThoughtNet";
+    m.kind = ModelKind::ThoughtNet;
+    m.dModel = dModel, m.heads = heads, m.dFF = dFF, m.steps = steps;
+    m.operators = operators;
+    m.positionDims = 16;
+    m.thoughtCost = 2e-4;
+    m.haltThreshold = 0.2;
+    // No dropout: the write-up regularises with weight decay alone. The encoder's switches do not
+    // apply; they read as a model without copy gates.
+    m.dropout = 0, m.attentionDropout = 0, m.gateDropout = 0;
+    m.attention = AttentionKind::Softmax;
+    m.update = UpdateKind::Residual;
+    m.positional = PositionalKind::None;
+    return m;
+}
 
 ModelConfig ndrModel(int dModel, int heads, int dFF, int steps) {
     ModelConfig m = sizedModel("NDR", dModel, heads, dFF, steps);
@@ -240,6 +285,8 @@ ModelConfig tableOneModel(const std::string& row, int dModel, int heads, int dFF
 std::string tableOneRowOf(const ModelConfig& m) {
     if (m.kind == ModelKind::Lstm)
         return "lstm";
+    if (m.kind == ModelKind::ThoughtNet)
+        return "thoughtnet";
     for (const TableOneRow& r : kTableOne)
         if (m.attention == r.attention && m.update == r.update && m.positional == r.positional)
             return r.row;
@@ -268,8 +315,8 @@ ModelConfig lstmModel(int hidden, int embedding) {
 }
 
 std::vector<std::string> presetNames() {
-    return {"stub",  "stub-routing", "stub-thought-cost", "paper-forward", "paper-backward",
-            "arith", "listops"};
+    return {"stub",           "stub-routing", "stub-thought-cost", "paper-forward",
+            "paper-backward", "arith",        "listops",           "thoughtnet"};
 }
 
 RunConfig presetConfig(const std::string& name) {
@@ -287,6 +334,8 @@ RunConfig presetConfig(const std::string& name) {
         return treePreset("arith", TaskKind::Arith);
     if (name == "listops")
         return treePreset("listops", TaskKind::ListOps);
+    if (name == "thoughtnet")
+        return multiDigitPreset();
     std::string known;
     for (const std::string& n : presetNames())
         known += (known.empty() ? "" : ", ") + n;

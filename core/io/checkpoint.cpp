@@ -388,6 +388,8 @@ void checkCheckpointMatches(const CheckpointData& data, const ModelConfig& model
     std::vector<const char*> keys = {"kind"};
     if (data.model.kind == model.kind && model.kind == ModelKind::Lstm)
         keys.insert(keys.end(), {"lstmHidden", "lstmEmbedding"});
+    else if (data.model.kind == model.kind && model.kind == ModelKind::ThoughtNet)
+        keys.insert(keys.end(), {"dModel", "heads", "dFF", "operators", "positionDims"});
     else if (data.model.kind == model.kind)
         keys.insert(keys.end(), {"attention", "update", "positional", "geomNorm", "sharedWeights", "dModel",
                                  "heads", "dFF", "steps", "headRouting"});

@@ -250,9 +250,12 @@ constexpr EnumName<PositionalKind> kPositionals[] = {{PositionalKind::None, "non
 constexpr EnumName<GeomNorm> kGeomNorms[] = {{GeomNorm::Off, "off"}, {GeomNorm::L1, "l1"}};
 constexpr EnumName<DroppedHeads> kDroppedHeads[] = {{DroppedHeads::Masked, "masked"},
                                                     {DroppedHeads::SeedExact, "seed-exact"}};
-constexpr EnumName<TaskKind> kTaskKinds[] = {
-    {TaskKind::Ctl, "ctl"}, {TaskKind::Arith, "arith"}, {TaskKind::ListOps, "listops"}};
-constexpr EnumName<ModelKind> kModelKinds[] = {{ModelKind::Encoder, "encoder"}, {ModelKind::Lstm, "lstm"}};
+constexpr EnumName<TaskKind> kTaskKinds[] = {{TaskKind::Ctl, "ctl"},
+                                             {TaskKind::Arith, "arith"},
+                                             {TaskKind::ListOps, "listops"},
+                                             {TaskKind::MultiDigit, "multidigit"}};
+constexpr EnumName<ModelKind> kModelKinds[] = {
+    {ModelKind::Encoder, "encoder"}, {ModelKind::Lstm, "lstm"}, {ModelKind::ThoughtNet, "thoughtnet"}};
 
 template <typename E, size_t N> std::string enumName(E value, const EnumName<E> (&names)[N]) {
     for (const auto& n : names)

@@ -59,6 +59,11 @@ void readModel(const json& j, ModelConfig& c, const std::string& path, bool requ
             f.read("lstmHidden", c.lstmHidden);
         if (j.contains("lstmEmbedding"))
             f.read("lstmEmbedding", c.lstmEmbedding);
+        // Added with ThoughtNet: absent, the defaults (a file without them holds no ThoughtNet).
+        if (j.contains("operators"))
+            f.read("operators", c.operators);
+        if (j.contains("positionDims"))
+            f.read("positionDims", c.positionDims);
         // Added with head routing and thought cost (run format 2): absent, both are off.
         if (j.contains("headRouting"))
             f.read("headRouting", c.headRouting);
@@ -153,6 +158,8 @@ void to_json(json& j, const ModelConfig& c) {
              {"weightDecay", c.weightDecay},
              {"lstmHidden", c.lstmHidden},
              {"lstmEmbedding", c.lstmEmbedding},
+             {"operators", c.operators},
+             {"positionDims", c.positionDims},
              {"headRouting", c.headRouting},
              {"routeTopK", c.routeTopK},
              {"routeDropped", enumName(c.routeDropped, kDroppedHeads)},
@@ -288,7 +295,8 @@ void checkFieldNames(const json& j) {
 
 // "models" of a preset-based config: replaces the preset's list. An entry starts from the model preset
 // it names, else from the preset's model at the same index; its fields override. A model preset is
-// "lstm" (the paper's LSTM), "vanilla" (the "transformer" row) or a Table 1 row: the gated rows ("ndr",
+// "lstm" (the paper's LSTM), "thoughtnet" (sized like the preset's first model), "vanilla" (the
+// "transformer" row) or a Table 1 row: the gated rows ("ndr",
 // "rel-gate", "absrel-gate") are sized like the preset's first model (its NDR), the others like its
 // second (its Transformer), as the authors' sweeps size them. Beyond the preset's list an entry without
 // a model preset must give every field.
@@ -305,12 +313,16 @@ std::vector<ModelConfig> readModelOverrides(const json& j, const std::vector<Mod
             const std::vector<std::string> rows = tableOneRows();
             if (name == "lstm") {
                 m = lstmModel();
+            } else if (name == "thoughtnet") {
+                const ModelConfig& sizes = base.at(0);
+                m = thoughtNetModel(sizes.dModel, sizes.heads, sizes.dFF, 4, sizes.steps);
             } else if (std::find(rows.begin(), rows.end(), row) == rows.end()) {
                 std::string known;
                 for (const std::string& r : rows)
                     known += (known.empty() ? "" : ", ") + r;
                 fail(field(path, "preset"), "unknown model preset '" + name +
-                                                "'; expected vanilla, lstm or a Table 1 row (" + known + ")");
+                                                "'; expected vanilla, lstm, thoughtnet or a Table 1 row (" +
+                                                known + ")");
             } else {
                 const bool gated = copyGated(tableOneModel(row, 1, 1, 1, 1).update);
                 const ModelConfig& sizes = base.at(!gated && base.size() > 1 ? 1 : 0);

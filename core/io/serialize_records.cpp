@@ -64,11 +64,19 @@ void readTrace(const json& j, Trace& t, const std::string& path) {
     t.symbols = toIntIn(*f.get("symbols"), f.path("symbols"), 0, kMaxTraceSymbols);
     const size_t steps = size_t(t.steps), heads = size_t(t.heads), T = size_t(t.positions),
                  S = size_t(t.symbols);
+    // Added with multi-digit arithmetic: optional, one readout ([E]) when absent.
+    if (j.contains("readouts"))
+        t.readouts = toIntIn(*f.get("readouts"), f.path("readouts"), 1, kMaxTracePositions);
+    const size_t R = size_t(t.readouts);
     // An empty trace (no probe example) has no per-step readouts either.
     const size_t readouts = T > 0 ? steps + 1 : 0;
 
     const auto symbolOrMinus1 = [&](const json& v, const std::string& p) {
         return toIntIn(v, p, -1, t.symbols - 1);
+    };
+    // An answer of several readouts is the number they spell.
+    const auto answerOrMinus1 = [&](const json& v, const std::string& p) {
+        return R == 1 ? symbolOrMinus1(v, p) : toIntIn(v, p, -1, INT_MAX);
     };
     const auto anyFloat = [](const json& v, const std::string& p) { return toFloat(v, p, true); };
 
@@ -106,17 +114,35 @@ void readTrace(const json& j, Trace& t, const std::string& path) {
         t.routing = toArray<float>(routing, f.path("routing"), anyFloat);
     }
 
+    // Added with ThoughtNet: optional, none when absent.
+    if (j.contains("selection")) {
+        t.operators = toIntIn(*f.get("operators"), f.path("operators"), 0, 64);
+        const json& selection = *f.get("selection");
+        expectArray(selection, f.path("selection"));
+        if (!selection.empty())
+            checkSize(selection, f.path("selection"), steps * T * size_t(t.operators),
+                      "steps*positions*operators, or none");
+        t.selection = toArray<float>(selection, f.path("selection"), anyFloat);
+    }
+
     const json& probs = *f.get("stepProbs");
-    checkSize(probs, f.path("stepProbs"), readouts * S, "(steps+1)*symbols");
+    checkSize(probs, f.path("stepProbs"), readouts * R * S, "(steps+1)*readouts*symbols");
     t.stepProbs = toArray<float>(probs, f.path("stepProbs"), anyFloat);
     const json& answers = *f.get("stepAnswers");
     checkSize(answers, f.path("stepAnswers"), readouts, "steps+1");
-    t.stepAnswers = toArray<int>(answers, f.path("stepAnswers"), symbolOrMinus1);
+    t.stepAnswers = toArray<int>(answers, f.path("stepAnswers"), answerOrMinus1);
+    if (R > 1) {
+        const json& digits = *f.get("stepReadouts");
+        checkSize(digits, f.path("stepReadouts"), readouts * R, "(steps+1)*readouts");
+        t.stepReadouts = toArray<int>(digits, f.path("stepReadouts"), symbolOrMinus1);
+    } else {
+        t.stepReadouts = t.stepAnswers;
+    }
 
     const json& inter = *f.get("intermediates");
     checkSize(inter, f.path("intermediates"), T, "positions");
     t.intermediates = toArray<int>(inter, f.path("intermediates"), symbolOrMinus1);
-    t.answer = symbolOrMinus1(*f.get("answer"), f.path("answer"));
+    t.answer = answerOrMinus1(*f.get("answer"), f.path("answer"));
 }
 
 void readEval(const json& j, EvalRecord& r, const std::string& path) {
@@ -221,10 +247,16 @@ void to_json(json& j, const Trace& t) {
              {"gates", floatArrayJson(t.gates)},
              {"gateChannels", floatArrayJson(t.gateChannels)},
              {"routing", floatArrayJson(t.routing)},
+             {"readouts", t.readouts},
+             {"operators", t.operators},
+             {"selection", floatArrayJson(t.selection)},
              {"stepProbs", floatArrayJson(t.stepProbs)},
              {"stepAnswers", t.stepAnswers},
              {"intermediates", t.intermediates},
              {"answer", t.answer}};
+    // With one readout the digits are the answers.
+    if (t.readouts != 1)
+        j["stepReadouts"] = t.stepReadouts;
 }
 void from_json(const json& j, Trace& t) {
     readTrace(j, t, "");

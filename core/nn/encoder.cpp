@@ -64,11 +64,16 @@ template <typename S> void Encoder<S>::embed(const Batch& batch, bool training, 
 }
 
 template <typename S> void Encoder<S>::readout(const Mat<S>& h, const Batch& batch) {
-    const int B = batch.batch;
-    last_.resize(B, cfg_.dModel);
-    for (int b = 0; b < B; ++b)
-        last_.row(b) = h.row(shape_.start(b) + batch.lengths[b] - 1);
+    last_.resize(Index(batch.batch) * batch.readouts, cfg_.dModel);
+    for (int b = 0; b < batch.batch; ++b)
+        copyReadouts(h, b);
     readoutRows();
+}
+
+template <typename S> void Encoder<S>::copyReadouts(const Mat<S>& h, int b) {
+    const int R = batch_.readouts;
+    for (int k = 0; k < R; ++k)
+        last_.row(Index(b) * R + k) = h.row(shape_.start(b) + batch_.readoutPosition(b, k));
 }
 
 template <typename S> void Encoder<S>::readoutRows() {
@@ -124,16 +129,16 @@ S Encoder<S>::forward(const Batch& batch, int steps, bool training, Rng& rng, bo
         for (int b = 0; b < batch_.batch; ++b)
             if (stats_.haltSteps[size_t(b)] == 0) {
                 stats_.haltSteps[size_t(b)] = last;
-                last_.row(b) = final.row(shape_.start(b) + batch_.lengths[b] - 1);
+                copyReadouts(final, b);
             }
         readoutRows();
     } else {
         readout(final, batch_);
     }
     double loss = 0;
-    for (int b = 0; b < batch_.batch; ++b)
-        loss -= std::log(std::max(double(probs_(b, batch_.targets[b])), 1e-300));
-    stats_.crossEntropy = loss / batch_.batch;
+    for (Index r = 0; r < probs_.rows(); ++r)
+        loss -= std::log(std::max(double(probs_(r, batch_.targets[size_t(r)])), 1e-300));
+    stats_.crossEntropy = loss / double(probs_.rows());
     return S(stats_.crossEntropy + cfg_.routeEntropy * stats_.routeEntropy +
              cfg_.thoughtCost * stats_.gateCost);
 }
@@ -173,7 +178,7 @@ bool Encoder<S>::afterStep(int t, int steps, bool halting, const Mat<S>& h,
         return false;
     // An example halts at the first step after which every real position's mean gate is below the
     // threshold; its answer is read there.
-    last_.resize(batch_.batch, C);
+    last_.resize(Index(batch_.batch) * batch_.readouts, C);
     bool all = true;
     for (int b = 0; b < batch_.batch; ++b) {
         if (stats_.haltSteps[size_t(b)] > 0)
@@ -183,7 +188,7 @@ bool Encoder<S>::afterStep(int t, int steps, bool halting, const Mat<S>& h,
             closed = c.gate.row(n).mean() < S(cfg_.haltThreshold);
         if (closed) {
             stats_.haltSteps[size_t(b)] = t + 1;
-            last_.row(b) = h.row(shape_.start(b) + batch_.lengths[b] - 1);
+            copyReadouts(h, b);
         } else {
             all = false;
         }
@@ -194,18 +199,19 @@ bool Encoder<S>::afterStep(int t, int steps, bool halting, const Mat<S>& h,
 template <typename S> void Encoder<S>::backward() {
     if (!kept_)
         throw std::logic_error("backward() needs a forward() that kept its caches");
-    const int B = batch_.batch, T = batch_.positions;
-    // loss = mean_b -log softmax(logits_b)[target_b]
+    const int B = batch_.batch, T = batch_.positions, R = batch_.readouts;
+    // loss = mean over readouts r of -log softmax(logits_r)[target_r]
     Mat<S>&dLogits = dLogits_, &dLast = dLast_, &dh = dh_, &dPrev = dPrev_;
     dLogits = probs_;
-    for (int b = 0; b < B; ++b)
-        dLogits(b, batch_.targets[b]) -= S(1);
-    dLogits /= S(B);
+    for (Index r = 0; r < dLogits.rows(); ++r)
+        dLogits(r, batch_.targets[size_t(r)]) -= S(1);
+    dLogits /= S(dLogits.rows());
     biasBackward(dLogits, store_.grad(readoutB_));
     linearBackward<S>(dLogits, last_, store_.value(readoutW_), store_.grad(readoutW_), &dLast);
     dh.setZero(shape_.rows(), cfg_.dModel);
     for (int b = 0; b < B; ++b)
-        dh.row(shape_.start(b) + batch_.lengths[b] - 1) = dLast.row(b);
+        for (int k = 0; k < R; ++k)
+            dh.row(shape_.start(b) + batch_.readoutPosition(b, k)) += dLast.row(Index(b) * R + k);
     for (int t = steps_ - 1; t >= 0; --t) {
         layer(t).backward(store_, h_[t], shape_, caches_[t], dh, dPrev);
         std::swap(dh, dPrev);
@@ -219,15 +225,17 @@ template <typename S> void Encoder<S>::backward() {
             dEmb.row(batch_.tokens[Index(b) * T + t]) += dh.row(shape_.start(b) + t);
 }
 
-template <typename S> Trace Encoder<S>::trace(const std::vector<int>& tokens, int steps, bool fullGates) {
+template <typename S>
+Trace Encoder<S>::trace(const std::vector<int>& tokens, int readouts, int steps, bool fullGates) {
     if (!cfg_.sharedWeights && steps > cfg_.steps)
         throw std::invalid_argument("a model with separate layers cannot run more steps than it has layers");
     Batch batch;
     batch.batch = 1;
     batch.positions = int(tokens.size());
     batch.tokens = tokens;
+    batch.readouts = readouts;
     batch.lengths = {int(tokens.size())};
-    batch.targets = {0};
+    batch.targets.assign(size_t(readouts), 0);
     batch.depths = {0};
     batch_ = batch;
     setShape();
@@ -246,6 +254,7 @@ template <typename S> Trace Encoder<S>::trace(const std::vector<int>& tokens, in
     tr.heads = H;
     tr.positions = T;
     tr.symbols = symbols_;
+    tr.readouts = readouts;
     tr.attention.resize(size_t(steps) * H * T * T);
     const bool gated = copyGated(cfg_.update);
     if (gated)
@@ -256,13 +265,7 @@ template <typename S> Trace Encoder<S>::trace(const std::vector<int>& tokens, in
         tr.routing.resize(size_t(steps) * T * H);
     auto record = [&](const Mat<S>& h) {
         readout(h, batch_);
-        int best = 0;
-        for (int s = 0; s < symbols_; ++s) {
-            tr.stepProbs.push_back(float(probs_(0, s)));
-            if (probs_(0, s) > probs_(0, best))
-                best = s;
-        }
-        tr.stepAnswers.push_back(best);
+        recordReadouts(probs_, tr);
     };
     record(h_[0]);
     for (int t = 0; t < steps; ++t) {
@@ -308,7 +311,7 @@ template <typename S> double Encoder<S>::trainingFlops(const Batch& batch, int s
     double f = 0;
     for (int t = 0; t < steps; ++t)
         f += layer(t).forwardFlops(shape);
-    f += 2.0 * batch.batch * cfg_.dModel * symbols_; // readout
+    f += 2.0 * batch.batch * batch.readouts * cfg_.dModel * symbols_; // readout
     return 3 * f; // backward: one product for the input gradient and one for the weight gradient
 }
 

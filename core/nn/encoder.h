@@ -97,11 +97,11 @@ public:
     S forward(const Batch& batch, int steps, bool training, Rng& rng, bool keepCaches) override;
     // Accumulates parameter gradients of the last forward (which must have kept its caches).
     void backward() override;
-    // (B, S) logits of the last forward.
+    // (B*R, S) logits of the last forward.
     const Mat<S>& logits() const override { return logits_; }
 
     // Runs one example for `steps` steps (evaluation mode) and records what the inspector shows.
-    Trace trace(const std::vector<int>& tokens, int steps, bool fullGates = false) override;
+    Trace trace(const std::vector<int>& tokens, int readouts, int steps, bool fullGates = false) override;
 
     // Matrix-product FLOPs of one training step (forward and backward) on this batch.
     double trainingFlops(const Batch& batch, int steps) const override;
@@ -121,6 +121,8 @@ private:
     void embed(const Batch& batch, bool training, Rng& rng);
     void readout(const Mat<S>& h, const Batch& batch);
     void readoutRows(); // logits_ and probs_ from last_
+    // Example b's readout rows of h into last_ (rows b*R .. b*R+R-1).
+    void copyReadouts(const Mat<S>& h, int b);
     // After step t's layer forward: routing and gate statistics, the loss terms' gradient scales, and
     // gate halting of the examples still running (returns true once every example has halted).
     bool afterStep(int t, int steps, bool halting, const Mat<S>& h, typename EncoderLayer<S>::Cache& c);
@@ -141,11 +143,11 @@ private:
     bool kept_ = false;
     std::vector<Mat<S>> h_; // (steps + 1) x (N, C) states
     std::vector<typename EncoderLayer<S>::Cache> caches_;
-    Mat<S> embMask_;                      // (N, C) dropout on embedding + positions
-    Mat<S> sinusoids_;                    // (T, C) sinusoidal encoding of the positions seen so far
-    Mat<S> last_;                         // (B, C) the [E] rows after the last step (or the halting step)
-    Index realRows_ = 0;                  // real positions of the batch
-    Mat<S> logits_, probs_;               // (B, S)
+    Mat<S> embMask_;        // (N, C) dropout on embedding + positions
+    Mat<S> sinusoids_;      // (T, C) sinusoidal encoding of the positions seen so far
+    Mat<S> last_;           // (B*R, C) the readout rows after the last step (or the halting step)
+    Index realRows_ = 0;    // real positions of the batch
+    Mat<S> logits_, probs_; // (B*R, S)
     Mat<S> dLogits_, dLast_, dh_, dPrev_; // backward temporaries, kept between steps
 };
 

@@ -46,6 +46,9 @@ template <typename S> void Lstm<S>::init(uint64_t seed) {
 
 template <typename S> void Lstm<S>::arrange(const Batch& batch) {
     const int B = batch.batch, T = batch.positions;
+    if (batch.readouts != 1)
+        throw std::invalid_argument("an LSTM gives one answer after its last token; this task needs " +
+                                    std::to_string(batch.readouts) + " per example");
     count_.resize(size_t(B));
     for (int b = 0; b < B; ++b) {
         const int len = batch.lengths[size_t(b)];
@@ -208,8 +211,9 @@ template <typename S> void Lstm<S>::backward() {
 }
 
 template <typename S>
-Trace Lstm<S>::trace(const std::vector<int>& tokens, int /*steps*/, bool /*fullGates*/) {
+Trace Lstm<S>::trace(const std::vector<int>& tokens, int readouts, int /*steps*/, bool /*fullGates*/) {
     Batch batch;
+    batch.readouts = readouts;
     batch.batch = 1;
     batch.positions = int(tokens.size());
     batch.tokens = tokens;
@@ -230,15 +234,8 @@ Trace Lstm<S>::trace(const std::vector<int>& tokens, int /*steps*/, bool /*fullG
     tr.heads = 0;
     tr.positions = int(tokens.size());
     tr.symbols = symbols_;
-    for (int t = 0; t <= n; ++t) {
-        int best = 0;
-        for (int s = 0; s < symbols_; ++s) {
-            tr.stepProbs.push_back(float(probs_(t, s)));
-            if (probs_(t, s) > probs_(t, best))
-                best = s;
-        }
-        tr.stepAnswers.push_back(best);
-    }
+    for (int t = 0; t <= n; ++t)
+        recordReadouts(probs_.middleRows(t, 1), tr);
     return tr;
 }
 

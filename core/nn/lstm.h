@@ -28,7 +28,7 @@ public:
     const Mat<S>& logits() const override { return logits_; }
     // steps = the number of tokens read (positions - 2), heads = 0, no attention and no gates; the
     // readout after step t is that of the output after the t-th token (step 0: the zero state).
-    Trace trace(const std::vector<int>& tokens, int steps, bool fullGates = false) override;
+    Trace trace(const std::vector<int>& tokens, int readouts, int steps, bool fullGates = false) override;
     double trainingFlops(const Batch& batch, int steps) const override;
     // Rows hold only real tokens whatever the flag says.
     void setPackedRows(bool) override {}

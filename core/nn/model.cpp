@@ -3,6 +3,7 @@
 
 #include "core/nn/encoder.h"
 #include "core/nn/lstm.h"
+#include "core/nn/thoughtnet.h"
 
 namespace ndr {
 
@@ -10,6 +11,8 @@ template <typename S>
 std::unique_ptr<Model<S>> makeModel(const ModelConfig& config, int vocabSize, int symbols) {
     if (config.kind == ModelKind::Lstm)
         return std::make_unique<Lstm<S>>(config, vocabSize, symbols);
+    if (config.kind == ModelKind::ThoughtNet)
+        return std::make_unique<ThoughtNet<S>>(config, vocabSize, symbols);
     return std::make_unique<Encoder<S>>(config, vocabSize, symbols);
 }
 

@@ -43,10 +43,11 @@ public:
     virtual S forward(const Batch& batch, int steps, bool training, Rng& rng, bool keepCaches) = 0;
     // Accumulates parameter gradients of the last forward (which must have kept its caches).
     virtual void backward() = 0;
-    // (B, S) logits of the last forward.
+    // (B*R, S) logits of the last forward: R readouts per example (Batch::readouts), example-major.
     virtual const Mat<S>& logits() const = 0;
-    // One example in evaluation mode, recorded for the inspector (docs/design.md §5).
-    virtual Trace trace(const std::vector<int>& tokens, int steps, bool fullGates = false) = 0;
+    // One example with `readouts` readouts in evaluation mode, recorded for the inspector
+    // (docs/design.md §5).
+    virtual Trace trace(const std::vector<int>& tokens, int readouts, int steps, bool fullGates = false) = 0;
     // Matrix-product FLOPs of one training step (forward and backward) on this batch.
     virtual double trainingFlops(const Batch& batch, int steps) const = 0;
     // The encoder's row layout (see Encoder::setPackedRows); a model that stores only real tokens
@@ -61,6 +62,21 @@ public:
 protected:
     ForwardStats stats_;
 };
+
+// Appends one step's readouts to a trace: probs (R, S) to stepProbs, the argmax of each readout to
+// stepReadouts, and the answer they spell to stepAnswers.
+template <typename PT> void recordReadouts(const PT& probs, Trace& tr) {
+    std::vector<int> best(size_t(probs.rows()), 0);
+    for (Index r = 0; r < probs.rows(); ++r) {
+        for (Index s = 0; s < probs.cols(); ++s) {
+            tr.stepProbs.push_back(float(probs(r, s)));
+            if (probs(r, s) > probs(r, best[size_t(r)]))
+                best[size_t(r)] = int(s);
+        }
+        tr.stepReadouts.push_back(best[size_t(r)]);
+    }
+    tr.stepAnswers.push_back(spelledAnswer(best.data(), int(probs.rows()), int(probs.cols())));
+}
 
 // The model `config.kind` names, not yet initialised. Throws std::invalid_argument on sizes it cannot
 // build.

@@ -23,21 +23,47 @@ struct Trace {
     std::vector<int> tokens;             // (T) token ids `[B] ... [E]`
     std::vector<std::string> tokenNames; // (T)
     int steps = 0, heads = 0, positions = 0, symbols = 0;
-    std::vector<float> attention;    // (steps, H, T, T): [t][h][target][source]
-    std::vector<float> gates;        // (steps, T) mean gate over channels; empty for residual models
+    int readouts = 1;             // R: the [E] readout, or one per position (multi-digit arithmetic)
+    std::vector<float> attention; // (steps, H, T, T): [t][h][target][source]
+    // (steps, T) mean gate over channels; ThoughtNet: the learned operators' total weight (the share of
+    // the state they replace); empty for residual models.
+    std::vector<float> gates;
     std::vector<float> gateChannels; // (steps, T, C) full gate vectors; filled only on request
     std::vector<float> routing;      // (steps, T, H) head routing weights; empty without head routing
-    std::vector<float> stepProbs;    // (steps+1, S) readout on [E] after 0..steps steps
-    std::vector<int> stepAnswers;    // (steps+1) argmax of stepProbs
-    std::vector<int> intermediates;  // (T) ground truth per position (see Task::intermediates)
-    int answer = -1;                 // ground truth
+    // ThoughtNet: the operator selector's weights, the zero operator first; empty for other models.
+    int operators = 0;              // K + 1
+    std::vector<float> selection;   // (steps, T, K + 1)
+    std::vector<float> stepProbs;   // (steps+1, R, S) readouts after 0..steps steps
+    std::vector<int> stepReadouts;  // (steps+1, R) argmax of each readout
+    std::vector<int> stepAnswers;   // (steps+1) the answer the readouts spell (spelledAnswer)
+    std::vector<int> intermediates; // (T) ground truth per position (see Task::intermediates)
+    int answer = -1;                // ground truth
 
     float att(int t, int h, int target, int source) const {
         return attention[((size_t(t) * heads + h) * positions + target) * positions + source];
     }
     float gate(int t, int pos) const { return gates[size_t(t) * positions + pos]; }
     float route(int t, int pos, int h) const { return routing[(size_t(t) * positions + pos) * heads + h]; }
-    const float* probsAfter(int t) const { return stepProbs.data() + size_t(t) * symbols; }
+    const float* probsAfter(int t, int readout = 0) const {
+        return stepProbs.data() + (size_t(t) * readouts + readout) * symbols;
+    }
+    // The probability of the answer after step t: the product over readouts of their chosen value's.
+    double answerProbability(int t) const {
+        double p = 1;
+        for (int k = 0; k < readouts; ++k)
+            p *= probsAfter(t, k)[stepReadouts[size_t(t) * readouts + k]];
+        return p;
+    }
+    float select(int t, int pos, int op) const {
+        return selection[(size_t(t) * positions + pos) * operators + op];
+    }
+    // The total weight of the learned operators (all but the zero operator) at step t and a position.
+    float thinking(int t, int pos) const {
+        float w = 0;
+        for (int op = 1; op < operators; ++op)
+            w += select(t, pos, op);
+        return w;
+    }
 };
 
 // One evaluation during training.

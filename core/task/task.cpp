@@ -4,8 +4,10 @@
 
 #include "core/task/ctl_task.h"
 #include "core/task/expression_task.h"
+#include "core/task/multidigit_task.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace ndr {
@@ -58,6 +60,11 @@ int answerCountOf(const TaskConfig& config) {
     return config.kind == TaskKind::Ctl ? config.symbols : 10;
 }
 
+double chanceAccuracyOf(const TaskConfig& config) {
+    const int readouts = config.kind == TaskKind::MultiDigit ? MultiDigitTask::kPositions : 1;
+    return std::pow(1.0 / answerCountOf(config), readouts);
+}
+
 std::string taskName(const TaskConfig& config) {
     switch (config.kind) {
     case TaskKind::Ctl:
@@ -66,6 +73,8 @@ std::string taskName(const TaskConfig& config) {
         return "arithmetic";
     case TaskKind::ListOps:
         return "ListOps";
+    case TaskKind::MultiDigit:
+        return "multi-digit arithmetic";
     }
     return "unknown task";
 }
@@ -78,8 +87,26 @@ std::string depthMeaning(const TaskConfig& config) {
         return "nesting";
     case TaskKind::ListOps:
         return "dependency depth";
+    case TaskKind::MultiDigit:
+        return "problem size";
     }
     return "depth";
+}
+
+std::string depthLabel(const TaskConfig& config, int depth) {
+    if (config.kind == TaskKind::MultiDigit && depth >= 1 && depth <= MultiDigitTask::kindCount())
+        return MultiDigitTask::kindOf(depth).label;
+    return std::to_string(depth);
+}
+
+std::string depthColumnName(const TaskConfig& config, int depth) {
+    if (config.kind != TaskKind::MultiDigit)
+        return "d" + std::to_string(depth);
+    std::string label = depthLabel(config, depth);
+    const std::string times = "×";
+    for (size_t at = label.find(times); at != std::string::npos; at = label.find(times))
+        label.replace(at, times.size(), "x");
+    return label;
 }
 
 std::unique_ptr<Task> makeTask(const TaskConfig& config) {
@@ -90,6 +117,8 @@ std::unique_ptr<Task> makeTask(const TaskConfig& config) {
         return std::make_unique<ArithTask>(config);
     case TaskKind::ListOps:
         return std::make_unique<ListOpsTask>(config);
+    case TaskKind::MultiDigit:
+        return std::make_unique<MultiDigitTask>(config);
     }
     throw std::invalid_argument("task.kind: unknown task");
 }
@@ -174,6 +203,7 @@ Batch Task::trainBatch(int batchSize, std::mt19937_64& rng) const {
 Batch Task::makeBatch(const std::vector<Example>& examples) const {
     Batch b;
     b.batch = int(examples.size());
+    b.readouts = readouts();
     std::vector<std::vector<int>> rows;
     rows.reserve(examples.size());
     for (const Example& e : examples) {
@@ -185,7 +215,8 @@ Batch Task::makeBatch(const std::vector<Example>& examples) const {
         const std::vector<int>& t = rows[i];
         std::copy(t.begin(), t.end(), b.tokens.begin() + size_t(i) * b.positions);
         b.lengths.push_back(int(t.size()));
-        b.targets.push_back(answer(examples[i]));
+        const std::vector<int> want = targets(examples[i]);
+        b.targets.insert(b.targets.end(), want.begin(), want.end());
         b.depths.push_back(examples[i].depth());
     }
     return b;

@@ -30,14 +30,29 @@ struct Example {
 };
 
 // A padded batch of model inputs `[B] tokens [E] [PAD]...`, row-major (B, T).
+// With one readout per example (R = 1) the answer is read at [E], position lengths[b]-1. With R > 1
+// (ThoughtNet's arithmetic: one output digit per input position) readout k is read at position k.
 struct Batch {
     int batch = 0;            // B
     int positions = 0;        // T, the longest sequence in the batch
+    int readouts = 1;         // R, answers per example
     std::vector<int> tokens;  // (B*T) token ids, padded with padToken()
     std::vector<int> lengths; // (B) real length including [B] and [E]; [E] sits at lengths[b]-1
-    std::vector<int> targets; // (B) the answer
+    std::vector<int> targets; // (B*R) the answer of each readout, example-major
     std::vector<int> depths;  // (B)
+
+    // The position readout k of example b is read at.
+    int readoutPosition(int b, int k) const { return readouts == 1 ? lengths[size_t(b)] - 1 : k; }
 };
+
+// The answer R readouts spell: their digits in base S, the first readout most significant. With one
+// readout, that readout.
+inline int spelledAnswer(const int* digits, int readouts, int symbols) {
+    int v = 0;
+    for (int k = 0; k < readouts; ++k)
+        v = v * symbols + digits[k];
+    return v;
+}
 
 enum class Split { Train, Valid, Test, None };
 
@@ -56,11 +71,19 @@ std::vector<int> allDepthsOf(const TaskConfig& config);
 // The number of answers (the readout's outputs) of the task a configuration names: S for table lookup,
 // the ten digits otherwise. Chance accuracy is its inverse.
 int answerCountOf(const TaskConfig& config);
-// "S8 F9" for table lookup, "arithmetic" or "ListOps" otherwise.
+// The accuracy of guessing: 1/S per readout, (1/S)^R for an answer of R readouts.
+double chanceAccuracyOf(const TaskConfig& config);
+// "S8 F9" for table lookup, "arithmetic", "ListOps" or "multi-digit arithmetic" otherwise.
 std::string taskName(const TaskConfig& config);
 
-// What a depth of the task counts: "number of functions", "nesting" or "dependency depth".
+// What a depth of the task counts: "number of functions", "nesting", "dependency depth" or "problem
+// size" (multi-digit arithmetic, whose depths are problem kinds such as 2+2 digits).
 std::string depthMeaning(const TaskConfig& config);
+// How a depth is labelled on axes and in tables: the number itself, or the problem kind ("2+2", "1×2")
+// of multi-digit arithmetic.
+std::string depthLabel(const TaskConfig& config, int depth);
+// A depth's column in text tables: "d3", or the ASCII problem kind ("1x2") of multi-digit arithmetic.
+std::string depthColumnName(const TaskConfig& config, int depth);
 
 struct ParseResult {
     std::optional<Example> example;   // set on success
@@ -80,16 +103,21 @@ public:
     virtual int vocabSize() const = 0;
     virtual int padToken() const = 0;
     virtual std::string tokenName(int token) const = 0;
-    // Answers (and intermediate values) are 0..answerCount()-1; the readout has one output per answer.
+    // Readout outputs (and intermediate values) are 0..answerCount()-1; the readout has one output per
+    // value. A task with several readouts per example (readouts() > 1) answers with the number they
+    // spell (spelledAnswer), which symbolName() writes out.
     virtual int answerCount() const = 0;
     virtual std::string symbolName(int answer) const = 0;
+    virtual int readouts() const { return 1; }
     std::vector<std::string> symbolNames() const;
     // True when the run's questions name the steps a model needs (routingSteps): CTL only.
     virtual bool routesOneStepPerDepth() const { return false; }
 
     // ---- Ground truth ----
     virtual int answer(const Example& e) const = 0;
-    // Model input `[B] ... [E]`.
+    // The value each readout must give (readouts() of them); one readout gives answer(e).
+    virtual std::vector<int> targets(const Example& e) const { return {answer(e)}; }
+    // Model input `[B] ... [E]` (with several readouts: the question's own tokens).
     virtual std::vector<int> tokens(const Example& e) const = 0;
     // For each position of tokens(e): the value computed up to there (-1 where there is none); [E]
     // holds the answer.
@@ -120,7 +148,8 @@ public:
     virtual int64_t caseCount(int depth) const = 0;
     // A fresh training batch, balanced over the train depths (each depth appears batchSize/nDepths
     // times, the remainder spread from a random offset) and never containing a held-out example.
-    Batch trainBatch(int batchSize, std::mt19937_64& rng) const;
+    // A task with a fixed training set draws from that instead.
+    virtual Batch trainBatch(int batchSize, std::mt19937_64& rng) const;
     Batch makeBatch(const std::vector<Example>& examples) const;
 
     // The fixed evaluation set of a depth (deterministic in the task seed): every case when the depth

@@ -97,12 +97,17 @@ bool Trainer::accuracyInto(const std::vector<Example>& examples, int steps, cons
                     ++tally->haltCounts[size_t(std::clamp(s, 0, steps))];
             }
         }
+        // An example is right when every readout is (sequence accuracy).
         const auto& logits = model_.logits();
+        const int R = batch.readouts;
         for (int b = 0; b < batch.batch; ++b) {
-            Index arg;
-            logits.row(b).maxCoeff(&arg);
-            if (int(arg) == batch.targets[b])
-                ++correct;
+            bool right = true;
+            for (int k = 0; right && k < R; ++k) {
+                Index arg;
+                logits.row(Index(b) * R + k).maxCoeff(&arg);
+                right = int(arg) == batch.targets[size_t(b) * R + k];
+            }
+            correct += right;
         }
     }
     const double n = double(std::max<size_t>(1, examples.size()));
@@ -114,7 +119,7 @@ Trace Trainer::traceOf(const Example& e, int steps, bool fullGates) {
     setThreads();
     if (steps <= 0)
         steps = model_.config().effectiveEvalSteps();
-    Trace tr = model_.trace(task_.tokens(e), steps, fullGates);
+    Trace tr = model_.trace(task_.tokens(e), task_.readouts(), steps, fullGates);
     for (int t : tr.tokens)
         tr.tokenNames.push_back(task_.tokenName(t));
     tr.intermediates = task_.intermediates(e);

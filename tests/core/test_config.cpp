@@ -192,12 +192,14 @@ class TestConfig : public QObject {
 private slots:
     void presetsAreValid() {
         const auto names = presetNames();
-        QCOMPARE(int(names.size()), 7);
+        QCOMPARE(int(names.size()), 8);
         for (const std::string& name : names) {
             const RunConfig c = presetConfig(name);
             const auto problems = validate(c);
             QVERIFY2(problems.empty(), (name + joined(problems)).c_str());
             QCOMPARE(c.preset, name);
+            if (name == "thoughtnet") // ThoughtNet beside NDR: test_thoughtnet
+                continue;
             QCOMPARE(c.models[0].name, std::string("NDR"));
             const bool tree = name == "arith" || name == "listops";
             QCOMPARE(c.task.kind, name == "arith"     ? TaskKind::Arith
@@ -340,7 +342,7 @@ private slots:
             QCOMPARE(std::string(e.what()),
                      std::string(
                          "unknown preset 'nosuch': known presets are stub, stub-routing, stub-thought-cost, "
-                         "paper-forward, paper-backward, arith, listops"));
+                         "paper-forward, paper-backward, arith, listops, thoughtnet"));
         }
     }
 
@@ -532,11 +534,13 @@ private slots:
                                            "stub-thought-cost, paper-forward, paper-backward";
         QTest::newRow("unknown model preset")
             << QString(R"({"preset": "stub", "models": [{"preset": "gru"}]})")
-            << "models[0].preset: unknown model preset 'gru'; expected vanilla, lstm or a Table 1 row "
+            << "models[0].preset: unknown model preset 'gru'; expected vanilla, lstm, thoughtnet or a Table "
+               "1 row "
                "(transformer, rel, rel-gate, absrel-gate, geom, ndr)";
         QTest::newRow("unknown Table 1 row")
             << QString(R"({"preset": "stub", "models": [{"preset": "rel-gates"}]})")
-            << "models[0].preset: unknown model preset 'rel-gates'; expected vanilla, lstm or a Table 1 row "
+            << "models[0].preset: unknown model preset 'rel-gates'; expected vanilla, lstm, thoughtnet or a "
+               "Table 1 row "
                "(transformer, rel, rel-gate, absrel-gate, geom, ndr)";
         QTest::newRow("unknown positional")
             << with([](json& j) { j["models"][1]["positional"] = "rotary"; })

@@ -69,7 +69,7 @@ private slots:
         std::vector<float> gateMeans;
         std::vector<Trace> traces;
         for (const Example& e : examples) {
-            traces.push_back(plain.trace(task.tokens(e), steps));
+            traces.push_back(plain.trace(task.tokens(e), 1, steps));
             gateMeans.insert(gateMeans.end(), traces.back().gates.begin(), traces.back().gates.end());
         }
         std::nth_element(gateMeans.begin(), gateMeans.begin() + gateMeans.size() / 2, gateMeans.end());

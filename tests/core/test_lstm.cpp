@@ -173,7 +173,7 @@ private slots:
         Rng unused(0);
         model.forward(batch, 0, false, unused, false);
         const Mat<double> logits = model.logits();
-        const Trace tr = model.trace(batch.tokens, 14);
+        const Trace tr = model.trace(batch.tokens, 1, 14);
         QCOMPARE(tr.steps, 4);
         QCOMPARE(tr.heads, 0);
         QCOMPARE(tr.positions, 6);
@@ -234,7 +234,7 @@ private slots:
         QCOMPARE(file.models[0].name, std::string("LSTM"));
         QVERIFY(errorOf([] {
                     runConfigFromJson(R"({"preset": "stub", "models": [{"preset": "gru"}]})");
-                }).contains("expected vanilla, lstm or a Table 1 row"));
+                }).contains("expected vanilla, lstm, thoughtnet or a Table 1 row"));
 
         // Validation checks the fields an LSTM reads, and only those.
         RunConfig c = presetConfig("stub");
