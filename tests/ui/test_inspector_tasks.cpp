@@ -1,15 +1,19 @@
-// The inspector on tiny arithmetic and ListOps runs, driven through its widgets: a typed expression
-// shows each subexpression's value under its tokens and both models' answers over ten digits, a bad
-// token is named, and a random example of each depth parses back with that depth.
+// The inspector on tiny arithmetic, ListOps and multi-digit runs, driven through its widgets: a typed
+// expression shows each subexpression's value (or each position's answer digit) under its tokens and
+// both models' answers over ten digits (or nine answer digits), a bad token is named, a random example
+// of each depth parses back with that depth, and ThoughtNet's column shows its operator choices.
 #include "testutil.h"
 #include "ui/inspector/expression_input.h"
 #include "ui/inspector/inspector.h"
+#include "ui/inspector/model_step_view.h"
+#include "ui/plots/heatmap_plot.h"
 #include "ui/training/training_session.h"
 
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QSlider>
 #include <QTableWidget>
 #include <QtTest>
 
@@ -18,9 +22,14 @@ using namespace ndrui;
 namespace {
 
 ndr::RunConfig tinyRun(ndr::TaskKind kind) {
-    ndr::RunConfig c = ndr::presetConfig(kind == ndr::TaskKind::Arith ? "arith" : "listops");
+    const bool digits = kind == ndr::TaskKind::MultiDigit;
+    ndr::RunConfig c = ndr::presetConfig(kind == ndr::TaskKind::Arith ? "arith"
+                                         : digits                     ? "thoughtnet"
+                                                                      : "listops");
     c.task.evalExamplesPerDepth = 8;
     c.models = {ndr::ndrModel(16, 2, 32, 4), ndr::vanillaModel(16, 2, 32, 4)};
+    if (digits)
+        c.models[1] = ndr::thoughtNetModel(16, 2, 16, 2, 4);
     c.train.batchSize = 8;
     c.train.steps = 20;
     c.train.evalInterval = 20;
@@ -41,7 +50,7 @@ class TestInspectorTasks : public QObject {
     // Trains the tiny run of `kind`, types `text` into a fresh inspector and checks the tokens table:
     // the token names in row 0 and the true values in row 1 ("" where none).
     void check(ndr::TaskKind kind, const QString& text, const QStringList& tokens, const QStringList& values,
-               const QString& badText, const QString& badMessage) {
+               const QString& badText, const QString& badMessage, int answerRows = 10) {
         TrainingSession session;
         QString error;
         QVERIFY2(session.start(tinyRun(kind), &error), qPrintable(error));
@@ -61,10 +70,21 @@ class TestInspectorTasks : public QObject {
             QCOMPARE(textAt(table, 0, p), tokens[p]);
             QCOMPARE(textAt(table, 1, p), values[p]);
         }
-        // Every model answers with a probability for each of the ten digits.
+        // Every model answers with a probability for each of the ten digits, or for each answer digit.
         const auto* distribution = inspector.findChild<QTableWidget*>("inspector.distribution");
         QVERIFY(distribution);
-        QCOMPARE(distribution->rowCount(), 10);
+        QCOMPARE(distribution->rowCount(), answerRows);
+        if (kind == ndr::TaskKind::MultiDigit) {
+            QVERIFY(!textAt(distribution, 0, 1).isEmpty());
+            // ThoughtNet's column: the zero operator and its two learned ones over the nine tokens.
+            auto* slider = inspector.findChild<QSlider*>();
+            QVERIFY(slider);
+            slider->setValue(2);
+            const ModelStepView* view = inspector.modelView(1);
+            QVERIFY(view && view->operatorMap()->isVisible());
+            QVERIFY(!inspector.modelView(0)->operatorMap()->isVisible());
+            QCOMPARE(ndrui::selectionAt(*view->trace(), 2).size(), size_t(3 * 9));
+        }
 
         field->setText(badText);
         QVERIFY2(inspector.input()->problem().contains(badMessage), qPrintable(inspector.input()->problem()));
@@ -93,6 +113,11 @@ private slots:
         check(ndr::TaskKind::ListOps, "[MAX 2 [MIN 4 7] 0]",
               {"[B]", "[MAX", "2", "[MIN", "4", "7", "]", "0", "]", "[E]"},
               {"", "", "2", "", "4", "7", "4", "0", "4", "4"}, "[MAX 2 ]", "an operation takes at least 2");
+    }
+
+    void multiDigit() {
+        check(ndr::TaskKind::MultiDigit, "23+123", {"0", "0", "2", "3", "+", "0", "1", "2", "3"},
+              {"0", "0", "0", "0", "0", "0", "1", "4", "6"}, "12a+3", "'a' is not a digit", 9);
     }
 };
 

@@ -80,7 +80,7 @@ CompareData loadCompareData(const std::vector<CompareSource>& sources) {
         }
     }
     if (!groups.empty())
-        data.chance = 1.0 / ndr::answerCountOf(groups.front().summary.config.task);
+        data.chance = ndr::chanceAccuracyOf(groups.front().summary.config.task);
 
     data.tableOne = !groups.empty();
     for (const Group& g : groups)

@@ -230,16 +230,19 @@ void Dashboard::showRecord(const ndr::RunRecord& record, int uptoEval) {
 void Dashboard::draw(const ndr::RunRecord& record, int uptoEval, int selected) {
     pages_->setCurrentIndex(1);
     const auto& task = record.config.task;
-    const double chance = 1.0 / std::max(1, ndr::answerCountOf(task));
+    const double chance = ndr::chanceAccuracyOf(task);
     const quint64 shape = shapeOf(record);
     if (shape != shownShape_) {
         clearViews();
         std::vector<int> depths;
         std::vector<ndr::Split> splits;
         depthsOf(task, depths, splits);
+        QStringList labels;
+        for (int d : depths)
+            labels << QString::fromStdString(ndr::depthLabel(task, d));
+        bars_->setDepthMeaning(QString::fromStdString(ndr::depthMeaning(task)), labels);
         bars_->setDepths(depths, splits);
-        bars_->setDepthMeaning(QString::fromStdString(ndr::depthMeaning(task)));
-        length_->setDepths(depths, splits);
+        length_->setDepths(depths, splits, labels);
         QStringList names;
         for (const auto& m : record.models)
             names << QString::fromStdString(m.config.name);

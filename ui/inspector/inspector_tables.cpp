@@ -119,9 +119,13 @@ void Inspector::fillTokens() {
     tokens_->show();
     fitHeight(tokens_);
     const int depth = example_->depth();
-    truth_->setText(tr("True answer: <b>%1</b> &nbsp; (depth %2%3)")
+    const bool sizes = task->kind() == ndr::TaskKind::MultiDigit;
+    truth_->setText(tr("True answer: <b>%1</b> &nbsp; (%2%3)")
                         .arg(QString::fromStdString(task->symbolName(task->answer(*example_))))
-                        .arg(depth)
+                        .arg(sizes ? (depth > 0 ? tr("size %1").arg(QString::fromStdString(
+                                                      ndr::depthLabel(task->config(), depth)))
+                                                : tr("a size no split draws"))
+                                   : tr("depth %1").arg(depth))
                         .arg(task->splitOf(depth) == ndr::Split::Train  ? tr(", a training depth")
                              : task->splitOf(depth) == ndr::Split::None ? tr(", never evaluated")
                                                                         : tr(", held out")));
@@ -160,14 +164,21 @@ void Inspector::fillAnswers() {
     answers_->setColumnCount(int(columns.size()));
     answers_->setHorizontalHeaderLabels(columns);
     answers_->setRowCount(int(models.size()));
-    const int S = task->answerCount();
-    distribution_->setRowCount(S);
+    // One row per answer value, or per readout when a task answers with several.
+    const int R = task->readouts(), S = R > 1 ? 0 : task->answerCount();
+    distribution_->setRowCount(R > 1 ? R : S);
     distribution_->setColumnCount(int(models.size()));
     QStringList names, symbols;
     for (const auto& m : models)
         names << m.name;
     for (int s = 0; s < S; ++s)
         symbols << QString::fromStdString(task->symbolName(s));
+    if (R > 1) {
+        const std::vector<int> want = example_ ? task->targets(*example_) : std::vector<int>(size_t(R), -1);
+        for (int k = 0; k < R; ++k)
+            symbols << (want[size_t(k)] >= 0 ? tr("digit %1 (%2)").arg(k + 1).arg(want[size_t(k)])
+                                             : tr("digit %1").arg(k + 1));
+    }
     answers_->setVerticalHeaderLabels(names);
     distribution_->setHorizontalHeaderLabels(names);
     distribution_->setVerticalHeaderLabels(symbols);
@@ -188,7 +199,7 @@ void Inspector::fillAnswers() {
                   : tr("wrong: the answer is %1").arg(QString::fromStdString(task->symbolName(t->answer))));
         ans->setBackground(verdictColor(right, false));
         answers_->setItem(m, 0, ans);
-        answers_->setItem(m, 1, item(QString::number(double(t->probsAfter(last)[a]), 'f', 3)));
+        answers_->setItem(m, 1, item(QString::number(t->answerProbability(last), 'f', 3)));
         if (halts) {
             const int h = ndr::haltingStep(*t, threshold());
             if (h < 0) {
@@ -206,6 +217,21 @@ void Inspector::fillAnswers() {
                 then->setBackground(verdictColor(ah == t->answer, false));
                 answers_->setItem(m, 3, then);
             }
+        }
+        if (t->readouts > 1) {
+            // One row per readout: the digit it gives and its probability, against the true digit.
+            const std::vector<int> want = task->targets(*example_);
+            for (int k = 0; k < t->readouts && k < distribution_->rowCount(); ++k) {
+                const int d = t->stepReadouts[size_t(last) * t->readouts + k];
+                const double p = t->probsAfter(last, k)[d];
+                auto* cell = item(QString("%1  %2").arg(d).arg(p, 0, 'f', 2),
+                                  d == want[size_t(k)] ? tr("right") : tr("wrong: %1").arg(want[size_t(k)]));
+                cell->setData(kBarRole, p);
+                cell->setData(kBarColorRole, modelColor(m));
+                cell->setBackground(verdictColor(d == want[size_t(k)], false));
+                distribution_->setItem(k, m, cell);
+            }
+            continue;
         }
         for (int s = 0; s < S && s < t->symbols; ++s) {
             const double p = t->probsAfter(last)[s];
@@ -265,7 +291,7 @@ void Inspector::fillReadout() {
         const int h = halting() ? ndr::haltingStep(*t, threshold()) : -1;
         for (int s = 0; s < int(t->stepAnswers.size()) && s <= n; ++s) {
             const int a = t->stepAnswers[size_t(s)];
-            const double p = t->probsAfter(s)[a];
+            const double p = t->answerProbability(s);
             auto* cell = item(QString::fromStdString(task->symbolName(a)),
                               tr("If %1 stopped after step %2 it would answer %3 (p %4)")
                                   .arg(models[size_t(m)].name)

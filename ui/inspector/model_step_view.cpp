@@ -50,6 +50,17 @@ std::vector<float> routingAt(const ndr::Trace& trace, int step) {
     return m;
 }
 
+std::vector<float> selectionAt(const ndr::Trace& trace, int step) {
+    const int T = trace.positions, K1 = trace.operators;
+    std::vector<float> m(size_t(std::max(K1, 0)) * T, 0.0f);
+    if (step < 1 || step > trace.steps || K1 <= 0 || trace.selection.size() < size_t(trace.steps) * T * K1)
+        return m;
+    for (int op = 0; op < K1; ++op)
+        for (int p = 0; p < T; ++p)
+            m[size_t(op) * T + p] = trace.select(step - 1, p, op);
+    return m;
+}
+
 QString ModelStepView::recurrentNote(int step) const {
     return step == 0 ? tr("No attention and no copy gates: an LSTM reads one token per step. At step 0 it "
                           "has read nothing yet.")
@@ -79,6 +90,10 @@ ModelStepView::ModelStepView(int model, const QString& name, QWidget* parent)
     routeMap_ = new HeatmapPlot(this);
     routeMap_->setObjectName(QString("inspector.headRouting.%1").arg(model));
     routeMap_->setNames(tr("head"), tr("position"), tr("routing weight"));
+    operators_ = new HeatmapPlot(this);
+    operators_->setObjectName(QString("inspector.operators.%1").arg(model));
+    operators_->setNames(tr("operator"), tr("position"), tr("selection weight"));
+    operators_->hide();
     routing_ = new RoutingView(this);
     routing_->setObjectName(QString("inspector.routing.%1").arg(model));
     routing_->setMinimumSize(260, 240);
@@ -99,6 +114,7 @@ ModelStepView::ModelStepView(int model, const QString& name, QWidget* parent)
     layout->addWidget(routing_, 1);
     layout->addWidget(gates_);
     layout->addWidget(routeMap_);
+    layout->addWidget(operators_);
     layout->addWidget(gateNote_);
     layout->addStretch(0);
 
@@ -150,6 +166,7 @@ void ModelStepView::refresh() {
         routing_->setVisible(false);
         gates_->setVisible(false);
         routeMap_->setVisible(false);
+        operators_->setVisible(false);
         gateNote_->setVisible(false);
         routing_->setTrace(nullptr);
         return;
@@ -186,6 +203,17 @@ void ModelStepView::refresh() {
         routeMap_->setTitle(s == 0 ? tr("head routing: none yet") : tr("head routing"));
         routeMap_->setMatrix(trace_->heads, T, routingAt(*trace_, s), headNames, tokens);
     }
+    // ThoughtNet: which operator each token chose at this step, the zero operator (keep the state) first.
+    const bool selecting = trace_->operators > 0;
+    operators_->setVisible(selecting);
+    if (selecting) {
+        operators_->setFixedHeight(std::min(110 + 24 * trace_->operators, 320));
+        QStringList names{tr("zero")};
+        for (int op = 1; op < trace_->operators; ++op)
+            names << tr("op %1").arg(op);
+        operators_->setTitle(s == 0 ? tr("operators: none chosen yet") : tr("operator chosen per token"));
+        operators_->setMatrix(trace_->operators, T, selectionAt(*trace_, s), names, tokens);
+    }
     if (recurrent) {
         gates_->setVisible(false);
         gateNote_->setText(recurrentNote(s));
@@ -201,7 +229,9 @@ void ModelStepView::refresh() {
     gates_->setVisible(gated && !lines);
     gateNote_->setVisible(!gated);
     if (gated) {
-        gates_->setTitle(s == 0 ? tr("gates: none yet") : tr("copy gates (open = 1)"));
+        gates_->setTitle(s == 0      ? tr("gates: none yet")
+                         : selecting ? tr("learned operators' weight")
+                                     : tr("copy gates (open = 1)"));
         gates_->setMatrix(1, T, gatesAt(*trace_, s), {tr("gate")}, tokens);
     }
 }

@@ -1,7 +1,8 @@
 // One model's column in the inspector: its attention heatmap (target rows x source columns) and its
 // gate strip over positions at the chosen step, with the dashboard's heatmap look, or its routing lines;
-// with head routing, the weight each token gave each head at that step; for a recurrent model, which has
-// neither, a note on what its steps are.
+// with head routing, the weight each token gave each head at that step; for ThoughtNet, the weight each
+// token gave each operator (the zero operator first) and the learned operators' total as its gate strip;
+// for a recurrent model, which has neither, a note on what its steps are.
 #pragma once
 
 #include "core/records/records.h"
@@ -29,6 +30,9 @@ std::vector<float> gatesAt(const ndr::Trace& trace, int step);
 // Head routing weights of `step` (1..steps) as a (H, T) row-major matrix, [head][position]; zeros for
 // step 0 or a trace without head routing.
 std::vector<float> routingAt(const ndr::Trace& trace, int step);
+// ThoughtNet's operator selection at `step` (1..steps) as a (K + 1, T) row-major matrix,
+// [operator][position], the zero operator first; zeros for step 0 or a trace without a selector.
+std::vector<float> selectionAt(const ndr::Trace& trace, int step);
 
 class ModelStepView : public QWidget {
     Q_OBJECT
@@ -52,8 +56,9 @@ public:
     int shownStep() const;
 
     HeatmapPlot* attentionPlot() const { return attention_; }
-    HeatmapPlot* gatePlot() const { return gates_; }      // hidden for models without gates
-    HeatmapPlot* routingMap() const { return routeMap_; } // heads x tokens; hidden without head routing
+    HeatmapPlot* gatePlot() const { return gates_; }        // hidden for models without gates
+    HeatmapPlot* routingMap() const { return routeMap_; }   // heads x tokens; hidden without head routing
+    HeatmapPlot* operatorMap() const { return operators_; } // operators x tokens; ThoughtNet only
     RoutingView* routingView() const { return routing_; }
 
     // The column as an image of `size` (title, heatmap and gate strip) for the inspector's frames.
@@ -78,6 +83,7 @@ private:
     HeatmapPlot* attention_;
     HeatmapPlot* gates_;
     HeatmapPlot* routeMap_;
+    HeatmapPlot* operators_;
     RoutingView* routing_;
     QLabel* gateNote_;
 };

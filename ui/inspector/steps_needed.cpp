@@ -129,7 +129,8 @@ void StepsNeededPanel::fill() {
         const char* split = task->splitOf(d) == ndr::Split::Train   ? "train"
                             : task->splitOf(d) == ndr::Split::Valid ? "valid"
                                                                     : "test";
-        auto* depthItem = new QTableWidgetItem(QString("%1 (%2)").arg(d).arg(split));
+        auto* depthItem = new QTableWidgetItem(
+            QString("%1 (%2)").arg(QString::fromStdString(ndr::depthLabel(task->config(), d))).arg(split));
         table_->setItem(r, 0, depthItem);
         for (int m = 0; m < int(models.size()); ++m) {
             const ndr::HaltingSummary s = summary(d, m);
@@ -150,8 +151,9 @@ void StepsNeededPanel::fill() {
                 if (s.settled > 0 && s.settled < s.examples)
                     settles += tr(", %1 wrong").arg(s.examples - s.settled);
                 right = QString("%1/%2").arg(s.correctAtHalt).arg(s.examples);
-                const bool gated = models[size_t(m)].config.kind == ndr::ModelKind::Encoder &&
-                                   ndr::copyGated(models[size_t(m)].config.update);
+                const ndr::ModelConfig& mc = models[size_t(m)].config;
+                const bool gated = mc.kind == ndr::ModelKind::ThoughtNet ||
+                                   (mc.kind == ndr::ModelKind::Encoder && ndr::copyGated(mc.update));
                 if (gated) {
                     // Examples that never halt count their full run in the mean; all of them: "never".
                     if (s.halted == 0)

@@ -87,11 +87,14 @@ QWidget* ExperimentPanel::buildTaskGroup() {
     };
     taskKind_ = makeComboField({{tr("table lookup"), int(ndr::TaskKind::Ctl)},
                                 {tr("arithmetic"), int(ndr::TaskKind::Arith)},
-                                {tr("ListOps"), int(ndr::TaskKind::ListOps)}});
+                                {tr("ListOps"), int(ndr::TaskKind::ListOps)},
+                                {tr("multi-digit arithmetic"), int(ndr::TaskKind::MultiDigit)}});
     add(tr("task"), "task.kind", taskKind_,
         tr("table lookup: compositional table lookup (the paper's CTL).\n"
            "arithmetic: ((3*4)+7), digits with + and * mod 10 (paper §3.2).\n"
            "ListOps: [MAX 2 [MIN 4 7 ] 0 ], MIN, MAX, MED and SM over digits (paper §3.3).\n"
+           "multi-digit arithmetic: 0023+0123 -> 000000146, one answer digit per position (ThoughtNet's "
+           "task); its depths are problem sizes 1+1, 2+2, 3+3, 1×1, 1×2, 2×2, 4+4, 2×3 (1-8).\n"
            "Depths count nesting for arithmetic and the dependency depth for ListOps (2-10)."));
     symbols_ = makeIntField(1, 64);
     add(tr("symbols"), "task.symbols", symbols_,

@@ -78,7 +78,7 @@ void ModelsGroup::buildColumns(int count) {
 
     // One row per field: a label shared by the columns, an editor per column, and a row of notes below.
     auto addSharedRow = [&](const QString& label, const char* field, const QString& tip, auto make) {
-        KindRow r{ndr::ModelKind::Encoder, new QLabel(label, grid_), {}};
+        KindRow r{{ndr::ModelKind::Encoder}, new QLabel(label, grid_), {}};
         r.label->setToolTip(tip);
         g->addWidget(r.label, row, 0);
         for (int i = 0; i < count; ++i) {
@@ -91,12 +91,18 @@ void ModelsGroup::buildColumns(int count) {
         row += 2;
         return r;
     };
-    // A row of fields only one kind of model has: shown in the columns of that kind.
-    auto addKindRow = [&](ndr::ModelKind kind, const QString& label, const char* field, const QString& tip,
-                          auto make) {
+    // A row of fields only some kinds of model have: shown in the columns of those kinds.
+    auto addKindsRow = [&](std::vector<ndr::ModelKind> kinds, const QString& label, const char* field,
+                           const QString& tip, auto make) {
         KindRow r = addSharedRow(label, field, tip, make);
-        r.kind = kind;
+        r.kinds = std::move(kinds);
         kindRows_.push_back(std::move(r));
+    };
+    auto addKindRow = [&](ndr::ModelKind kind, const QString& label, const char* field, const QString& tip,
+                          auto make) { addKindsRow({kind}, label, field, tip, make); };
+    // The sizes and the thought-cost fields, which the encoder and ThoughtNet share.
+    auto addSizeRow = [&](auto&&... args) {
+        addKindsRow({ndr::ModelKind::Encoder, ndr::ModelKind::ThoughtNet}, args...);
     };
     // Most rows are the encoder's switches and sizes.
     auto addRow = [&](auto&&... args) { addKindRow(ndr::ModelKind::Encoder, args...); };
@@ -108,10 +114,13 @@ void ModelsGroup::buildColumns(int count) {
         tr("encoder: the Transformer family configured by the switches below (NDR, vanilla).\n"
            "LSTM: the paper's recurrent baseline, one LSTM layer over the tokens without [B] and [E]. "
            "The paper trains it with Adam at lr 1e-3, no weight decay and dropout 0.5 on the "
-           "embeddings (the \"lstm\" model preset)."),
+           "embeddings (the \"lstm\" model preset).\n"
+           "ThoughtNet: learned operators mixed per token by a selector with a zero (identity) operator, "
+           "iterated until a fixed point (the \"thoughtnet\" model preset)."),
         [&](Column& c) {
-            return c.kind = makeComboField(
-                       {{"encoder", int(ndr::ModelKind::Encoder)}, {"LSTM", int(ndr::ModelKind::Lstm)}});
+            return c.kind = makeComboField({{"encoder", int(ndr::ModelKind::Encoder)},
+                                            {"LSTM", int(ndr::ModelKind::Lstm)},
+                                            {"ThoughtNet", int(ndr::ModelKind::ThoughtNet)}});
         });
     addRow(tr("Table 1 row"), "row",
            tr("Sets this column's switches (attention, update, positions), name and gate dropout to a row "
@@ -167,24 +176,31 @@ void ModelsGroup::buildColumns(int count) {
            tr("One layer unrolled for every step (weights shared across steps). Needed to run more steps "
               "at evaluation than in training."),
            [&](Column& c) { return c.shared = new QCheckBox(tr("weights"), p); });
-    addRow(tr("d_model"), "dModel", tr("Width of each column's state (d_model); heads must divide it."),
-           [&](Column& c) { return c.dModel = makeIntField(1, 4096, 1, p); });
-    addRow(tr("heads"), "heads", tr("Attention heads H; each head has d_model / H channels."),
-           [&](Column& c) { return c.heads = makeIntField(1, 64, 1, p); });
-    addRow(tr("d_ff"), "dFF", tr("Hidden width of the feed-forward block (d_ff)."),
-           [&](Column& c) { return c.dFF = makeIntField(1, 16384, 1, p); });
-    addRow(tr("steps"), "steps",
-           tr("Layer applications (unrolled steps) in training. An example of depth d needs about d + 1 "
-              "steps to route its answer to the [E] column."),
-           [&](Column& c) { return c.steps = makeIntField(1, 64, 1, p); });
-    addRow(tr("eval steps"), "evalSteps",
-           tr("Steps at evaluation; 'same' uses the training steps. With shared weights a model can run "
-              "more steps on the longer test inputs."),
-           [&](Column& c) {
-               c.evalSteps = makeIntField(0, 128, 1, p);
-               c.evalSteps->setSpecialValueText(tr("same"));
-               return c.evalSteps;
-           });
+    addSizeRow(tr("d_model"), "dModel", tr("Width of each column's state (d_model); heads must divide it."),
+               [&](Column& c) { return c.dModel = makeIntField(1, 4096, 1, p); });
+    addSizeRow(tr("heads"), "heads", tr("Attention heads H; each head has d_model / H channels."),
+               [&](Column& c) { return c.heads = makeIntField(1, 64, 1, p); });
+    addSizeRow(tr("d_ff"), "dFF", tr("Hidden width of the feed-forward block (d_ff)."),
+               [&](Column& c) { return c.dFF = makeIntField(1, 16384, 1, p); });
+    addSizeRow(tr("steps"), "steps",
+               tr("Layer applications (unrolled steps) in training. An example of depth d needs about d + 1 "
+                  "steps to route its answer to the [E] column."),
+               [&](Column& c) { return c.steps = makeIntField(1, 64, 1, p); });
+    addSizeRow(tr("eval steps"), "evalSteps",
+               tr("Steps at evaluation; 'same' uses the training steps. With shared weights a model can run "
+                  "more steps on the longer test inputs."),
+               [&](Column& c) {
+                   c.evalSteps = makeIntField(0, 128, 1, p);
+                   c.evalSteps->setSpecialValueText(tr("same"));
+                   return c.evalSteps;
+               });
+    addKindRow(ndr::ModelKind::ThoughtNet, tr("operators"), "operators",
+               tr("Learned operators K beside the zero operator; the selector mixes the K + 1 per token "
+                  "and step."),
+               [&](Column& c) { return c.operators = makeIntField(1, 16, 1, p); });
+    addKindRow(ndr::ModelKind::ThoughtNet, tr("positions"), "positionDims",
+               tr("Width of the sinusoidal positions concatenated to the state (even)."),
+               [&](Column& c) { return c.positionDims = makeIntField(0, 256, 2, p); });
     addKindRow(ndr::ModelKind::Lstm, tr("hidden"), "lstmHidden",
                tr("Width of the LSTM's state and cell (H)."),
                [&](Column& c) { return c.lstmHidden = makeIntField(1, 4096, 1, p); });
@@ -233,19 +249,21 @@ void ModelsGroup::buildColumns(int count) {
            tr("Coefficient of the mean routing entropy added to the loss; positive rewards peaky, "
               "specialised routing (the write-up uses 0.01)."),
            [&](Column& c) { return c.routeEntropy = makeRealField(-10, 10, 0.005, false, p); });
-    addRow(tr("thought cost"), "thoughtCost",
-           tr("Urgency u: the loss adds u * sum over steps t of t * the mean gate openness at step t, so "
-              "later steps cost more and the model learns to finish early. Copy-gate updates only."),
-           [&](Column& c) { return c.thoughtCost = makeRealField(0, 10, 0.005, false, p); });
-    addRow(tr("halt below"), "haltThreshold",
-           tr("At evaluation an example stops after the first step at which every position's mean gate "
-              "is below this, and its answer is read there. 'off' runs every step. Copy-gate updates "
-              "only."),
-           [&](Column& c) {
-               c.haltThreshold = makeRealField(0, 0.99, 0.01, false, p);
-               c.haltThreshold->setSpecialValueText(tr("off"));
-               return c.haltThreshold;
-           });
+    addSizeRow(
+        tr("thought cost"), "thoughtCost",
+        tr("Urgency u: the loss adds u * sum over steps t of t * the mean gate openness at step t, so "
+           "later steps cost more and the model learns to finish early. Copy-gate updates, and ThoughtNet, "
+           "where the learned operators' selection weights take the gates' place."),
+        [&](Column& c) { return c.thoughtCost = makeRealField(0, 10, 0.005, false, p); });
+    addSizeRow(tr("halt below"), "haltThreshold",
+               tr("At evaluation an example stops after the first step at which every position's mean gate "
+                  "is below this, and its answer is read there. 'off' runs every step. Copy-gate updates; "
+                  "ThoughtNet halts when its learned operators' weight is below this at every token."),
+               [&](Column& c) {
+                   c.haltThreshold = makeRealField(0, 0.99, 0.01, false, p);
+                   c.haltThreshold->setSpecialValueText(tr("off"));
+                   return c.haltThreshold;
+               });
     addSharedRow(tr("learn. rate"), "learningRate",
                  tr("This model's AdamW learning rate; 'run's' uses the training group's rate."),
                  [&](Column& c) {
@@ -284,8 +302,8 @@ void ModelsGroup::buildColumns(int count) {
                 entropy->setValue(0.01);
         });
         connect(c.routing, &QCheckBox::toggled, this, changed);
-        for (QSpinBox* s :
-             {c.dModel, c.heads, c.dFF, c.steps, c.evalSteps, c.routeTopK, c.lstmHidden, c.lstmEmbedding})
+        for (QSpinBox* s : {c.dModel, c.heads, c.dFF, c.steps, c.evalSteps, c.routeTopK, c.lstmHidden,
+                            c.lstmEmbedding, c.operators, c.positionDims})
             connect(s, &QSpinBox::valueChanged, this, changed);
         for (RealSpinBox* s : {c.dropout, c.attentionDropout, c.gateDropout, c.gateBias, c.routeEntropy,
                                c.thoughtCost, c.haltThreshold, c.learningRate, c.weightDecay})
@@ -329,6 +347,8 @@ void ModelsGroup::fillColumn(Column& c, const ndr::ModelConfig& m) {
     c.weightDecay->setValue(m.weightDecay < 0 ? c.weightDecay->minimum() : m.weightDecay);
     c.lstmHidden->setValue(m.lstmHidden);
     c.lstmEmbedding->setValue(m.lstmEmbedding);
+    c.operators->setValue(m.operators);
+    c.positionDims->setValue(m.positionDims);
 }
 
 ndr::ModelConfig ModelsGroup::readColumn(const Column& c) const {
@@ -359,6 +379,8 @@ ndr::ModelConfig ModelsGroup::readColumn(const Column& c) const {
     m.weightDecay = c.weightDecay->value() < 0 ? -1 : c.weightDecay->value();
     m.lstmHidden = c.lstmHidden->value();
     m.lstmEmbedding = c.lstmEmbedding->value();
+    m.operators = c.operators->value();
+    m.positionDims = c.positionDims->value();
     return m;
 }
 
@@ -385,14 +407,15 @@ void ModelsGroup::updateColumn(int index) {
     c.routeDropped->setEnabled((m.headRouting && m.routeTopK > 0) ||
                                m.routeDropped != ndr::DroppedHeads::Masked);
     c.routeEntropy->setEnabled(m.headRouting || m.routeEntropy != 0);
-    c.thoughtCost->setEnabled(gated || m.thoughtCost != 0);
-    c.haltThreshold->setEnabled(gated || m.haltThreshold != 0);
+    const bool selects = m.kind == ndr::ModelKind::ThoughtNet;
+    c.thoughtCost->setEnabled(gated || selects || m.thoughtCost != 0);
+    c.haltThreshold->setEnabled(gated || selects || m.haltThreshold != 0);
     // Only user choices (activated) apply a row, so showing the matching one here changes nothing.
     c.row->setCurrentIndex(std::max(0, c.row->findData(QString::fromStdString(ndr::tableOneRowOf(m)))));
     for (const KindRow& r : kindRows_) {
-        r.editors[size_t(index)]->setVisible(r.kind == m.kind);
+        r.editors[size_t(index)]->setVisible(r.has(m.kind));
         const bool used = std::any_of(columns_.begin(), columns_.end(), [&](const Column& other) {
-            return comboValue<ndr::ModelKind>(other.kind) == r.kind;
+            return r.has(comboValue<ndr::ModelKind>(other.kind));
         });
         r.label->setVisible(used);
     }

@@ -8,6 +8,7 @@
 #include "ui/panel/field_notes.h"
 
 #include <QGroupBox>
+#include <algorithm>
 #include <vector>
 
 class QCheckBox;
@@ -69,12 +70,15 @@ private:
         RealSpinBox* haltThreshold = nullptr;
         QSpinBox* lstmHidden = nullptr;
         QSpinBox* lstmEmbedding = nullptr;
+        QSpinBox* operators = nullptr;
+        QSpinBox* positionDims = nullptr;
     };
-    // A row of fields that only one kind of model has: its label and each column's editor and note.
+    // A row of fields that only some kinds of model have: its label and each column's editor and note.
     struct KindRow {
-        ndr::ModelKind kind;
+        std::vector<ndr::ModelKind> kinds;
         QLabel* label;
         std::vector<QWidget*> editors; // (columns)
+        bool has(ndr::ModelKind k) const { return std::find(kinds.begin(), kinds.end(), k) != kinds.end(); }
     };
 
     void buildColumns(int count);

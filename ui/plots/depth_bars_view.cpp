@@ -67,8 +67,9 @@ void DepthBarsView::fitShadeLabels(QSize size) {
     }
 }
 
-void DepthBarsView::setDepthMeaning(const QString& meaning) {
+void DepthBarsView::setDepthMeaning(const QString& meaning, const QStringList& labels) {
     plot()->xAxis->setLabel(tr("depth (%1)").arg(meaning));
+    labels_ = labels;
 }
 
 void DepthBarsView::setDepths(const std::vector<int>& depths, const std::vector<ndr::Split>& splits) {
@@ -77,7 +78,7 @@ void DepthBarsView::setDepths(const std::vector<int>& depths, const std::vector<
     splits_.resize(depths_.size(), ndr::Split::None);
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
     for (size_t i = 0; i < depths_.size(); ++i)
-        ticker->addTick(double(i), QString::number(depths_[i]));
+        ticker->addTick(double(i), i < labels_.size() ? labels_[int(i)] : QString::number(depths_[i]));
     plot()->xAxis->setTicker(ticker);
 
     for (const Shade& s : shades_) {

@@ -6,6 +6,7 @@
 #include "ui/plots/plot_style.h"
 #include "ui/plots/plot_view.h"
 
+#include <QStringList>
 #include <vector>
 
 class QCPBars;
@@ -23,8 +24,9 @@ public:
 
     // The depths along x and the split of each (same length).
     void setDepths(const std::vector<int>& depths, const std::vector<ndr::Split>& splits);
-    // What a depth counts, under the x axis ("number of functions" until set).
-    void setDepthMeaning(const QString& meaning);
+    // What a depth counts, under the x axis ("number of functions" until set), and the tick label of
+    // each depth of the next setDepths() (its number when empty).
+    void setDepthMeaning(const QString& meaning, const QStringList& labels = {});
     // Accuracy of `model` at each depth of setDepths() (NaN: not evaluated).
     void setAccuracy(int model, const QString& name, const std::vector<double>& accuracyPerDepth);
     // The accuracy per depth of an evaluation, matched to setDepths() by depth.
@@ -51,6 +53,7 @@ private:
     void fitShadeLabels(QSize size);
 
     std::vector<int> depths_;
+    QStringList labels_; // tick label per depth index (empty: the numbers)
     std::vector<ndr::Split> splits_;
     std::vector<QCPBars*> bars_;
     std::vector<QString> names_;

@@ -32,8 +32,9 @@ LengthGeneralisationView::LengthGeneralisationView(QWidget* parent) : PlotView(p
 }
 
 void LengthGeneralisationView::setDepths(const std::vector<int>& depths,
-                                         const std::vector<ndr::Split>& splits) {
+                                         const std::vector<ndr::Split>& splits, const QStringList& labels) {
     depths_ = depths;
+    labels_ = labels;
     splits_ = splits;
     splits_.resize(depths_.size(), ndr::Split::None);
     rebuild();
@@ -116,8 +117,8 @@ void LengthGeneralisationView::rebuild() {
                               : splits_[i] == ndr::Split::Valid ? tr("valid")
                               : splits_[i] == ndr::Split::Train ? tr("train")
                                                                 : QString();
-        g->setName(split.isEmpty() ? tr("depth %1").arg(depths_[i])
-                                   : tr("depth %1 (%2)").arg(depths_[i]).arg(split));
+        const QString depth = i < size_t(labels_.size()) ? labels_[int(i)] : tr("depth %1").arg(depths_[i]);
+        g->setName(split.isEmpty() ? depth : tr("%1 (%2)").arg(depth, split));
     }
     requestReplot();
 }

@@ -20,7 +20,9 @@ public:
     explicit LengthGeneralisationView(QWidget* parent = nullptr);
 
     // The depths (one curve each) and the split of each (same length).
-    void setDepths(const std::vector<int>& depths, const std::vector<ndr::Split>& splits);
+    // `labels` name each depth in the legend ("depth N" when empty).
+    void setDepths(const std::vector<int>& depths, const std::vector<ndr::Split>& splits,
+                   const QStringList& labels = {});
     // The evaluation history of `model`; shown when it is the selected model.
     void setHistory(int model, const QString& name, const std::vector<ndr::EvalRecord>& history);
     void setChance(double chance);
@@ -42,6 +44,7 @@ private:
     QColor depthColor(int index) const;
 
     std::vector<int> depths_;
+    QStringList labels_;
     std::vector<ndr::Split> splits_;
     std::vector<std::vector<ndr::EvalRecord>> histories_;
     QStringList names_;
