@@ -164,8 +164,8 @@ void validateRouting(const ModelConfig& m, const std::string& at, Problems& p) {
     }
 }
 
-// ThoughtNet: its sizes, its urgency and its fixed-point threshold; the encoder's switches do not apply.
-void validateThoughtNet(const ModelConfig& m, const std::string& at, Problems& p) {
+// The sizes the encoder and ThoughtNet share: state width, heads, hidden width, steps.
+void validateSizes(const ModelConfig& m, const std::string& at, Problems& p) {
     p.intRange(at + ".dModel", m.dModel, 1, 4096);
     if (m.heads < 1)
         p.atLeast(at + ".heads", m.heads, 1);
@@ -174,6 +174,11 @@ void validateThoughtNet(const ModelConfig& m, const std::string& at, Problems& p
               std::to_string(m.heads) + " does not divide d_model " + std::to_string(m.dModel));
     p.intRange(at + ".dFF", m.dFF, 1, 16384);
     p.intRange(at + ".steps", m.steps, 1, 64);
+}
+
+// ThoughtNet: its sizes, its urgency and its fixed-point threshold; the encoder's switches do not apply.
+void validateThoughtNet(const ModelConfig& m, const std::string& at, Problems& p) {
+    validateSizes(m, at, p);
     if (m.evalSteps != 0 && (m.evalSteps < m.steps || m.evalSteps > 128))
         p.add(at + ".evalSteps", "must be 0 (same as steps) or between steps (" + std::to_string(m.steps) +
                                      ") and 128, got " + std::to_string(m.evalSteps));
@@ -204,14 +209,7 @@ void validateModel(const ModelConfig& m, const std::string& at, Problems& p) {
         validateThoughtNet(m, at, p);
         return;
     }
-    p.intRange(at + ".dModel", m.dModel, 1, 4096);
-    if (m.heads < 1)
-        p.atLeast(at + ".heads", m.heads, 1);
-    else if (m.dModel >= 1 && m.dModel % m.heads != 0)
-        p.add(at + ".heads",
-              std::to_string(m.heads) + " does not divide d_model " + std::to_string(m.dModel));
-    p.intRange(at + ".dFF", m.dFF, 1, 16384);
-    p.intRange(at + ".steps", m.steps, 1, 64);
+    validateSizes(m, at, p);
     if (m.evalSteps != 0) {
         if (!m.sharedWeights && m.evalSteps != m.steps)
             p.add(at + ".evalSteps", "must be 0 or equal to steps (" + std::to_string(m.steps) +

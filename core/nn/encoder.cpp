@@ -21,8 +21,7 @@ Encoder<S>::Encoder(const ModelConfig& config, int vocabSize, int symbols)
     layers_.resize(nLayers);
     for (int l = 0; l < nLayers; ++l)
         layers_[l].declare(store_, cfg_.sharedWeights ? "layer." : "layer" + std::to_string(l) + ".", cfg_);
-    readoutW_ = store_.add("readout.w", symbols_, cfg_.dModel);
-    readoutB_ = store_.add("readout.b", 1, symbols_);
+    head_.declare(store_, symbols_, cfg_.dModel);
     store_.finalize();
 }
 
@@ -31,8 +30,7 @@ template <typename S> void Encoder<S>::init(uint64_t seed) {
     standardNormal<S>(store_.value(embedding_), rng);
     for (const auto& l : layers_)
         l.init(store_, rng);
-    xavierUniform<S>(store_.value(readoutW_), 1.0, rng);
-    store_.value(readoutB_).setZero();
+    head_.init(store_, rng);
     store_.zeroGrad();
 }
 
@@ -60,31 +58,6 @@ template <typename S> void Encoder<S>::embed(const Batch& batch, bool training, 
     if (cfg_.positional == PositionalKind::Sinusoidal) {
         dropoutMask(embMask_, N, C, cfg_.dropout, training, rng);
         h0.array() *= embMask_.array();
-    }
-}
-
-template <typename S> void Encoder<S>::readout(const Mat<S>& h, const Batch& batch) {
-    last_.resize(Index(batch.batch) * batch.readouts, cfg_.dModel);
-    for (int b = 0; b < batch.batch; ++b)
-        copyReadouts(h, b);
-    readoutRows();
-}
-
-template <typename S> void Encoder<S>::copyReadouts(const Mat<S>& h, int b) {
-    const int R = batch_.readouts;
-    for (int k = 0; k < R; ++k)
-        last_.row(Index(b) * R + k) = h.row(shape_.start(b) + batch_.readoutPosition(b, k));
-}
-
-template <typename S> void Encoder<S>::readoutRows() {
-    const Index B = last_.rows();
-    linearForward<S>(last_, store_.value(readoutW_), logits_);
-    addBias(logits_, store_.value(readoutB_));
-    probs_.resize(B, symbols_);
-    for (int b = 0; b < B; ++b) {
-        const S mx = logits_.row(b).maxCoeff();
-        probs_.row(b) = (logits_.row(b).array() - mx).exp().matrix();
-        probs_.row(b) /= probs_.row(b).sum();
     }
 }
 
@@ -125,20 +98,17 @@ S Encoder<S>::forward(const Batch& batch, int steps, bool training, Rng& rng, bo
     }
     const Mat<S>& final = h_[keepCaches ? steps : last % 2];
     if (halting) {
-        // Examples that halted read their answer at their halting step (kept in last_ by afterStep).
+        // Examples that halted read their answer at their halting step (gathered by afterStep).
         for (int b = 0; b < batch_.batch; ++b)
             if (stats_.haltSteps[size_t(b)] == 0) {
                 stats_.haltSteps[size_t(b)] = last;
-                copyReadouts(final, b);
+                head_.gather(final, batch_, shape_, b);
             }
-        readoutRows();
     } else {
-        readout(final, batch_);
+        head_.gatherAll(final, batch_, shape_);
     }
-    double loss = 0;
-    for (Index r = 0; r < probs_.rows(); ++r)
-        loss -= std::log(std::max(double(probs_(r, batch_.targets[size_t(r)])), 1e-300));
-    stats_.crossEntropy = loss / double(probs_.rows());
+    head_.apply(store_);
+    stats_.crossEntropy = head_.crossEntropy(batch_);
     return S(stats_.crossEntropy + cfg_.routeEntropy * stats_.routeEntropy +
              cfg_.thoughtCost * stats_.gateCost);
 }
@@ -178,7 +148,8 @@ bool Encoder<S>::afterStep(int t, int steps, bool halting, const Mat<S>& h,
         return false;
     // An example halts at the first step after which every real position's mean gate is below the
     // threshold; its answer is read there.
-    last_.resize(Index(batch_.batch) * batch_.readouts, C);
+    if (t == 0)
+        head_.start(batch_, C);
     bool all = true;
     for (int b = 0; b < batch_.batch; ++b) {
         if (stats_.haltSteps[size_t(b)] > 0)
@@ -188,7 +159,7 @@ bool Encoder<S>::afterStep(int t, int steps, bool halting, const Mat<S>& h,
             closed = c.gate.row(n).mean() < S(cfg_.haltThreshold);
         if (closed) {
             stats_.haltSteps[size_t(b)] = t + 1;
-            copyReadouts(h, b);
+            head_.gather(h, batch_, shape_, b);
         } else {
             all = false;
         }
@@ -199,19 +170,9 @@ bool Encoder<S>::afterStep(int t, int steps, bool halting, const Mat<S>& h,
 template <typename S> void Encoder<S>::backward() {
     if (!kept_)
         throw std::logic_error("backward() needs a forward() that kept its caches");
-    const int B = batch_.batch, T = batch_.positions, R = batch_.readouts;
-    // loss = mean over readouts r of -log softmax(logits_r)[target_r]
-    Mat<S>&dLogits = dLogits_, &dLast = dLast_, &dh = dh_, &dPrev = dPrev_;
-    dLogits = probs_;
-    for (Index r = 0; r < dLogits.rows(); ++r)
-        dLogits(r, batch_.targets[size_t(r)]) -= S(1);
-    dLogits /= S(dLogits.rows());
-    biasBackward(dLogits, store_.grad(readoutB_));
-    linearBackward<S>(dLogits, last_, store_.value(readoutW_), store_.grad(readoutW_), &dLast);
-    dh.setZero(shape_.rows(), cfg_.dModel);
-    for (int b = 0; b < B; ++b)
-        for (int k = 0; k < R; ++k)
-            dh.row(shape_.start(b) + batch_.readoutPosition(b, k)) += dLast.row(Index(b) * R + k);
+    const int B = batch_.batch, T = batch_.positions;
+    Mat<S>&dh = dh_, &dPrev = dPrev_;
+    head_.backward(store_, batch_, shape_, dh);
     for (int t = steps_ - 1; t >= 0; --t) {
         layer(t).backward(store_, h_[t], shape_, caches_[t], dh, dPrev);
         std::swap(dh, dPrev);
@@ -264,8 +225,9 @@ Trace Encoder<S>::trace(const std::vector<int>& tokens, int readouts, int steps,
     if (cfg_.headRouting)
         tr.routing.resize(size_t(steps) * T * H);
     auto record = [&](const Mat<S>& h) {
-        readout(h, batch_);
-        recordReadouts(probs_, tr);
+        head_.gatherAll(h, batch_, shape_);
+        head_.apply(store_);
+        recordReadouts(head_.probs, tr);
     };
     record(h_[0]);
     for (int t = 0; t < steps; ++t) {

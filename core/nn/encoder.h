@@ -8,6 +8,7 @@
 #include "core/nn/head_router.h"
 #include "core/nn/model.h"
 #include "core/nn/params.h"
+#include "core/nn/readout.h"
 #include "core/nn/relative_attention.h"
 #include "core/records/records.h"
 #include "core/task/task.h"
@@ -98,7 +99,7 @@ public:
     // Accumulates parameter gradients of the last forward (which must have kept its caches).
     void backward() override;
     // (B*R, S) logits of the last forward.
-    const Mat<S>& logits() const override { return logits_; }
+    const Mat<S>& logits() const override { return head_.logits; }
 
     // Runs one example for `steps` steps (evaluation mode) and records what the inspector shows.
     Trace trace(const std::vector<int>& tokens, int readouts, int steps, bool fullGates = false) override;
@@ -119,10 +120,6 @@ private:
     EncoderLayer<S>& layer(int step) { return layers_[cfg_.sharedWeights ? 0 : step]; }
     const EncoderLayer<S>& layer(int step) const { return layers_[cfg_.sharedWeights ? 0 : step]; }
     void embed(const Batch& batch, bool training, Rng& rng);
-    void readout(const Mat<S>& h, const Batch& batch);
-    void readoutRows(); // logits_ and probs_ from last_
-    // Example b's readout rows of h into last_ (rows b*R .. b*R+R-1).
-    void copyReadouts(const Mat<S>& h, int b);
     // After step t's layer forward: routing and gate statistics, the loss terms' gradient scales, and
     // gate halting of the examples still running (returns true once every example has halted).
     bool afterStep(int t, int steps, bool halting, const Mat<S>& h, typename EncoderLayer<S>::Cache& c);
@@ -131,7 +128,7 @@ private:
     ModelConfig cfg_;
     int vocab_, symbols_;
     ParamStore<S> store_;
-    int embedding_ = -1, readoutW_ = -1, readoutB_ = -1;
+    int embedding_ = -1;
     std::vector<EncoderLayer<S>> layers_;
 
     // State of the last forward.
@@ -143,12 +140,11 @@ private:
     bool kept_ = false;
     std::vector<Mat<S>> h_; // (steps + 1) x (N, C) states
     std::vector<typename EncoderLayer<S>::Cache> caches_;
-    Mat<S> embMask_;        // (N, C) dropout on embedding + positions
-    Mat<S> sinusoids_;      // (T, C) sinusoidal encoding of the positions seen so far
-    Mat<S> last_;           // (B*R, C) the readout rows after the last step (or the halting step)
-    Index realRows_ = 0;    // real positions of the batch
-    Mat<S> logits_, probs_; // (B*R, S)
-    Mat<S> dLogits_, dLast_, dh_, dPrev_; // backward temporaries, kept between steps
+    Mat<S> embMask_;      // (N, C) dropout on embedding + positions
+    Mat<S> sinusoids_;    // (T, C) sinusoidal encoding of the positions seen so far
+    Index realRows_ = 0;  // real positions of the batch
+    ReadoutHead<S> head_; // the rows read after the last step (or the halting step), logits, probs
+    Mat<S> dh_, dPrev_;   // backward temporaries, kept between steps
 };
 
 } // namespace ndr

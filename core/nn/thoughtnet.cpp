@@ -146,8 +146,7 @@ ThoughtNet<S>::ThoughtNet(const ModelConfig& config, int vocabSize, int symbols)
     for (int k = 0; k < K_; ++k)
         ops_[size_t(k)].declare(store_, "op" + std::to_string(k) + ".", C_, P_, cfg_.dFF, cfg_.heads);
     selector_.declare(store_, C_ + P_, cfg_.dFF, K_ + 1);
-    readoutW_ = store_.add("readout.w", symbols_, C_);
-    readoutB_ = store_.add("readout.b", 1, symbols_);
+    head_.declare(store_, symbols_, C_);
     store_.finalize();
 }
 
@@ -157,8 +156,7 @@ template <typename S> void ThoughtNet<S>::init(uint64_t seed) {
     for (const auto& op : ops_)
         op.init(store_, rng);
     selector_.init(store_, rng);
-    xavierUniform<S>(store_.value(readoutW_), 1.0, rng);
-    store_.value(readoutB_).setZero();
+    head_.init(store_, rng);
     store_.zeroGrad();
 }
 
@@ -194,29 +192,6 @@ template <typename S> void ThoughtNet<S>::step(const Mat<S>& h, StepCache& c, Ma
     }
 }
 
-template <typename S> void ThoughtNet<S>::copyReadouts(const Mat<S>& h, int b) {
-    const int R = batch_.readouts;
-    for (int k = 0; k < R; ++k)
-        last_.row(Index(b) * R + k) = h.row(shape_.start(b) + batch_.readoutPosition(b, k));
-}
-
-template <typename S> void ThoughtNet<S>::softmaxRows() {
-    linearForwardBias<S>(last_, store_.value(readoutW_), store_.valuePtr(readoutB_), logits_);
-    probs_.resize(logits_.rows(), symbols_);
-    for (Index r = 0; r < logits_.rows(); ++r) {
-        const S mx = logits_.row(r).maxCoeff();
-        probs_.row(r) = (logits_.row(r).array() - mx).exp().matrix();
-        probs_.row(r) /= probs_.row(r).sum();
-    }
-}
-
-template <typename S> void ThoughtNet<S>::readout(const Mat<S>& h) {
-    last_.resize(Index(batch_.batch) * batch_.readouts, C_);
-    for (int b = 0; b < batch_.batch; ++b)
-        copyReadouts(h, b);
-    softmaxRows();
-}
-
 template <typename S>
 S ThoughtNet<S>::forward(const Batch& batch, int steps, bool training, Rng& /*rng*/, bool keepCaches) {
     if (steps < 1)
@@ -242,7 +217,7 @@ S ThoughtNet<S>::forward(const Batch& batch, int steps, bool training, Rng& /*rn
     const bool halting = !training && !keepCaches && cfg_.haltThreshold > 0;
     if (halting) {
         stats_.haltSteps.assign(size_t(batch_.batch), 0);
-        last_.resize(Index(batch_.batch) * batch_.readouts, C_);
+        head_.start(batch_, C_);
     }
     costScale_.assign(size_t(steps), S(0));
     int ran = steps;
@@ -266,7 +241,7 @@ S ThoughtNet<S>::forward(const Batch& batch, int steps, bool training, Rng& /*rn
                 fixed = c.sel.s.row(n).tail(K_).sum() < S(cfg_.haltThreshold);
             if (fixed) {
                 stats_.haltSteps[size_t(b)] = t + 1;
-                copyReadouts(h_[size_t(out)], b);
+                head_.gather(h_[size_t(out)], batch_, shape_, b);
             } else {
                 all = false;
             }
@@ -281,33 +256,21 @@ S ThoughtNet<S>::forward(const Batch& batch, int steps, bool training, Rng& /*rn
         for (int b = 0; b < batch_.batch; ++b)
             if (stats_.haltSteps[size_t(b)] == 0) {
                 stats_.haltSteps[size_t(b)] = ran;
-                copyReadouts(final, b);
+                head_.gather(final, batch_, shape_, b);
             }
-        softmaxRows();
     } else {
-        readout(final);
+        head_.gatherAll(final, batch_, shape_);
     }
-    double loss = 0;
-    for (Index r = 0; r < probs_.rows(); ++r)
-        loss -= std::log(std::max(double(probs_(r, batch_.targets[size_t(r)])), 1e-300));
-    stats_.crossEntropy = loss / double(probs_.rows());
+    head_.apply(store_);
+    stats_.crossEntropy = head_.crossEntropy(batch_);
     return S(stats_.crossEntropy + cfg_.thoughtCost * stats_.gateCost);
 }
 
 template <typename S> void ThoughtNet<S>::backward() {
     if (!kept_)
         throw std::logic_error("backward() needs a forward() that kept its caches");
-    const int B = batch_.batch, R = batch_.readouts;
-    dLogits_ = probs_;
-    for (Index r = 0; r < dLogits_.rows(); ++r)
-        dLogits_(r, batch_.targets[size_t(r)]) -= S(1);
-    dLogits_ /= S(dLogits_.rows());
-    biasBackward(dLogits_, store_.grad(readoutB_));
-    linearBackward<S>(dLogits_, last_, store_.value(readoutW_), store_.grad(readoutW_), &dLast_);
-    dh_.setZero(shape_.rows(), C_);
-    for (int b = 0; b < B; ++b)
-        for (int k = 0; k < R; ++k)
-            dh_.row(shape_.start(b) + batch_.readoutPosition(b, k)) += dLast_.row(Index(b) * R + k);
+    const int B = batch_.batch;
+    head_.backward(store_, batch_, shape_, dh_);
     for (int t = steps_ - 1; t >= 0; --t) {
         const StepCache& c = caches_[size_t(t)];
         const Mat<S>& h = h_[size_t(t)];
@@ -363,8 +326,9 @@ Trace ThoughtNet<S>::trace(const std::vector<int>& tokens, int readouts, int ste
     for (int t = 0; t < T; ++t)
         h.row(t) = store_.value(embedding_).row(tokens[size_t(t)]);
     tanhInPlace(h);
-    readout(h);
-    recordReadouts(probs_, tr);
+    head_.gatherAll(h, batch_, shape_);
+    head_.apply(store_);
+    recordReadouts(head_.probs, tr);
     StepCache c;
     for (int s = 0; s < steps; ++s) {
         step(h, c, next);
@@ -378,8 +342,9 @@ Trace ThoughtNet<S>::trace(const std::vector<int>& tokens, int readouts, int ste
             tr.gates[size_t(s) * T + i] = float(c.sel.s.row(i).tail(K_).sum());
         }
         std::swap(h, next);
-        readout(h);
-        recordReadouts(probs_, tr);
+        head_.gatherAll(h, batch_, shape_);
+        head_.apply(store_);
+        recordReadouts(head_.probs, tr);
     }
     return tr;
 }

@@ -9,6 +9,7 @@
 #include "core/nn/attention.h"
 #include "core/nn/model.h"
 #include "core/nn/params.h"
+#include "core/nn/readout.h"
 
 #include <vector>
 
@@ -74,7 +75,7 @@ public:
     // halt threshold each example stops at its fixed point (stats().haltSteps).
     S forward(const Batch& batch, int steps, bool training, Rng& rng, bool keepCaches) override;
     void backward() override;
-    const Mat<S>& logits() const override { return logits_; }
+    const Mat<S>& logits() const override { return head_.logits; }
     // Also records the selector's weights per step (Trace::selection), the learned operators' total
     // weight per position as its gates (the share of the state they replace, so gate halting reads
     // ThoughtNet's fixed point), and each operator's attention as heads K*H (operator k's head h at
@@ -93,14 +94,11 @@ private:
     };
     void setShape(const Batch& batch);
     void step(const Mat<S>& h, StepCache& c, Mat<S>& out);
-    void readout(const Mat<S>& h); // logits_, probs_ of every example's readout rows
-    void copyReadouts(const Mat<S>& h, int b);
-    void softmaxRows();
 
     ModelConfig cfg_;
     int vocab_, symbols_, K_, C_, P_;
     ParamStore<S> store_;
-    int embedding_ = -1, readoutW_ = -1, readoutB_ = -1;
+    int embedding_ = -1;
     std::vector<ThoughtOperator<S>> ops_;
     OperatorSelector<S> selector_;
 
@@ -111,10 +109,10 @@ private:
     bool kept_ = false;
     std::vector<Mat<S>> h_; // (steps + 1) x (N, C)
     std::vector<StepCache> caches_;
-    Mat<S> positions_;             // (T, P) sinusoids of the positions seen so far
-    Mat<S> last_, logits_, probs_; // (B*R, C), (B*R, S), (B*R, S)
-    std::vector<S> costScale_;     // (steps) d loss / d (a learned operator's weight) at each step
-    Mat<S> dLogits_, dLast_, dh_, dPrev_, dx_, dS_;
+    Mat<S> positions_; // (T, P) sinusoids of the positions seen so far
+    ReadoutHead<S> head_;
+    std::vector<S> costScale_; // (steps) d loss / d (a learned operator's weight) at each step
+    Mat<S> dh_, dPrev_, dx_, dS_;
 };
 
 } // namespace ndr

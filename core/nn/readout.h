@@ -1,0 +1,80 @@
+// The readout every model shares: the rows read (the [E] column, or one row per readout position),
+// a linear map to the answers, softmax, the mean cross-entropy and its backward.
+#pragma once
+
+#include "core/nn/attention.h"
+#include "core/nn/layers.h"
+#include "core/nn/params.h"
+#include "core/task/task.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace ndr {
+
+template <typename S> struct ReadoutHead {
+    int w = -1, b = -1; // W (S, C), bias (1, S)
+    Mat<S> rows;        // (B*R, C) the rows read, example-major
+    Mat<S> logits, probs;
+    Mat<S> dLogits, dRows; // backward temporaries
+
+    void declare(ParamStore<S>& store, int symbols, int channels) {
+        w = store.add("readout.w", symbols, channels);
+        b = store.add("readout.b", 1, symbols);
+    }
+    template <typename InitRng> void init(ParamStore<S>& store, InitRng& rng) const {
+        xavierUniform<S>(store.value(w), 1.0, rng);
+        store.value(b).setZero();
+    }
+    // Room for every readout of the batch.
+    void start(const Batch& batch, Index channels) {
+        rows.resize(Index(batch.batch) * batch.readouts, channels);
+    }
+    // Example e's readout rows of h (N, C) into rows e*R .. e*R+R-1.
+    void gather(const Mat<S>& h, const Batch& batch, const BatchShape& shape, int e) {
+        const int R = batch.readouts;
+        for (int k = 0; k < R; ++k)
+            rows.row(Index(e) * R + k) = h.row(shape.start(e) + batch.readoutPosition(e, k));
+    }
+    void gatherAll(const Mat<S>& h, const Batch& batch, const BatchShape& shape) {
+        start(batch, h.cols());
+        for (int e = 0; e < batch.batch; ++e)
+            gather(h, batch, shape, e);
+    }
+    // logits and probs from rows.
+    void apply(ParamStore<S>& store) {
+        linearForward<S>(rows, store.value(w), logits);
+        addBias(logits, store.value(b));
+        probs.resize(logits.rows(), logits.cols());
+        for (Index r = 0; r < logits.rows(); ++r) {
+            const S mx = logits.row(r).maxCoeff();
+            probs.row(r) = (logits.row(r).array() - mx).exp().matrix();
+            probs.row(r) /= probs.row(r).sum();
+        }
+    }
+    // The mean over readouts of -log softmax(logits_r)[target_r].
+    double crossEntropy(const Batch& batch) const {
+        double loss = 0;
+        for (Index r = 0; r < probs.rows(); ++r)
+            loss -= std::log(std::max(double(probs(r, batch.targets[size_t(r)])), 1e-300));
+        return loss / double(std::max<Index>(1, probs.rows()));
+    }
+    // Accumulates the readout's parameter gradients of crossEntropy() and assigns dh (N, C): the
+    // gradient at the rows read, zero elsewhere.
+    void backward(ParamStore<S>& store, const Batch& batch, const BatchShape& shape, Mat<S>& dh) {
+        dLogits = probs;
+        for (Index r = 0; r < dLogits.rows(); ++r)
+            dLogits(r, batch.targets[size_t(r)]) -= S(1);
+        dLogits /= S(dLogits.rows());
+        biasBackward(dLogits, store.grad(b));
+        linearBackward<S>(dLogits, rows, store.value(w), store.grad(w), &dRows);
+        dh.setZero(shape.rows(), rows.cols());
+        const int R = batch.readouts;
+        for (int e = 0; e < batch.batch; ++e)
+            for (int k = 0; k < R; ++k)
+                dh.row(shape.start(e) + batch.readoutPosition(e, k)) += dRows.row(Index(e) * R + k);
+    }
+};
+
+} // namespace ndr
