@@ -243,6 +243,7 @@ void Dashboard::draw(const ndr::RunRecord& record, int uptoEval, int selected) {
         bars_->setDepthMeaning(QString::fromStdString(ndr::depthMeaning(task)), labels);
         bars_->setDepths(depths, splits);
         length_->setDepths(depths, splits, labels);
+        stepsUsed_->setTask(task);
         QStringList names;
         for (const auto& m : record.models)
             names << QString::fromStdString(m.config.name);

@@ -80,6 +80,8 @@ void DepthBarsView::setDepths(const std::vector<int>& depths, const std::vector<
     for (size_t i = 0; i < depths_.size(); ++i)
         ticker->addTick(double(i), i < labels_.size() ? labels_[int(i)] : QString::number(depths_[i]));
     plot()->xAxis->setTicker(ticker);
+    // Named depths (problem sizes) are wider than numbers: slanted, they do not run into each other.
+    plot()->xAxis->setTickLabelRotation(labels_.isEmpty() ? 0 : -40);
 
     for (const Shade& s : shades_) {
         plot()->removeItem(s.rect);

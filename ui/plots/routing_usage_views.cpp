@@ -216,7 +216,10 @@ void StepsUsedView::draw(const ndr::ModelConfig& config, const std::vector<ndr::
         g->setData(steps, mean, true);
         g->setPen(QPen(seriesColor(d, n, palette()), 2));
         g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
-        g->setName(tr("depth %1").arg(depths[size_t(d)]));
+        const int depth = depths[size_t(d)];
+        g->setName(task_.kind == ndr::TaskKind::MultiDigit
+                       ? QString::fromStdString(ndr::depthLabel(task_, depth))
+                       : tr("depth %1").arg(depth));
     }
     auto* fixed = new QCPItemStraightLine(plot());
     fixed->point1->setCoords(0, steps_);

@@ -73,6 +73,8 @@ public:
     // The compute saved at the shown model's latest evaluation, 1 - mean steps run / steps (NaN when
     // there is none), as the title states it.
     double computeSaved() const;
+    // The run's task, which names its depths in the legend ("depth 3", or a problem size "2+2").
+    void setTask(const ndr::TaskConfig& task) { task_ = task; }
 
 protected:
     bool hasFigures(const ndr::EvalRecord& e) const override { return !e.haltCounts.empty(); }
@@ -82,6 +84,7 @@ protected:
 private:
     int steps_ = 0;
     double saved_ = 0;
+    ndr::TaskConfig task_;
 };
 
 } // namespace ndrui
