@@ -52,10 +52,11 @@ private slots:
 
         s.pause();
         QCOMPARE(s.state(), TrainingSession::State::Paused);
+        // A worker pauses once the evaluation it is running ends, which takes seconds on a busy machine.
         QTRY_VERIFY_WITH_TIMEOUT(
             std::all_of(s.models().begin(), s.models().end(),
                         [](const ModelProgress& m) { return m.status.state == ndr::ModelState::Paused; }),
-            ndrtest::waitMs(5000));
+            ndrtest::waitMs(20000));
         // Paused workers train no further: a save asks every worker for its trainer's state behind
         // whatever it has queued, and finds each model at the step its paused snapshot reported.
         QTemporaryDir dir;
