@@ -57,13 +57,6 @@ struct Trace {
     float select(int t, int pos, int op) const {
         return selection[(size_t(t) * positions + pos) * operators + op];
     }
-    // The total weight of the learned operators (all but the zero operator) at step t and a position.
-    float thinking(int t, int pos) const {
-        float w = 0;
-        for (int op = 1; op < operators; ++op)
-            w += select(t, pos, op);
-        return w;
-    }
 };
 
 // One evaluation during training.
