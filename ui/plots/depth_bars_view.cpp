@@ -78,7 +78,8 @@ void DepthBarsView::setDepths(const std::vector<int>& depths, const std::vector<
     splits_.resize(depths_.size(), ndr::Split::None);
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
     for (size_t i = 0; i < depths_.size(); ++i)
-        ticker->addTick(double(i), i < labels_.size() ? labels_[int(i)] : QString::number(depths_[i]));
+        ticker->addTick(double(i),
+                        qsizetype(i) < labels_.size() ? labels_[qsizetype(i)] : QString::number(depths_[i]));
     plot()->xAxis->setTicker(ticker);
     // Named depths (problem sizes) are wider than numbers: slanted, they do not run into each other.
     plot()->xAxis->setTickLabelRotation(labels_.isEmpty() ? 0 : -40);
