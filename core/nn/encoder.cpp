@@ -97,18 +97,9 @@ S Encoder<S>::forward(const Batch& batch, int steps, bool training, Rng& rng, bo
         }
     }
     const Mat<S>& final = h_[keepCaches ? steps : last % 2];
-    if (halting) {
-        // Examples that halted read their answer at their halting step (gathered by afterStep).
-        for (int b = 0; b < batch_.batch; ++b)
-            if (stats_.haltSteps[size_t(b)] == 0) {
-                stats_.haltSteps[size_t(b)] = last;
-                head_.gather(final, batch_, shape_, b);
-            }
-    } else {
-        head_.gatherAll(final, batch_, shape_);
-    }
-    head_.apply(store_);
-    stats_.crossEntropy = head_.crossEntropy(batch_);
+    // Examples that halted read their answer at their halting step (gathered by afterStep).
+    stats_.crossEntropy =
+        head_.finish(store_, final, batch_, shape_, halting ? &stats_.haltSteps : nullptr, last);
     return S(stats_.crossEntropy + cfg_.routeEntropy * stats_.routeEntropy +
              cfg_.thoughtCost * stats_.gateCost);
 }

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 namespace ndr {
 
@@ -41,6 +42,23 @@ template <typename S> struct ReadoutHead {
         start(batch, h.cols());
         for (int e = 0; e < batch.batch; ++e)
             gather(h, batch, shape, e);
+    }
+    // Ends a forward: reads h's rows of every example not read yet and returns the mean cross-entropy.
+    // With halting (haltSteps given) the examples that halted were gathered at their step; the others
+    // get `ran` steps and are read from h. Without, every example is read from h.
+    double finish(ParamStore<S>& store, const Mat<S>& h, const Batch& batch, const BatchShape& shape,
+                  std::vector<int>* haltSteps, int ran) {
+        if (!haltSteps) {
+            gatherAll(h, batch, shape);
+        } else {
+            for (int e = 0; e < batch.batch; ++e)
+                if ((*haltSteps)[size_t(e)] == 0) {
+                    (*haltSteps)[size_t(e)] = ran;
+                    gather(h, batch, shape, e);
+                }
+        }
+        apply(store);
+        return crossEntropy(batch);
     }
     // logits and probs from rows.
     void apply(ParamStore<S>& store) {

@@ -252,17 +252,8 @@ S ThoughtNet<S>::forward(const Batch& batch, int steps, bool training, Rng& /*rn
         }
     }
     const Mat<S>& final = h_[size_t(keepCaches ? steps : ran % 2)];
-    if (halting) {
-        for (int b = 0; b < batch_.batch; ++b)
-            if (stats_.haltSteps[size_t(b)] == 0) {
-                stats_.haltSteps[size_t(b)] = ran;
-                head_.gather(final, batch_, shape_, b);
-            }
-    } else {
-        head_.gatherAll(final, batch_, shape_);
-    }
-    head_.apply(store_);
-    stats_.crossEntropy = head_.crossEntropy(batch_);
+    stats_.crossEntropy =
+        head_.finish(store_, final, batch_, shape_, halting ? &stats_.haltSteps : nullptr, ran);
     return S(stats_.crossEntropy + cfg_.thoughtCost * stats_.gateCost);
 }
 
