@@ -1,4 +1,5 @@
-// `ndr bench`: training steps/s and GFLOP/s per configuration, against Eigen's sgemm on the same shapes.
+// `ndr bench`: training steps/s, GFLOP/s and peak memory per configuration, against Eigen's sgemm on the
+// same shapes; with --to-accuracy, the time a preset's NDR takes to reach an accuracy on its test depths.
 #include "commands.h"
 #include "common.h"
 #include "core/io/files.h"
@@ -6,10 +7,13 @@
 #include "core/train/bench.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <unistd.h>
 
 namespace ndrcli {
 
@@ -23,6 +27,10 @@ struct BenchOptions {
     double seconds = 2;
     std::string jsonFile;
     bool list = false;
+    bool toAccuracy = false;
+    std::vector<std::string> presets; // with toAccuracy
+    int seeds = 3;
+    double target = 0.99;
 };
 
 json resultJson(const ndr::BenchResult& r) {
@@ -42,10 +50,112 @@ json resultJson(const ndr::BenchResult& r) {
             {"flopsPerStep", r.flopsPerStep},
             {"gflops", r.gflops},
             {"gemmGflops", r.gemmGflops},
-            {"fractionOfGemm", r.fractionOfGemm}};
+            {"fractionOfGemm", r.fractionOfGemm},
+            {"peakMemoryMiB", r.peakMemoryMiB}};
+}
+
+json accuracyJson(const ndr::AccuracyResult& r) {
+    return {{"preset", r.config.preset},
+            {"seed", r.seed},
+            {"target", r.target},
+            {"evalInterval", r.config.evalInterval},
+            {"maxSteps", r.config.maxSteps},
+            {"reached", r.reached},
+            {"step", r.step},
+            {"testAccuracy", r.testAccuracy},
+            {"seconds", r.seconds},
+            {"evalSeconds", r.evalSeconds},
+            {"peakMemoryMiB", r.peakMemoryMiB}};
+}
+
+void saveJson(const std::string& file, const json& doc) {
+    try {
+        ndr::writeFileAtomic(file, doc.dump(2) + "\n");
+    } catch (const std::exception& e) {
+        throw CliError(std::string("cannot write the results: ") + e.what());
+    }
+    std::cout << "Saved " << file << std::endl;
+}
+
+// The median of the seeds' times, a seed that never reached the target counting as slower than every
+// other; infinity when that puts an unreached seed in the middle.
+double medianSeconds(const std::vector<ndr::AccuracyResult>& rs) {
+    std::vector<double> t;
+    for (const auto& r : rs)
+        t.push_back(r.reached ? r.seconds : std::numeric_limits<double>::infinity());
+    std::sort(t.begin(), t.end());
+    if (t.empty())
+        return std::numeric_limits<double>::infinity();
+    const size_t n = t.size();
+    return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+}
+
+int runToAccuracy(const BenchOptions& o) {
+    const auto all = ndr::defaultAccuracyCases();
+    std::vector<ndr::AccuracyCase> chosen;
+    for (const auto& name : o.presets) {
+        const auto it = std::find_if(all.begin(), all.end(), [&](const auto& c) { return c.preset == name; });
+        if (it == all.end()) {
+            std::string names;
+            for (const auto& c : all)
+                names += (names.empty() ? "" : ", ") + c.preset;
+            throw CliError("--preset " + name + ": time to accuracy is measured for " + names, kExitUsage);
+        }
+        chosen.push_back(*it);
+    }
+    if (chosen.empty())
+        chosen = all;
+    std::printf("engine: %s; the preset's NDR alone, one thread, until the mean test accuracy >= %g\n",
+                ndr::describeLevel(ndr::engineLevel()).c_str(), o.target);
+    std::printf("%-14s %4s  %8s  %6s  %8s  %8s  %6s  %8s\n", "preset", "seed", "reached", "step", "accuracy",
+                "seconds", "eval", "peak MiB");
+    std::printf("%s\n", std::string(75, '-').c_str());
+    std::fflush(stdout);
+    const bool tty = isatty(STDERR_FILENO) != 0; // progress on a terminal only
+    json results = json::array(), medians = json::array();
+    for (const auto& c : chosen) {
+        std::vector<ndr::AccuracyResult> rs;
+        for (int seed = 1; seed <= o.seeds; ++seed) {
+            const auto progress = [&](const ndr::AccuracyResult& r) {
+                if (!tty)
+                    return;
+                std::fprintf(stderr, "\r%s seed %d: step %d, accuracy %.3f, %.0f s   ", c.preset.c_str(),
+                             seed, r.step, r.testAccuracy, r.seconds);
+            };
+            const ndr::AccuracyResult r = ndr::timeToAccuracy(c, uint64_t(seed), o.target, progress);
+            if (tty)
+                std::fprintf(stderr, "\r%s\r", std::string(60, ' ').c_str());
+            std::printf("%-14s %4d  %8s  %6d  %8.3f  %8.1f  %5.0f%%  %8.0f\n", c.preset.c_str(), seed,
+                        r.reached ? "yes" : "no", r.step, r.testAccuracy, r.seconds,
+                        r.seconds > 0 ? 100 * r.evalSeconds / r.seconds : 0.0, r.peakMemoryMiB);
+            std::fflush(stdout);
+            rs.push_back(r);
+            results.push_back(accuracyJson(r));
+        }
+        const double m = medianSeconds(rs);
+        if (std::isfinite(m))
+            std::printf("%-14s median over %d seeds: %.1f s\n", c.preset.c_str(), o.seeds, m);
+        else
+            std::printf("%-14s median over %d seeds: not reached within %d steps\n", c.preset.c_str(),
+                        o.seeds, c.maxSteps);
+        medians.push_back(
+            {{"preset", c.preset}, {"medianSeconds", std::isfinite(m) ? json(m) : json(nullptr)}});
+    }
+    if (!o.jsonFile.empty())
+        saveJson(o.jsonFile, {{"format", "ndr-studio-time-to-accuracy"},
+                              {"version", 1},
+                              {"level", ndr::engineLevel()},
+                              {"target", o.target},
+                              {"results", results},
+                              {"medians", medians}});
+    return 0;
 }
 
 int runBench(const BenchOptions& o) {
+    if (o.toAccuracy)
+        return runToAccuracy(o);
+    if (!o.presets.empty())
+        throw CliError("--preset names a time-to-accuracy preset: give --to-accuracy as well", kExitUsage);
     const auto all = ndr::defaultBenchCases();
     if (o.list) {
         for (const auto& c : all)
@@ -80,33 +190,30 @@ int runBench(const BenchOptions& o) {
     for (const auto& c : chosen)
         nameWidth = std::max(nameWidth, c.name.size());
     const int w = int(nameWidth);
-    std::printf("%-*s  %4s %3s %5s %5s %5s %3s  %5s  %9s  %15s  %8s  %8s  %8s\n", w, "case", "d", "H", "dff",
-                "steps", "batch", "thr", "rows", "steps/s", "(min..max)", "GFLOP/s", "sgemm", "fraction");
-    std::printf("%s\n", std::string(nameWidth + 99, '-').c_str());
+    std::printf("%-*s  %4s %3s %5s %5s %5s %3s  %5s  %9s  %15s  %8s  %8s  %8s  %8s\n", w, "case", "d", "H",
+                "dff", "steps", "batch", "thr", "rows", "steps/s", "(min..max)", "GFLOP/s", "sgemm",
+                "fraction", "peak MiB");
+    std::printf("%s\n", std::string(nameWidth + 109, '-').c_str());
     std::fflush(stdout);
     json results = json::array();
     for (const auto& c : chosen) {
         const ndr::BenchResult r = ndr::runBench(c, o.runs, o.seconds);
         const auto [lo, hi] = std::minmax_element(r.stepsPerSecond.begin(), r.stepsPerSecond.end());
         const std::string spread = r.stepsPerSecond.empty() ? "-" : fixed(*lo, 1) + ".." + fixed(*hi, 1);
-        std::printf("%-*s  %4d %3d %5d %5d %5d %3d  %5.0f  %9.1f  %15s  %8.2f  %8.2f  %8.2f\n", w,
+        std::printf("%-*s  %4d %3d %5d %5d %5d %3d  %5.0f  %9.1f  %15s  %8.2f  %8.2f  %8.2f  %8.0f\n", w,
                     c.name.c_str(), c.model.dModel, c.model.heads, c.model.dFF, c.model.steps, c.batchSize,
                     c.threads, r.rows, r.medianStepsPerSecond, ("(" + spread + ")").c_str(), r.gflops,
-                    r.gemmGflops, r.fractionOfGemm);
+                    r.gemmGflops, r.fractionOfGemm, r.peakMemoryMiB);
         std::fflush(stdout);
         results.push_back(resultJson(r));
     }
-    if (!o.jsonFile.empty()) {
-        const json doc = {{"format", "ndr-studio-bench"}, {"version", 1},
-                          {"level", ndr::engineLevel()},  {"runs", o.runs},
-                          {"secondsPerRun", o.seconds},   {"results", results}};
-        try {
-            ndr::writeFileAtomic(o.jsonFile, doc.dump(2) + "\n");
-        } catch (const std::exception& e) {
-            throw CliError(std::string("cannot write the results: ") + e.what());
-        }
-        std::cout << "Saved " << o.jsonFile << std::endl;
-    }
+    if (!o.jsonFile.empty())
+        saveJson(o.jsonFile, {{"format", "ndr-studio-bench"},
+                              {"version", 1},
+                              {"level", ndr::engineLevel()},
+                              {"runs", o.runs},
+                              {"secondsPerRun", o.seconds},
+                              {"results", results}});
     return 0;
 }
 
@@ -122,8 +229,22 @@ Command addBenchCommand(CLI::App& root) {
     cmd->add_option("--seconds", opts->seconds, "Seconds per timed run")->check(positive());
     cmd->add_option("--json", opts->jsonFile, "Also write the results to this JSON file");
     cmd->add_flag("--list", opts->list, "Print the case names and exit");
+    cmd->add_flag("--to-accuracy", opts->toAccuracy,
+                  "Instead: seconds (training and evaluations, one thread) until the preset's NDR first "
+                  "reaches --target on its test depths, per seed and their median");
+    cmd->add_option("--preset", opts->presets,
+                    "With --to-accuracy: stub or paper-forward (repeatable; default both)")
+        ->expected(1)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    cmd->add_option("--seeds", opts->seeds, "With --to-accuracy: seeds 1..N")
+        ->capture_default_str()
+        ->check(positive());
+    cmd->add_option("--target", opts->target, "With --to-accuracy: the mean test accuracy to reach")
+        ->capture_default_str()
+        ->check(CLI::Range(0.0, 1.0));
     cmd->footer(
-        "sgemm is Eigen's matrix product alone on the step's product shapes; fraction = GFLOP/s / sgemm.\n");
+        "sgemm is Eigen's matrix product alone on the step's product shapes; fraction = GFLOP/s / sgemm.\n"
+        "peak MiB is the process's peak resident memory while the case ran.\n");
     return {cmd, [opts] { return runBench(*opts); }};
 }
 

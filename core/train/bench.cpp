@@ -4,11 +4,15 @@
 #include "core/nn/encoder.h"
 #include "core/nn/optimizer.h"
 #include "core/task/ctl_task.h"
+#include "core/train/trainer.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <fstream>
 #include <omp.h>
+#include <sstream>
+#include <sys/resource.h>
 
 namespace ndr {
 
@@ -74,6 +78,27 @@ double gemmRate(const std::vector<Gemm>& shapes, double seconds) {
 
 } // namespace
 
+double peakMemoryMiB() {
+    // VmHWM follows resets through /proc/self/clear_refs; ru_maxrss never falls.
+    std::ifstream status("/proc/self/status");
+    for (std::string line; std::getline(status, line);)
+        if (line.rfind("VmHWM:", 0) == 0) {
+            std::istringstream in(line.substr(6));
+            double kib = 0;
+            if (in >> kib)
+                return kib / 1024.0;
+        }
+    rusage usage{};
+    if (getrusage(RUSAGE_SELF, &usage) == 0)
+        return double(usage.ru_maxrss) / 1024.0;
+    return 0;
+}
+
+void resetPeakMemory() {
+    std::ofstream refs("/proc/self/clear_refs");
+    refs << "5"; // resets the peak resident set size to the current one (Linux 4.0 and later)
+}
+
 std::vector<BenchCase> defaultBenchCases() {
     std::vector<BenchCase> cases;
     TaskConfig stub;
@@ -103,6 +128,7 @@ std::vector<BenchCase> defaultBenchCases() {
 
 BenchResult runBench(const BenchCase& c, int runs, double secondsPerRun) {
     omp_set_num_threads(std::max(1, c.threads));
+    resetPeakMemory();
     BenchResult r;
     r.config = c;
     const CtlTask task(c.task);
@@ -144,6 +170,7 @@ BenchResult runBench(const BenchCase& c, int runs, double secondsPerRun) {
         }
         r.stepsPerSecond.push_back(steps / elapsed);
     }
+    r.peakMemoryMiB = peakMemoryMiB(); // before the sgemm measurement allocates its own matrices
     r.medianStepsPerSecond = median(r.stepsPerSecond);
     r.gflops = r.flopsPerStep * r.medianStepsPerSecond / 1e9;
     const auto shapes = stepProducts(c.model, Index(std::lround(r.rows)), c.task.symbols, c.batchSize);
@@ -152,6 +179,50 @@ BenchResult runBench(const BenchCase& c, int runs, double secondsPerRun) {
         gemm.push_back(gemmRate(shapes, std::min(1.0, secondsPerRun)));
     r.gemmGflops = median(gemm);
     r.fractionOfGemm = r.gemmGflops > 0 ? r.gflops / r.gemmGflops : 0;
+    return r;
+}
+
+std::vector<AccuracyCase> defaultAccuracyCases() {
+    return {{"stub", 250, presetConfig("stub").train.steps},
+            {"paper-forward", 500, presetConfig("paper-forward").train.steps}};
+}
+
+AccuracyResult timeToAccuracy(const AccuracyCase& c, uint64_t seed, double target,
+                              const AccuracyProgressFn& onEvaluation) {
+    RunConfig config = presetConfig(c.preset);
+    config.models.resize(1);
+    config.train.seed = seed;
+    config.train.threads = 1;
+    config.train.steps = c.maxSteps;
+    config.train.evalInterval = c.evalInterval;
+    resetPeakMemory();
+    AccuracyResult r;
+    r.config = c;
+    r.seed = seed;
+    r.target = target;
+    const auto t0 = Clock::now(); // building the evaluation sets counts: a run waits for it too
+    const auto task = makeTask(config.task);
+    Trainer trainer(config, 0, *task, defaultProbe(*task));
+    double evalSeconds = 0;
+    while (trainer.step() < c.maxSteps) {
+        if (!std::isfinite(trainer.trainStep())) // diverged: the target is not reached
+            break;
+        if (trainer.step() % c.evalInterval != 0 && trainer.step() < c.maxSteps)
+            continue;
+        const auto e0 = Clock::now();
+        const EvalRecord e = trainer.measure();
+        evalSeconds += std::chrono::duration<double>(Clock::now() - e0).count();
+        r.step = trainer.step();
+        r.testAccuracy = e.testAccuracy;
+        r.reached = e.testAccuracy >= target;
+        r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+        r.evalSeconds = evalSeconds;
+        r.peakMemoryMiB = peakMemoryMiB();
+        if (onEvaluation)
+            onEvaluation(r);
+        if (r.reached)
+            break;
+    }
     return r;
 }
 

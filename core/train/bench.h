@@ -1,10 +1,12 @@
 // Speed measurement of training steps per configuration (the `ndr bench` command): steps/s as the
-// median of several runs, matrix-product GFLOP/s, and Eigen's own sgemm rate on the same product shapes
-// measured in the same run.
+// median of several runs, matrix-product GFLOP/s, Eigen's own sgemm rate on the same product shapes
+// measured in the same run, and the peak memory; and the time a preset's NDR takes to generalise.
 #pragma once
 
 #include "core/config/config.h"
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,7 @@ struct BenchResult {
     double fractionOfGemm = 0; // gflops / gemmGflops
     int positions = 0;         // T of the measured batches
     double rows = 0;           // activation rows per step (mean over the measured batches)
+    double peakMemoryMiB = 0;  // the process's peak resident memory while the case ran (0: unknown)
 };
 
 // The configurations of the issue: the stub NDR and vanilla (one thread), d 128 NDR and vanilla, and
@@ -38,5 +41,41 @@ std::vector<BenchCase> defaultBenchCases();
 
 // Trains `runs` times for about `secondsPerRun` each (after one warm-up step) on fresh task batches.
 BenchResult runBench(const BenchCase& c, int runs, double secondsPerRun);
+
+// Time to accuracy: a preset's first model (its NDR) trained alone on one thread from a seed, evaluated
+// every `evalInterval` steps on every depth as a run evaluates it, until the mean accuracy on the test
+// depths first reaches the target or `maxSteps` are done.
+struct AccuracyCase {
+    std::string preset;
+    int evalInterval = 250;
+    int maxSteps = 6000;
+};
+
+// `stub` (every 250 steps, at most 6000) and `paper-forward` (every 500, at most 12000: the presets'
+// own step counts).
+std::vector<AccuracyCase> defaultAccuracyCases();
+
+struct AccuracyResult {
+    AccuracyCase config;
+    uint64_t seed = 1;
+    double target = 0.99;
+    bool reached = false;
+    int step = 0;             // steps done at the evaluation that reached the target (maxSteps if none did)
+    double testAccuracy = 0;  // mean over the test depths at that evaluation
+    double seconds = 0;       // wall time of training and evaluations until then
+    double evalSeconds = 0;   // the evaluations' part of it
+    double peakMemoryMiB = 0; // as BenchResult's
+};
+
+// Called after each evaluation with the result so far (reached, step, accuracy and times filled in).
+using AccuracyProgressFn = std::function<void(const AccuracyResult&)>;
+
+AccuracyResult timeToAccuracy(const AccuracyCase& c, uint64_t seed, double target,
+                              const AccuracyProgressFn& onEvaluation = {});
+
+// The process's peak resident memory in MiB since the last resetPeakMemory() (since start-up where the
+// kernel cannot reset it), or 0 where it cannot be read.
+double peakMemoryMiB();
+void resetPeakMemory();
 
 } // namespace ndr

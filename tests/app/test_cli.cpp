@@ -34,6 +34,13 @@ bool writeText(const QString& path, const std::string& text) {
     return f.write(text.data(), qint64(text.size())) == qint64(text.size());
 }
 
+json readJson(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return json();
+    return json::parse(f.readAll().toStdString(), nullptr, false);
+}
+
 // The stub preset shrunk so that training 40 steps takes a moment.
 json tinyConfig() {
     const json model = {{"dModel", 16}, {"heads", 2}, {"dFF", 32}, {"steps", 6}, {"evalSteps", 0}};
@@ -430,6 +437,41 @@ private slots:
         QVERIFY2(r.out.contains("GFLOP/s"), describe(r));
         const Result bad = runNdr({"bench", "--case", "no such case"});
         QVERIFY2(bad.exitCode != 0 && bad.err.contains("no such case"), describe(bad));
+    }
+
+    void benchReportsPeakMemory() {
+        const QString file = path("bench.json");
+        const Result r =
+            runNdr({"bench", "--case", "stub NDR", "--runs", "1", "--seconds", "0.2", "--json", file});
+        QVERIFY2(r.exitCode == 0, describe(r));
+        QVERIFY2(r.out.contains("peak MiB"), describe(r));
+        const json doc = readJson(file);
+        const double peak = doc["results"][0]["peakMemoryMiB"].get<double>();
+        QVERIFY2(peak > 1 && peak < 2048, qPrintable(QString::number(peak)));
+    }
+
+    void benchTimesAccuracy() {
+        // The stub NDR of seed 1 is above 0.25 on its test depths at its first evaluation (step 250) and
+        // never reaches 0.999 in 250 steps.
+        const QString file = path("accuracy.json");
+        const Result r = runNdr({"bench", "--to-accuracy", "--preset", "stub", "--seeds", "1", "--target",
+                                 "0.25", "--json", file});
+        QVERIFY2(r.exitCode == 0, describe(r));
+        QVERIFY2(r.out.contains("median over 1 seeds"), describe(r));
+        const json doc = readJson(file);
+        const json& one = doc["results"][0];
+        QCOMPARE(one["preset"].get<std::string>(), std::string("stub"));
+        QVERIFY(one["reached"].get<bool>());
+        QCOMPARE(one["step"].get<int>(), 250);
+        QVERIFY(one["testAccuracy"].get<double>() >= 0.25);
+        const double seconds = one["seconds"].get<double>(), eval = one["evalSeconds"].get<double>();
+        QVERIFY2(eval > 0 && eval < seconds, qPrintable(QString("%1 of %2").arg(eval).arg(seconds)));
+        QVERIFY(doc["medians"][0]["medianSeconds"].get<double>() == seconds);
+
+        const Result bad = runNdr({"bench", "--to-accuracy", "--preset", "arith"});
+        QVERIFY2(bad.exitCode == 2 && bad.err.contains("--preset arith"), describe(bad));
+        const Result alone = runNdr({"bench", "--preset", "stub"});
+        QVERIFY2(alone.exitCode == 2 && alone.err.contains("--to-accuracy"), describe(alone));
     }
 };
 
