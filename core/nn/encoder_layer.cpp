@@ -122,12 +122,20 @@ void EncoderLayer<S>::forward(ParamStore<S>& store, const Mat<S>& x, const Batch
         soft.forward(store, x, shape, training, cfg.attentionDropout, rng, c.soft, c.att, routeWeights);
     // z = LN1(x + Dropout(a))
     Mat<S>& y = ws.y;
+    y.resize(N, C);
     if (drop) {
         dropoutMask(c.attMask, N, C, cfg.dropout, training, rng);
-        y.noalias() = x + c.att.cwiseProduct(c.attMask);
+        forRowRanges(N, C, [&](Index r0, Index r1) {
+            const Index n = r1 - r0;
+            y.middleRows(r0, n).noalias() =
+                x.middleRows(r0, n) + c.att.middleRows(r0, n).cwiseProduct(c.attMask.middleRows(r0, n));
+        });
     } else {
         c.attMask.resize(0, 0);
-        y.noalias() = x + c.att;
+        forRowRanges(N, C, [&](Index r0, Index r1) {
+            const Index n = r1 - r0;
+            y.middleRows(r0, n).noalias() = x.middleRows(r0, n) + c.att.middleRows(r0, n);
+        });
     }
     LayerNorm<S>::forward(y, store.value(ln1g), store.value(ln1b), c.z, c.ln1);
     // hidden = Dropout(ReLU(z [W1; Wg1]^T + [b1 | bg1]))    (N, F) or (N, F + C)
@@ -135,7 +143,10 @@ void EncoderLayer<S>::forward(ParamStore<S>& store, const Mat<S>& x, const Batch
     Mat<S>& hidden = c.hiddenDropped;
     // b1 and bg1 are consecutive, so they form one bias row of width F (+ C).
     linearForwardBias<S>(c.z, store.valueRows(w1, last), store.valuePtr(b1), hidden);
-    hidden = hidden.cwiseMax(S(0));
+    forRowRanges(N, hidden.cols(), [&](Index r0, Index r1) {
+        auto rows = hidden.middleRows(r0, r1 - r0);
+        rows = rows.cwiseMax(S(0));
+    });
     c.hiddenKeep = drop ? S(1.0 / (1.0 - cfg.dropout)) : S(1);
     if (drop)
         dropoutInPlace(hidden.data(), hidden.size(), cfg.dropout, rng);
@@ -146,10 +157,17 @@ void EncoderLayer<S>::forward(ParamStore<S>& store, const Mat<S>& x, const Batch
         // out = LN2(z + Dropout(ff))
         if (drop) {
             dropoutMask(c.ffMask, N, C, cfg.dropout, training, rng);
-            y.noalias() = c.z + ff.cwiseProduct(c.ffMask);
+            forRowRanges(N, C, [&](Index r0, Index r1) {
+                const Index n = r1 - r0;
+                y.middleRows(r0, n).noalias() =
+                    c.z.middleRows(r0, n) + ff.middleRows(r0, n).cwiseProduct(c.ffMask.middleRows(r0, n));
+            });
         } else {
             c.ffMask.resize(0, 0);
-            y.noalias() = c.z + ff;
+            forRowRanges(N, C, [&](Index r0, Index r1) {
+                const Index n = r1 - r0;
+                y.middleRows(r0, n).noalias() = c.z.middleRows(r0, n) + ff.middleRows(r0, n);
+            });
         }
         LayerNorm<S>::forward(y, store.value(ln2g), store.value(ln2b), out, c.ln2);
         return;
@@ -160,7 +178,10 @@ void EncoderLayer<S>::forward(ParamStore<S>& store, const Mat<S>& x, const Batch
     else
         LayerNorm<S>::forward(ff, store.value(ln2g), store.value(ln2b), c.u, c.ln2);
     linearForwardBias<S>(hidden.rightCols(C), store.value(wg2), store.valuePtr(bg2), c.gate);
-    c.gate.array() = (S(1) + (-c.gate.array()).exp()).inverse();
+    forRowRanges(N, C, [&](Index r0, Index r1) {
+        auto g = c.gate.middleRows(r0, r1 - r0).array();
+        g = (S(1) + (-g).exp()).inverse();
+    });
     c.gateKeep.assign(N, S(1));
     if (training && cfg.gateDropout > 0) {
         KeepDraws draws(cfg.gateDropout, rng);
@@ -168,16 +189,21 @@ void EncoderLayer<S>::forward(ParamStore<S>& store, const Mat<S>& x, const Batch
             c.gateKeep[i] = draws.next() ? S(1) : S(0);
     }
     out.resize(N, C);
-    for (Index i = 0; i < N; ++i) {
-        const S keep = c.gateKeep[i];
-        const S* xi = x.data() + i * C;
-        const S* ui = c.u.data() + i * C;
-        const S* gi = c.gate.data() + i * C;
-        S* oi = out.data() + i * C;
+    // Row passes capture pointers by value: stores of floats cannot alias them.
+    const S *keeps = c.gateKeep.data(), *xd = x.data(), *ud = c.u.data(), *gd = c.gate.data();
+    S* od = out.data();
+    forRowRanges(N, C, [=](Index r0, Index r1) {
+        for (Index i = r0; i < r1; ++i) {
+            const S keep = keeps[i];
+            const S* xi = xd + i * C;
+            const S* ui = ud + i * C;
+            const S* gi = gd + i * C;
+            S* oi = od + i * C;
 #pragma omp simd
-        for (Index j = 0; j < C; ++j)
-            oi[j] = xi[j] + keep * (gi[j] * (ui[j] - xi[j]));
-    }
+            for (Index j = 0; j < C; ++j)
+                oi[j] = xi[j] + keep * (gi[j] * (ui[j] - xi[j]));
+        }
+    });
 }
 
 template <typename S>
@@ -206,28 +232,38 @@ void EncoderLayer<S>::backward(ParamStore<S>& store, const Mat<S>& x, const Batc
         du.resize(N, C);
         dGateLogit.resize(N, C);
         dx.resize(N, C);
+        const bool split = splitOverThreads(N * C);
         S* dbg2 = store.grad(bg2).data();
-        const bool cost = !c.gateCost.empty();
-        for (Index i = 0; i < N; ++i) {
-            const S keep = c.gateKeep[i];
-            const S dCost = cost ? c.gateCost[i] : S(0); // thought cost: d loss / d g, every channel
-            const S* g = c.gate.data() + i * C;
-            const S* d = dOut.data() + i * C;
-            const S* ui = c.u.data() + i * C;
-            const S* xi = x.data() + i * C;
-            S* dui = du.data() + i * C;
-            S* dxi = dx.data() + i * C;
-            S* dli = dGateLogit.data() + i * C;
+        const S *keeps = c.gateKeep.data(), *costs = c.gateCost.empty() ? nullptr : c.gateCost.data();
+        const S *gd = c.gate.data(), *dd = dOut.data(), *ud = c.u.data(), *xd = x.data();
+        S *dud = du.data(), *dxd = dx.data(), *dld = dGateLogit.data();
+        forRowRanges(N, C, [=](Index r0, Index r1) {
+            for (Index i = r0; i < r1; ++i) {
+                const S keep = keeps[i];
+                const S dCost = costs ? costs[i] : S(0); // thought cost: d loss / d g, every channel
+                const S* g = gd + i * C;
+                const S* d = dd + i * C;
+                const S* ui = ud + i * C;
+                const S* xi = xd + i * C;
+                S* dui = dud + i * C;
+                S* dxi = dxd + i * C;
+                S* dli = dld + i * C;
 #pragma omp simd
-            for (Index j = 0; j < C; ++j) {
-                dui[j] = keep * (d[j] * g[j]);
-                dxi[j] = d[j] - dui[j];
-                // dg = dOut (u - x);  g = sigmoid(l): dl = dg g (1 - g)
-                dli[j] =
-                    keep * (d[j] * (ui[j] - xi[j]) * g[j] * (S(1) - g[j])) + dCost * g[j] * (S(1) - g[j]);
-                dbg2[j] += dli[j];
+                for (Index j = 0; j < C; ++j) {
+                    dui[j] = keep * (d[j] * g[j]);
+                    dxi[j] = d[j] - dui[j];
+                    // dg = dOut (u - x);  g = sigmoid(l): dl = dg g (1 - g)
+                    dli[j] =
+                        keep * (d[j] * (ui[j] - xi[j]) * g[j] * (S(1) - g[j])) + dCost * g[j] * (S(1) - g[j]);
+                }
+                if (!split) // on one thread the bias gradient is summed while the row is in cache
+#pragma omp simd
+                    for (Index j = 0; j < C; ++j)
+                        dbg2[j] += dli[j];
             }
-        }
+        });
+        if (split)
+            biasBackward(dGateLogit, store.grad(bg2));
         auto dHiddenGate = dHidden.rightCols(C);
         linearBackward<S>(dGateLogit, c.hiddenDropped.rightCols(C), store.value(wg2), store.grad(wg2),
                           &dHiddenGate);
@@ -245,9 +281,13 @@ void EncoderLayer<S>::backward(ParamStore<S>& store, const Mat<S>& x, const Batc
         const S* hd = c.hiddenDropped.data();
         S* dh = dHidden.data();
         const Index n = dHidden.size();
+        forRowRanges(n, 1, [=](Index e0, Index e1) {
+            // A local copy: the closure's own copy could alias dh's stores and would be reloaded.
+            const S k = keep;
 #pragma omp simd
-        for (Index e = 0; e < n; ++e)
-            dh[e] = hd[e] > S(0) ? dh[e] * keep : S(0);
+            for (Index e = e0; e < e1; ++e)
+                dh[e] = hd[e] > S(0) ? dh[e] * k : S(0);
+        });
     }
     biasBackward(dHidden, RowVecMap<S>(store.grad(b1).data(), dHidden.cols()));
     const int last = gated() ? wg1 : w1;

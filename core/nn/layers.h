@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <omp.h>
 #include <random>
 #include <type_traits>
 #include <vector>
@@ -57,6 +58,56 @@ private:
 // Dropout masks: each 64-bit draw gives four 16-bit lanes compared with a threshold (p is resolved to
 // 1/65536). Deterministic for a given seed.
 using Rng = Xoshiro256;
+
+// Whether a pass over `elements` values is split over the OpenMP threads: only with several threads
+// (a model's TrainConfig::threads) and enough work to pay for waking them. With one thread every pass
+// runs in order, as the one-thread results (and their golden tests) need.
+inline bool splitOverThreads(Index elements) {
+    return elements >= (Index(1) << 15) && omp_get_max_threads() > 1;
+}
+
+// Calls fn(lo, hi) for ranges of columns [0, cols) that together cover them: one range on one thread,
+// or, split, one range per thread. The ranges are whole 16-column packets, so no two threads write the
+// same cache line of a row.
+template <typename Fn> void forColumnRanges(Index rows, Index cols, Fn&& fn) {
+    if (!splitOverThreads(rows * cols) || cols < 32) {
+        fn(Index(0), cols);
+        return;
+    }
+#pragma omp parallel
+    {
+        const Index n = omp_get_num_threads(), t = omp_get_thread_num();
+        const Index packets = (cols + 15) / 16;
+        fn(std::min(cols, packets * t / n * 16), std::min(cols, packets * (t + 1) / n * 16));
+    }
+}
+
+// Calls fn(r0, r1) for ranges of rows [0, rows) that together cover them, as forColumnRanges: for
+// passes whose rows are independent of each other.
+template <typename Fn> void forRowRanges(Index rows, Index cols, Fn&& fn) {
+    if (!splitOverThreads(rows * cols)) {
+        fn(Index(0), rows);
+        return;
+    }
+#pragma omp parallel
+    {
+        const Index n = omp_get_num_threads(), t = omp_get_thread_num();
+        fn(rows * t / n, rows * (t + 1) / n);
+    }
+}
+
+// out[j] += sum over rows of in[r][j] for j in [0, cols), the rows in order for every column, so the
+// sums are the same split over threads or not.
+template <typename S> void addColumnSums(const S* in, Index rows, Index cols, Index stride, S* out) {
+    forColumnRanges(rows, cols, [&](Index j0, Index j1) {
+        for (Index r = 0; r < rows; ++r) {
+            const S* row = in + r * stride;
+#pragma omp simd
+            for (Index j = j0; j < j1; ++j)
+                out[j] += row[j];
+        }
+    });
+}
 
 // Every entry of `w` from N(0, 1): the models' token embeddings.
 template <typename S, typename WT, typename InitRng> void standardNormal(WT&& w, InitRng& rng) {
@@ -148,16 +199,7 @@ inline void linearBackward(const DYT& dy, const XT& x, const WT& w, DWT&& dw, DX
 // db += column sums of dy, row by row: dy is row-major, so this runs along memory and vectorises
 // over the columns (a colwise() sum walks down strided columns).
 template <typename DYT, typename DBT> inline void biasBackward(const DYT& dy, DBT&& db) {
-    using S = typename std::decay_t<DBT>::Scalar;
-    const Index rows = dy.rows(), cols = dy.cols(), stride = dy.outerStride();
-    const S* in = dy.data();
-    S* out = db.data();
-    for (Index r = 0; r < rows; ++r) {
-        const S* row = in + r * stride;
-#pragma omp simd
-        for (Index j = 0; j < cols; ++j)
-            out[j] += row[j];
-    }
+    addColumnSums(dy.data(), dy.rows(), dy.cols(), dy.outerStride(), db.data());
 }
 
 // Calls use(i, multiplier) for i in [0, n): 0 with probability p, else 1/(1-p). Each 64-bit draw is
@@ -218,27 +260,34 @@ template <typename S> struct LayerNorm {
         const S* g = gain.data();
         const S* b = bias.data();
         const S invC = S(1) / S(C);
-        for (Index i = 0; i < n; ++i) {
-            const S* xi = x.data() + i * C;
-            S* hi = c.xhat.data() + i * C;
-            S* yi = y.data() + i * C;
-            S sum = 0;
+        // Pointers captured by value: stores of floats cannot alias them.
+        const S* xd = x.data();
+        S* hd = c.xhat.data();
+        S* yd = y.data();
+        S* rs = c.rstd.data();
+        forRowRanges(n, C, [=](Index r0, Index r1) {
+            for (Index i = r0; i < r1; ++i) {
+                const S* xi = xd + i * C;
+                S* hi = hd + i * C;
+                S* yi = yd + i * C;
+                S sum = 0;
 #pragma omp simd reduction(+ : sum)
-            for (Index j = 0; j < C; ++j)
-                sum += xi[j];
-            const S mean = sum * invC;
-            S sq = 0;
+                for (Index j = 0; j < C; ++j)
+                    sum += xi[j];
+                const S mean = sum * invC;
+                S sq = 0;
 #pragma omp simd reduction(+ : sq)
-            for (Index j = 0; j < C; ++j)
-                sq += (xi[j] - mean) * (xi[j] - mean);
-            const S rstd = S(1) / std::sqrt(sq * invC + S(kEps));
-            c.rstd(i) = rstd;
+                for (Index j = 0; j < C; ++j)
+                    sq += (xi[j] - mean) * (xi[j] - mean);
+                const S rstd = S(1) / std::sqrt(sq * invC + S(kEps));
+                rs[i] = rstd;
 #pragma omp simd
-            for (Index j = 0; j < C; ++j) {
-                hi[j] = (xi[j] - mean) * rstd;
-                yi[j] = hi[j] * g[j] + b[j];
+                for (Index j = 0; j < C; ++j) {
+                    hi[j] = (xi[j] - mean) * rstd;
+                    yi[j] = hi[j] * g[j] + b[j];
+                }
             }
-        }
+        });
     }
 
     // dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)), dxhat = dy * gain
@@ -251,6 +300,40 @@ template <typename S> struct LayerNorm {
         S* dg = dgain.data();
         S* db = dbias.data();
         const S invC = S(1) / S(C);
+        if (splitOverThreads(n * C)) {
+            // dx row by row on every thread, then the gain and bias gradients by column ranges.
+#pragma omp parallel for schedule(static)
+            for (Index i = 0; i < n; ++i) {
+                const S* dyi = dy.data() + i * C;
+                const S* hi = c.xhat.data() + i * C;
+                S* dxi = dx.data() + i * C;
+                S m1 = 0, m2 = 0;
+#pragma omp simd reduction(+ : m1, m2)
+                for (Index j = 0; j < C; ++j) {
+                    const S dxhat = dyi[j] * g[j];
+                    m1 += dxhat;
+                    m2 += dxhat * hi[j];
+                }
+                m1 *= invC;
+                m2 *= invC;
+                const S r = c.rstd(i);
+#pragma omp simd
+                for (Index j = 0; j < C; ++j)
+                    dxi[j] = r * (dyi[j] * g[j] - m1 - hi[j] * m2);
+            }
+            forColumnRanges(n, C, [&](Index j0, Index j1) {
+                for (Index i = 0; i < n; ++i) {
+                    const S* dyi = dy.data() + i * C;
+                    const S* hi = c.xhat.data() + i * C;
+#pragma omp simd
+                    for (Index j = j0; j < j1; ++j) {
+                        dg[j] += dyi[j] * hi[j];
+                        db[j] += dyi[j];
+                    }
+                }
+            });
+            return;
+        }
         for (Index i = 0; i < n; ++i) {
             const S* dyi = dy.data() + i * C;
             const S* hi = c.xhat.data() + i * C;
