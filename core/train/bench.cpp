@@ -191,6 +191,7 @@ AccuracyResult timeToAccuracy(const AccuracyCase& c, uint64_t seed, double targe
                               const AccuracyProgressFn& onEvaluation) {
     RunConfig config = presetConfig(c.preset);
     config.models.resize(1);
+    config.task.seed = seed; // as `ndr train --seed`: the task's tables and the training
     config.train.seed = seed;
     config.train.threads = 1;
     config.train.steps = c.maxSteps;

@@ -42,9 +42,10 @@ std::vector<BenchCase> defaultBenchCases();
 // Trains `runs` times for about `secondsPerRun` each (after one warm-up step) on fresh task batches.
 BenchResult runBench(const BenchCase& c, int runs, double secondsPerRun);
 
-// Time to accuracy: a preset's first model (its NDR) trained alone on one thread from a seed, evaluated
-// every `evalInterval` steps on every depth as a run evaluates it, until the mean accuracy on the test
-// depths first reaches the target or `maxSteps` are done.
+// Time to accuracy: a preset's first model (its NDR) trained alone on one thread from a seed (of the task
+// and of the training, as `ndr train --seed`), evaluated every `evalInterval` steps on every depth as a
+// run evaluates it, until the mean accuracy on the test depths first reaches the target or `maxSteps`
+// are done.
 struct AccuracyCase {
     std::string preset;
     int evalInterval = 250;
