@@ -66,7 +66,7 @@ inline bool splitOverThreads(Index elements) {
     return elements >= (Index(1) << 15) && omp_get_max_threads() > 1;
 }
 
-// Calls fn(lo, hi) for ranges of columns [0, cols) that together cover them: one range on one thread,
+// Calls fn(j0, j1) for ranges of columns [0, cols) that together cover them: one range on one thread,
 // or, split, one range per thread. The ranges are whole 16-column packets, so no two threads write the
 // same cache line of a row.
 template <typename Fn> void forColumnRanges(Index rows, Index cols, Fn&& fn) {
@@ -197,32 +197,43 @@ inline void linearBackward(const DYT& dy, const XT& x, const WT& w, DWT&& dw, DX
     }
 }
 // db += column sums of dy, row by row: dy is row-major, so this runs along memory and vectorises
-// over the columns (a colwise() sum walks down strided columns).
+// over the columns (a colwise() sum walks down strided columns). Split, by ranges of columns.
 template <typename DYT, typename DBT> inline void biasBackward(const DYT& dy, DBT&& db) {
     addColumnSums(dy.data(), dy.rows(), dy.cols(), dy.outerStride(), db.data());
 }
 
-// Calls use(i, multiplier) for i in [0, n): 0 with probability p, else 1/(1-p). Each 64-bit draw is
-// four 16-bit lanes, lowest first, compared with a threshold (the same draws as KeepDraws).
-template <typename S, typename Use> void forEachDropoutMultiplier(Index n, double p, Rng& rng, Use&& use) {
-    const uint16_t threshold = uint16_t(std::min(p, 65535.0 / 65536.0) * 65536.0);
-    const S keep = S(1.0 / (1.0 - p));
-    Index i = 0;
-    for (; i + 4 <= n; i += 4) {
-        const uint64_t bits = rng();
-        for (int l = 0; l < 4; ++l)
-            use(i + l, uint16_t(bits >> (16 * l)) >= threshold ? keep : S(0));
-    }
-    if (i < n) {
-        const uint64_t bits = rng();
-        for (int l = 0; i < n; ++i, ++l)
-            use(i, uint16_t(bits >> (16 * l)) >= threshold ? keep : S(0));
+// Calls use(i0, lanes, count) over [0, n) in chunks: lanes[k] is the 16-bit draw of element i0 + k.
+// Each 64-bit draw is four 16-bit lanes, lowest first (the same draws as KeepDraws), and a chunk's
+// draws come first, so that the pass over its lanes is a loop the compiler vectorises.
+template <typename Use> void forEachDropoutChunk(Index n, Rng& rng, Use&& use) {
+    constexpr Index kWords = 256;
+    uint16_t lanes[4 * kWords];
+    for (Index i0 = 0; i0 < n; i0 += 4 * kWords) {
+        const Index count = std::min(n - i0, 4 * kWords), words = (count + 3) / 4;
+        for (Index w = 0; w < words; ++w) {
+            const uint64_t bits = rng();
+            for (int l = 0; l < 4; ++l)
+                lanes[4 * w + l] = uint16_t(bits >> (16 * l));
+        }
+        use(i0, lanes, count);
     }
 }
 
-// Fills m[0, n) with the dropout multipliers.
+// A lane at or above this is kept: p resolved to 1/65536.
+inline uint16_t dropoutThreshold(double p) {
+    return uint16_t(std::min(p, 65535.0 / 65536.0) * 65536.0);
+}
+
+// Fills m[0, n) with the dropout multipliers: 0 with probability p, else 1/(1-p).
 template <typename S> void dropoutFill(S* m, Index n, double p, Rng& rng) {
-    forEachDropoutMultiplier<S>(n, p, rng, [m](Index i, S k) { m[i] = k; });
+    const uint16_t threshold = dropoutThreshold(p);
+    const S keep = S(1.0 / (1.0 - p));
+    forEachDropoutChunk(n, rng, [=](Index i0, const uint16_t* lanes, Index count) {
+        S* out = m + i0;
+#pragma omp simd
+        for (Index k = 0; k < count; ++k)
+            out[k] = lanes[k] >= threshold ? keep : S(0);
+    });
 }
 
 // Fills `mask` with 0 (probability p) or 1/(1-p); all ones when p == 0 or not training.
@@ -238,7 +249,14 @@ void dropoutMask(Mat<S>& mask, Index rows, Index cols, double p, bool training, 
 // x *= dropout multipliers without storing them: the caller can tell them afterwards from x itself
 // where x was positive (ReLU outputs). Same draws as dropoutFill.
 template <typename S> void dropoutInPlace(S* x, Index n, double p, Rng& rng) {
-    forEachDropoutMultiplier<S>(n, p, rng, [x](Index i, S k) { x[i] *= k; });
+    const uint16_t threshold = dropoutThreshold(p);
+    const S keep = S(1.0 / (1.0 - p));
+    forEachDropoutChunk(n, rng, [=](Index i0, const uint16_t* lanes, Index count) {
+        S* v = x + i0;
+#pragma omp simd
+        for (Index k = 0; k < count; ++k)
+            v[k] *= lanes[k] >= threshold ? keep : S(0);
+    });
 }
 
 // Row-wise layer norm with learned gain and bias (eps 1e-5, biased variance, as torch.nn.LayerNorm).

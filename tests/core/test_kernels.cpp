@@ -1,6 +1,7 @@
 // The hand-written kernels against their plain Eigen statements: the per-head small products of
 // core/small_products.h on strided blocks, in float and double, at CTL lengths and at the paper's
-// one-head width.
+// one-head width; and the dropout multipliers against their definition.
+#include "core/nn/layers.h"
 #include "core/nn/small_products.h"
 #include "testutil.h"
 
@@ -94,6 +95,42 @@ private slots:
         QFETCH(int, d);
         checkShapes<float>(m, n, d);
         checkShapes<double>(m, n, d);
+    }
+
+    // Element i is dropped when 16-bit lane i % 4 (lowest first) of the generator's draw i / 4 is below
+    // p * 65536, and kept as 1/(1-p) otherwise; the in-place form multiplies by the same draws. Sizes
+    // around the chunk of 1024 elements the draws are made in.
+    void dropoutDraws() {
+        const double p = 0.3;
+        const float keep = float(1.0 / (1.0 - p));
+        const uint16_t threshold = uint16_t(p * 65536.0);
+        for (Index n : {1, 3, 4, 5, 1023, 1024, 1025, 3001}) {
+            Rng plain(42), fill(42), inPlace(42);
+            const size_t count = static_cast<size_t>(n);
+            std::vector<float> want(count), got(count), scaled(count, 2.0f);
+            uint64_t bits = 0;
+            for (Index i = 0; i < n; ++i) {
+                if (i % 4 == 0)
+                    bits = plain();
+                want[size_t(i)] = uint16_t(bits >> (16 * (i % 4))) >= threshold ? keep : 0.0f;
+            }
+            dropoutFill(got.data(), n, p, fill);
+            dropoutInPlace(scaled.data(), n, p, inPlace);
+            int dropped = 0;
+            for (Index i = 0; i < n; ++i) {
+                QVERIFY2(got[size_t(i)] == want[size_t(i)],
+                         qPrintable(QString("n %1, element %2").arg(n).arg(i)));
+                QCOMPARE(scaled[size_t(i)], 2.0f * want[size_t(i)]);
+                dropped += want[size_t(i)] == 0.0f;
+            }
+            // Both consumed one draw per four elements: the next draws agree.
+            const uint64_t next = plain();
+            QCOMPARE(fill(), next);
+            QCOMPARE(inPlace(), next);
+            if (n > 1000)
+                QVERIFY2(std::abs(double(dropped) / double(n) - p) < 0.05,
+                         qPrintable(QString::number(dropped)));
+        }
     }
 };
 

@@ -364,6 +364,28 @@ private slots:
         QVERIFY(shoot(&view, "gate_map"));
         view.setTraces({longTrace(14, 4, true), longTrace(14, 4, false)}, {"NDR", "Transformer"});
         QVERIFY(shoot(&view, "gate_map_14_steps"));
+
+        // ThoughtNet's strip is the weight of its learned operators, and says so beside NDR's gates.
+        Trace thought = longTrace(6, 2, true);
+        thought.operators = 5;
+        view.setTraces({longTrace(6, 2, true), thought}, {"NDR", "ThoughtNet"});
+        QCoreApplication::processEvents();
+        QStringList labels;
+        for (QCPLayoutElement* e : p->plotLayout()->elements(true)) {
+            if (auto* rect = qobject_cast<QCPAxisRect*>(e))
+                labels << rect->axis(QCPAxis::atTop)->label();
+            if (auto* scale = qobject_cast<QCPColorScale*>(e))
+                labels << scale->label();
+        }
+        QVERIFY2(labels.contains("NDR"), qPrintable(labels.join(" | ")));
+        QVERIFY2(labels.contains("ThoughtNet: learned operators' weight"), qPrintable(labels.join(" | ")));
+        QVERIFY2(labels.contains("gate openness; ThoughtNet: learned operators' weight"),
+                 qPrintable(labels.join(" | ")));
+        p->replot();
+        const auto both = plottables<QCPColorMap>(p);
+        QCOMPARE(int(both.size()), 2);
+        QVERIFY(view.toolTipAt(pixelOf(both[1], 1, 1)).contains("learned operators"));
+        QVERIFY(view.toolTipAt(pixelOf(both[0], 1, 1)).contains(": gate "));
     }
 
     // An LSTM's trace (docs/design.md §5: steps = tokens read, no heads, no attention, no gates): the

@@ -17,6 +17,11 @@ bool hasGates(const ndr::Trace& t) {
     return t.steps > 0 && t.positions > 0 && t.gates.size() >= size_t(t.steps) * t.positions;
 }
 
+// ThoughtNet's trace carries, in place of gates, the weight of its learned operators (docs/design.md §5).
+bool isOperatorWeight(const ndr::Trace& t) {
+    return t.operators > 0;
+}
+
 QString tokenName(const ndr::Trace& t, int i) {
     return i < int(t.tokenNames.size()) ? QString::fromStdString(t.tokenNames[i]) : QString::number(i);
 }
@@ -86,7 +91,8 @@ void GateMapView::rebuild() {
         top->setTicks(false);
         top->setTickLabels(false);
         top->setBasePen(Qt::NoPen);
-        top->setLabel(names_.value(m));
+        top->setLabel(isOperatorWeight(t) ? tr("%1: learned operators' weight").arg(names_.value(m))
+                                          : names_.value(m));
         rect->axis(QCPAxis::atLeft)->setLabel(tr("step"));
         rect->axis(QCPAxis::atBottom)->setLabel(tr("token"));
         QStringList tokens, steps;
@@ -95,12 +101,20 @@ void GateMapView::rebuild() {
         for (int s = 1; s <= t.steps; ++s)
             steps << QString::number(s);
         QCPColorMap* map = addHeatmap(rect, tokens, steps, nullptr);
-        map->setName(tr("%1 gates").arg(names_.value(m)));
+        map->setName(
+            (isOperatorWeight(t) ? tr("%1 learned operators' weight") : tr("%1 gates")).arg(names_.value(m)));
         setHeatmapValues(map, t.steps, t.positions, [&](int s, int pos) { return t.gate(s, pos); });
         maps_.push_back({m, map});
     }
     if (!maps_.empty()) {
-        auto* scale = unitColorScale(new QCPColorScale(p), tr("gate openness"));
+        int operatorMaps = 0;
+        for (const Map& m : maps_)
+            operatorMaps += isOperatorWeight(traces_[m.model]);
+        const QString label = operatorMaps == 0 ? tr("gate openness")
+                              : operatorMaps == int(maps_.size())
+                                  ? tr("learned operators' weight")
+                                  : tr("gate openness; ThoughtNet: learned operators' weight");
+        auto* scale = unitColorScale(new QCPColorScale(p), label);
         row->addElement(0, column, scale);
         row->setColumnStretchFactor(column, 0.01);
         scale->setMarginGroup(QCP::msTop | QCP::msBottom, margins_);
@@ -141,8 +155,10 @@ QString GateMapView::toolTipAt(const QPoint& pos) const {
     int step = 0, position = 0;
     if (!hitAt(pos, &map, &step, &position))
         return {};
-    return tr("%1, step %2, token %3 (position %4): gate %5")
-        .arg(names_.value(map->model))
+    const QString text = isOperatorWeight(traces_[map->model])
+                             ? tr("%1, step %2, token %3 (position %4): learned operators %5")
+                             : tr("%1, step %2, token %3 (position %4): gate %5");
+    return text.arg(names_.value(map->model))
         .arg(step)
         .arg(tokenName(traces_[map->model], position))
         .arg(position)
