@@ -91,8 +91,7 @@ void GateMapView::rebuild() {
         top->setTicks(false);
         top->setTickLabels(false);
         top->setBasePen(Qt::NoPen);
-        top->setLabel(isOperatorWeight(t) ? tr("%1: learned operators' weight").arg(names_.value(m))
-                                          : names_.value(m));
+        top->setLabel(names_.value(m));
         rect->axis(QCPAxis::atLeft)->setLabel(tr("step"));
         rect->axis(QCPAxis::atBottom)->setLabel(tr("token"));
         QStringList tokens, steps;
@@ -110,10 +109,10 @@ void GateMapView::rebuild() {
         int operatorMaps = 0;
         for (const Map& m : maps_)
             operatorMaps += isOperatorWeight(traces_[m.model]);
-        const QString label = operatorMaps == 0 ? tr("gate openness")
-                              : operatorMaps == int(maps_.size())
-                                  ? tr("learned operators' weight")
-                                  : tr("gate openness; ThoughtNet: learned operators' weight");
+        // Short: the scale is as tall as a map, which is small on a laptop screen.
+        const QString label = operatorMaps == 0                   ? tr("gate openness")
+                              : operatorMaps == int(maps_.size()) ? tr("operator weight")
+                                                                  : tr("gate / operator weight");
         auto* scale = unitColorScale(new QCPColorScale(p), label);
         row->addElement(0, column, scale);
         row->setColumnStretchFactor(column, 0.01);
