@@ -398,7 +398,7 @@ private slots:
 
     // Inputs people type that are not mistakes: accepted, with the same meaning.
     void toleratedExpressions() {
-        const Example want{5, {1, 3}, {}, 0};
+        const Example want{.symbol = 5, .functions = {1, 3}, .tokens = {}, .treeDepth = 0};
         for (const char* text : {"101 b d", "  101   b d  ", "\t101\nb\r\nd", "101 b d\n"})
             QVERIFY2(forward_->parse(text).example == want, text);
         QVERIFY(backward_->parse(" d  b 101 ").example == want);

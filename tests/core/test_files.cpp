@@ -78,7 +78,7 @@ RunRecord smallRun() {
         for (int x = 0; x < r.config.task.symbols; ++x)
             r.tables.back().push_back((x + f + 1) % r.config.task.symbols);
     }
-    r.probe = {2, {0, 3, 1, 1, 2}};
+    r.probe = {.symbol = 2, .functions = {0, 3, 1, 1, 2}, .tokens = {}, .treeDepth = 0};
 
     ModelRecord ndr;
     ndr.config = r.config.models[0];

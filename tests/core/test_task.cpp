@@ -122,7 +122,8 @@ private slots:
     void handWorkedForward() {
         CtlTask task(smallConfig(Order::Forward));
         task.setTables(handTables());
-        Example e{1, {0, 1, 2}}; // c(b(a(01))): a(1)=2, b(2)=1, c(1)=2
+        // c(b(a(01))): a(1)=2, b(2)=1, c(1)=2
+        Example e{.symbol = 1, .functions = {0, 1, 2}, .tokens = {}, .treeDepth = 0};
         QCOMPARE(task.answer(e), 2);
         // [B]=7, symbols 0..3, a=4 b=5 c=6, [E]=8
         QCOMPARE(task.tokens(e), (std::vector<int>{7, 1, 4, 5, 6, 8}));
@@ -133,13 +134,13 @@ private slots:
     void handWorkedBackward() {
         CtlTask task(smallConfig(Order::Backward));
         task.setTables(handTables());
-        Example e{1, {0, 1, 2}};
+        Example e{.symbol = 1, .functions = {0, 1, 2}, .tokens = {}, .treeDepth = 0};
         QCOMPARE(task.answer(e), 2);
         QCOMPARE(task.tokens(e), (std::vector<int>{7, 6, 5, 4, 1, 8}));
         // Position of c holds c(b(a(x))) = 2, of b holds b(a(x)) = 1, of a holds a(x) = 2, then x.
         QCOMPARE(task.intermediates(e), (std::vector<int>{-1, 2, 1, 2, 1, 2}));
         QCOMPARE(task.format(e), std::string("c b a 01"));
-        Example e2{3, {1}}; // b(11) = 00
+        Example e2{.symbol = 3, .functions = {1}, .tokens = {}, .treeDepth = 0}; // b(11) = 00
         QCOMPARE(task.answer(e2), 0);
         QCOMPARE(task.intermediates(e2), (std::vector<int>{-1, 0, 3, 0}));
     }
@@ -193,7 +194,7 @@ private slots:
         CtlTask backward(c);
         // The example of docs/design.md §1: `101 b d h` forward and `h d b 101` backward are the same
         // expression.
-        Example e{5, {1, 3, 7}};
+        Example e{.symbol = 5, .functions = {1, 3, 7}, .tokens = {}, .treeDepth = 0};
         QCOMPARE(forward.format(e), std::string("101 b d h"));
         QCOMPARE(backward.format(e), std::string("h d b 101"));
         QVERIFY(*forward.parse("101 b d h").example == e);
@@ -433,7 +434,8 @@ private slots:
     void trainBatchLayout() {
         CtlTask task(smallConfig(Order::Backward));
         task.setTables(handTables());
-        Batch b = task.makeBatch({Example{1, {0, 1, 2}}, Example{3, {1}}});
+        Batch b = task.makeBatch({Example{.symbol = 1, .functions = {0, 1, 2}, .tokens = {}, .treeDepth = 0},
+                                  Example{.symbol = 3, .functions = {1}, .tokens = {}, .treeDepth = 0}});
         QCOMPARE(b.batch, 2);
         QCOMPARE(b.positions, 6);
         QCOMPARE(b.lengths, (std::vector<int>{6, 4}));
