@@ -328,7 +328,7 @@ void SoftmaxAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const B
     const S scale = S(1.0 / std::sqrt(double(D)));
     linearForward<S>(x, store.valueRows(p.wq, p.wkv), c.proj);
     const size_t TT = size_t(T) * T;
-    c.att.assign(size_t(B) * H * TT, S(0));
+    c.att.resize(size_t(B) * H * TT); // each map's padding is zeroed below
     const bool drop = training && attDropout > 0;
     // Drawn serially, before the parallel loop, so the stream does not depend on thread count.
     if (drop) {
@@ -363,6 +363,7 @@ void SoftmaxAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const B
                 for (int j = 0; j < len; ++j)
                     row[j] /= sum;
             }
+            zeroOutsideBlock(A, T, len);
             const S* applied = A;
             if (drop) {
                 w.dropped.resize(TT);

@@ -7,6 +7,7 @@
 #include "core/nn/params.h"
 #include "core/nn/small_products.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace ndr {
@@ -34,6 +35,16 @@ template <typename S> void geometricForward(const S* scores, int T, int len, S* 
 // Backward of geometricForward: ds (T, T) = d loss / d scores given dA and the cached A.
 template <typename S>
 void geometricBackward(const S* scores, const S* att, const S* dAtt, int T, int len, S* dScores);
+
+// Zeroes every entry of a (T, T) map outside its (len, len) block, so an attention tensor's padding reads
+// as zero without clearing the whole tensor at every step.
+template <typename S> void zeroOutsideBlock(S* m, int T, int len) {
+    if (len >= T)
+        return;
+    for (int i = 0; i < len; ++i)
+        std::fill(m + size_t(i) * T + len, m + size_t(i + 1) * T, S(0));
+    std::fill(m + size_t(len) * T, m + size_t(T) * T, S(0));
+}
 
 // Buffers of the two kernels, kept by the caller between calls: a layer calls them B*H times per step.
 template <typename S> struct GeometricWork {

@@ -104,10 +104,11 @@ void RelativeAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const 
     const S* u = store.valuePtr(p.contentBias);
     const S* vb = store.valuePtr(p.positionBias);
     const size_t TT = size_t(T) * T, TR = size_t(T) * R;
-    // raw and posDot are read only where they were written; att is zero outside the real (i, j).
+    // raw and posDot are read only where they were written; att is zero outside the real (i, j) (each
+    // map's padding is zeroed after its softmax).
     c.raw.resize(size_t(B) * H * TT);
     c.posDot.resize(size_t(B) * H * TR);
-    c.att.assign(size_t(B) * H * TT, S(0));
+    c.att.resize(size_t(B) * H * TT);
     c.mixed.resize(N, C);
     scratch.resize(std::max<size_t>(scratch.size(), size_t(omp_get_max_threads())));
 
@@ -147,6 +148,7 @@ void RelativeAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const 
                     ai[j] = s * rawi[j];
                 softmaxRow(ai, len);
             }
+            zeroOutsideBlock(A, T, len);
             productAB<S>(Block<const S>{A, len, len, T}, v, S(1),
                          Block<S>{c.mixed.data() + first * C + h * D, len, D, C}, false);
         }
