@@ -3,14 +3,13 @@
 
 #include "core/nn/encoder.h"
 #include "core/nn/optimizer.h"
-#include "core/task/ctl_task.h"
+#include "core/task/task.h"
 #include "core/train/trainer.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <fstream>
-#include <omp.h>
 #include <sstream>
 #include <sys/resource.h>
 
@@ -123,16 +122,20 @@ std::vector<BenchCase> defaultBenchCases() {
     cases.push_back({"d128 NDR", paper, ndrModel(128, 4, 256, 14), 128, 1});
     cases.push_back({"d128 vanilla", paper, vanillaModel(128, 4, 256, 14), 128, 1});
     cases.push_back({"paper NDR (2 threads)", paper, ndrModel(256, 1, 512, 14), 512, 2});
+    // The listops preset's NDR: examples up to 50 tokens, where attention's T^2 work grows.
+    const RunConfig listops = presetConfig("listops");
+    cases.push_back({"listops NDR", listops.task, listops.models[0], listops.train.batchSize, 1});
     return cases;
 }
 
 BenchResult runBench(const BenchCase& c, int runs, double secondsPerRun) {
-    omp_set_num_threads(std::max(1, c.threads));
+    prepareComputeThread(c.threads);
     resetPeakMemory();
     BenchResult r;
     r.config = c;
-    const CtlTask task(c.task);
-    Encoder<float> model(c.model, task.vocabSize(), c.task.symbols);
+    const std::unique_ptr<Task> taskPtr = makeTask(c.task);
+    const Task& task = *taskPtr;
+    Encoder<float> model(c.model, task.vocabSize(), task.answerCount());
     model.init(1);
     model.setPackedRows(!c.paddedRows);
     AdamW adam;
@@ -173,7 +176,7 @@ BenchResult runBench(const BenchCase& c, int runs, double secondsPerRun) {
     r.peakMemoryMiB = peakMemoryMiB(); // before the sgemm measurement allocates its own matrices
     r.medianStepsPerSecond = median(r.stepsPerSecond);
     r.gflops = r.flopsPerStep * r.medianStepsPerSecond / 1e9;
-    const auto shapes = stepProducts(c.model, Index(std::lround(r.rows)), c.task.symbols, c.batchSize);
+    const auto shapes = stepProducts(c.model, Index(std::lround(r.rows)), task.answerCount(), c.batchSize);
     std::vector<double> gemm;
     for (int run = 0; run < std::max(1, runs); ++run)
         gemm.push_back(gemmRate(shapes, std::min(1.0, secondsPerRun)));

@@ -7,6 +7,9 @@
 #include <limits>
 #include <omp.h>
 #include <sstream>
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+#endif
 
 namespace ndr {
 
@@ -41,8 +44,32 @@ Trainer::Trainer(const RunConfig& config, int modelIndex, const Task& task, cons
     record_.config = config.models[modelIndex];
 }
 
+namespace {
+
+// Flush-to-zero and denormals-are-zero in this thread's SSE/AVX control register.
+void flushDenormals() {
+#if defined(__x86_64__) || defined(__i386__)
+    _mm_setcsr(_mm_getcsr() | _MM_FLUSH_ZERO_ON | 0x0040 /* DAZ */);
+#endif
+}
+
+} // namespace
+
+void prepareComputeThread(int threads) {
+    threads = std::max(1, threads);
+    omp_set_num_threads(threads);
+    // Threads inherit the control register when they are created; a team made earlier is set here.
+    thread_local int preparedTeam = 0;
+    if (preparedTeam >= threads)
+        return;
+    flushDenormals();
+#pragma omp parallel num_threads(threads)
+    flushDenormals();
+    preparedTeam = threads;
+}
+
 void Trainer::setThreads() const {
-    omp_set_num_threads(std::max(1, config_.train.threads));
+    prepareComputeThread(config_.train.threads);
 }
 
 double Trainer::trainStep() {

@@ -38,6 +38,10 @@ std::optional<std::string> earlyStopReason(const RunConfig& config, const std::v
 // The example traced at every evaluation: the first of the deepest test depth's evaluation set.
 Example defaultProbe(const Task& task);
 
+// Prepares the calling thread to train or evaluate: `threads` OpenMP threads, and float values below the
+// normal range (about 1e-38) flushed to zero in this thread and its OpenMP team (docs/design.md §3).
+void prepareComputeThread(int threads);
+
 class Trainer {
 public:
     // `task` must outlive the trainer. Initialises the model from config.train.seed.
