@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
         return kExitUsage;
     }
     CLI::App app{"NDR Studio: train and inspect Neural Data Routers and Transformers on compositional table "
-                 "lookup, without a window.",
+                 "lookup, arithmetic and ListOps, without a window.",
                  "ndr"};
     app.require_subcommand(1);
     app.footer("Run `ndr COMMAND --help` for a command's options.\n");

@@ -31,6 +31,7 @@ private slots:
         QTest::newRow("T13 padded") << 13 << 11 << 3.0;
         QTest::newRow("T24 large scores") << 24 << 24 << 10.0;
         QTest::newRow("T40 padded") << 40 << 31 << 1.0;
+        QTest::newRow("T50 short example") << 50 << 9 << 2.0; // row by row, one packet per row
     }
     void fastEqualsNaive() {
         QFETCH(int, T);
@@ -90,6 +91,9 @@ private slots:
         QTest::newRow("T5") << 5 << 5;
         QTest::newRow("T9 padded") << 9 << 6;
         QTest::newRow("T12") << 12 << 12;
+        // Long batches: each row its own range (a packet, then two) with padding columns inside it.
+        QTest::newRow("T34 short example") << 34 << 9;
+        QTest::newRow("T34 padded") << 34 << 21;
     }
     void backwardMatchesFiniteDifferences() {
         QFETCH(int, T);
