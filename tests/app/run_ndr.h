@@ -7,6 +7,8 @@
 #include <QString>
 #include <QStringList>
 
+#include "testutil.h"
+
 namespace ndrtest {
 
 struct Result {
@@ -20,7 +22,7 @@ inline Result runNdr(const QStringList& args, int timeoutMs = 20000,
     p.setProcessEnvironment(env);
     p.start(QStringLiteral(NDR_BINARY_DIR "/app/ndr"), args);
     Result r;
-    if (!p.waitForStarted() || !p.waitForFinished(timeoutMs)) {
+    if (!p.waitForStarted() || !p.waitForFinished(waitMs(timeoutMs))) { // scaled in sanitizer builds
         p.kill();
         p.waitForFinished();
         r.err = "did not finish: " + p.errorString();

@@ -317,9 +317,10 @@ private slots:
             }
             try {
                 const auto run = Run::open(dir.filePath("run.json").toStdString());
+                const RunRecord record = run->record(); // a copy: history below refers into it
                 QStringList mismatches;
                 for (int m = 0; m < run->modelCount(); ++m) {
-                    const auto& history = run->record().models[m].history;
+                    const auto& history = record.models[m].history;
                     if (history.empty() || run->trainer(m).step() != history.back().step)
                         mismatches << QString("model %1 at step %2, its last evaluation at %3")
                                           .arg(m)
