@@ -243,6 +243,9 @@ void validateTrain(const TrainConfig& t, Problems& p) {
         p.add("train.weightDecay", "must be between 0 and 1, got " + num(t.weightDecay));
     if (p.finite("train.gradClip", t.gradClip) && t.gradClip < 0)
         p.add("train.gradClip", "must be at least 0 (0 disables clipping), got " + num(t.gradClip));
+    p.atLeast("train.lrDecaySteps", t.lrDecaySteps, 0);
+    if (p.finite("train.lrDecayFactor", t.lrDecayFactor) && (t.lrDecayFactor <= 0 || t.lrDecayFactor > 1))
+        p.add("train.lrDecayFactor", "must be above 0 and at most 1, got " + num(t.lrDecayFactor));
     p.intRange("train.steps", t.steps, 1, 10000000);
     p.atLeast("train.evalInterval", t.evalInterval, 1);
     p.intRange("train.threads", t.threads, 1, 64);

@@ -100,6 +100,10 @@ struct TrainConfig {
     double learningRate = 1e-3;
     double weightDecay = 0.01;
     double gradClip = 5.0; // global gradient norm; 0 disables
+    // Stepwise learning-rate decay (docs/design.md §3): after every lrDecaySteps steps each model's rate
+    // is multiplied by lrDecayFactor; 0 keeps the rate constant.
+    int lrDecaySteps = 0;
+    double lrDecayFactor = 0.5;
     int steps = 10000;
     int evalInterval = 500;
     uint64_t seed = 1; // initialisation, batches, dropout

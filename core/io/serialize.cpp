@@ -95,6 +95,11 @@ void readTrain(const json& j, TrainConfig& c, const std::string& path, bool requ
         f.read("stopPatience", c.stopPatience);
     if (j.contains("stopIid"))
         f.read("stopIid", c.stopIid);
+    // Added with the learning-rate decay: absent means a constant rate.
+    if (j.contains("lrDecaySteps"))
+        f.read("lrDecaySteps", c.lrDecaySteps);
+    if (j.contains("lrDecayFactor"))
+        f.read("lrDecayFactor", c.lrDecayFactor);
 }
 
 std::vector<ModelConfig> readModels(const json& j, const std::string& path) {
@@ -176,6 +181,8 @@ void to_json(json& j, const TrainConfig& c) {
              {"learningRate", doubleJson(c.learningRate)},
              {"weightDecay", doubleJson(c.weightDecay)},
              {"gradClip", doubleJson(c.gradClip)},
+             {"lrDecaySteps", c.lrDecaySteps},
+             {"lrDecayFactor", doubleJson(c.lrDecayFactor)},
              {"steps", c.steps},
              {"evalInterval", c.evalInterval},
              {"seed", c.seed},

@@ -39,7 +39,8 @@ Trainer::Trainer(const RunConfig& config, int modelIndex, const Task& task, cons
       model_(*owned_), batchRng_(config.train.seed),
       dropoutRng_(uint32_t(config.train.seed * 2654435761ULL ^ kDropoutStream)) {
     model_.init(config.train.seed);
-    adam_.learningRate = config.models[modelIndex].effectiveLearningRate(config.train.learningRate);
+    baseLearningRate_ = config.models[modelIndex].effectiveLearningRate(config.train.learningRate);
+    adam_.learningRate = baseLearningRate_;
     adam_.weightDecay = config.models[modelIndex].effectiveWeightDecay(config.train.weightDecay);
     record_.config = config.models[modelIndex];
 }
@@ -68,6 +69,12 @@ void prepareComputeThread(int threads) {
     preparedTeam = threads;
 }
 
+double learningRateAt(const TrainConfig& train, double base, int step) {
+    if (train.lrDecaySteps <= 0)
+        return base;
+    return base * std::pow(train.lrDecayFactor, step / train.lrDecaySteps);
+}
+
 void Trainer::setThreads() const {
     prepareComputeThread(config_.train.threads);
 }
@@ -82,6 +89,7 @@ double Trainer::trainStep() {
         return loss;
     model_.backward();
     clipGradNorm(store.grads().data(), store.size(), config_.train.gradClip);
+    adam_.learningRate = learningRateAt(config_.train, baseLearningRate_, record_.stepsDone);
     adam_.step(store.values().data(), store.grads().data(), store.size());
     ++record_.stepsDone;
     return loss;

@@ -42,6 +42,10 @@ Example defaultProbe(const Task& task);
 // normal range (about 1e-38) flushed to zero in this thread and its OpenMP team (docs/design.md §3).
 void prepareComputeThread(int threads);
 
+// The learning rate of the update after `step` steps (0-based) for a model whose own rate is `base`: the
+// stepwise decay of TrainConfig::lrDecaySteps (docs/design.md §3).
+double learningRateAt(const TrainConfig& train, double base, int step);
+
 class Trainer {
 public:
     // `task` must outlive the trainer. Initialises the model from config.train.seed.
@@ -103,6 +107,7 @@ private:
     std::unique_ptr<Model<float>> owned_; // of the kind the configuration names
     Model<float>& model_;                 // *owned_
     AdamW adam_;
+    double baseLearningRate_ = 0; // the model's rate before any decay
     std::mt19937_64 batchRng_;
     Rng dropoutRng_;
     ModelRecord record_;

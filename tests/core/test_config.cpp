@@ -58,6 +58,8 @@ std::string configDiff(const RunConfig& a, const RunConfig& b) {
     check("train.learningRate", a.train.learningRate, b.train.learningRate);
     check("train.weightDecay", a.train.weightDecay, b.train.weightDecay);
     check("train.gradClip", a.train.gradClip, b.train.gradClip);
+    check("train.lrDecaySteps", a.train.lrDecaySteps, b.train.lrDecaySteps);
+    check("train.lrDecayFactor", a.train.lrDecayFactor, b.train.lrDecayFactor);
     check("train.steps", a.train.steps, b.train.steps);
     check("train.evalInterval", a.train.evalInterval, b.train.evalInterval);
     check("train.seed", a.train.seed, b.train.seed);
@@ -174,6 +176,11 @@ std::vector<Rule> rules() {
          "between 0 and 1"},
         {"grad clip negative", [](RunConfig& c) { c.train.gradClip = -1; }, "train.gradClip", "at least 0"},
         {"grad clip infinite", [](RunConfig& c) { c.train.gradClip = HUGE_VAL; }, "train.gradClip", "finite"},
+        {"decay interval negative", [](RunConfig& c) { c.train.lrDecaySteps = -1; }, "train.lrDecaySteps",
+         "at least 0"},
+        {"decay factor 0", [](RunConfig& c) { c.train.lrDecayFactor = 0; }, "train.lrDecayFactor", "above 0"},
+        {"decay factor above 1", [](RunConfig& c) { c.train.lrDecayFactor = 2; }, "train.lrDecayFactor",
+         "at most 1, got 2"},
         {"train steps 0", [](RunConfig& c) { c.train.steps = 0; }, "train.steps", "between 1 and 10000000"},
         {"train steps too many", [](RunConfig& c) { c.train.steps = 10000001; }, "train.steps",
          "got 10000001"},
@@ -420,6 +427,8 @@ private slots:
         c.train.learningRate = 1.5e-4;
         c.train.weightDecay = 0.0025;
         c.train.threads = 2;
+        c.train.lrDecaySteps = 1500;
+        c.train.lrDecayFactor = 0.3;
         const std::string text = json(c).dump(2);
         QVERIFY2(text.find("\"copy-gate\"") != std::string::npos, text.c_str());
         QVERIFY2(text.find("\"dropout\": 0.3,") != std::string::npos, text.c_str()); // floats stay compact
@@ -430,6 +439,12 @@ private slots:
         j.erase("preset");
         c.preset = "custom";
         QVERIFY2(configDiff(c, runConfigFromJson(j.dump())).empty(), "without preset");
+        // Files written before the learning-rate decay existed read as a constant rate.
+        j["train"].erase("lrDecaySteps");
+        j["train"].erase("lrDecayFactor");
+        const RunConfig older = runConfigFromJson(j.dump());
+        QCOMPARE(older.train.lrDecaySteps, 0);
+        QCOMPARE(older.train.lrDecayFactor, TrainConfig{}.lrDecayFactor);
     }
 
     void presetWithOverrides() {

@@ -122,6 +122,37 @@ private slots:
             QCOMPARE(resumed[i], rest[i]);
     }
 
+    void learningRateDecaysStepwise() {
+        TrainConfig train;
+        QCOMPARE(learningRateAt(train, 1e-3, 5000), 1e-3); // off by default
+        train.lrDecaySteps = 100;
+        train.lrDecayFactor = 0.5;
+        QCOMPARE(learningRateAt(train, 1e-3, 0), 1e-3);
+        QCOMPARE(learningRateAt(train, 1e-3, 99), 1e-3);
+        QCOMPARE(learningRateAt(train, 1e-3, 100), 5e-4);
+        QCOMPARE(learningRateAt(train, 1e-3, 250), 2.5e-4);
+
+        // In training: the same updates as a constant rate up to the first decay, different after it,
+        // and a run resumed after a decay continues with the decayed rate.
+        RunConfig constant = tinyRun(4), decayed = constant;
+        decayed.train.lrDecaySteps = 4;
+        decayed.train.lrDecayFactor = 0.1;
+        const CtlTask task(constant.task);
+        Trainer a(constant, 0, task, defaultProbe(task)), b(decayed, 0, task, defaultProbe(task));
+        const auto la = losses(a, 6), lb = losses(b, 6);
+        for (int i = 0; i < 5; ++i) // the loss of step i + 1 is the first to see step i's update
+            QCOMPARE(lb[size_t(i)], la[size_t(i)]);
+        QVERIFY(lb[5] != la[5]);
+        const CheckpointData ckpt = b.checkpoint();
+        const ModelRecord rec = b.record();
+        const auto rest = losses(b, 6);
+        Trainer c(decayed, 0, task, defaultProbe(task));
+        c.restore(ckpt, rec, "memory");
+        const auto resumed = losses(c, 6);
+        for (size_t i = 0; i < rest.size(); ++i)
+            QCOMPARE(resumed[i], rest[i]);
+    }
+
     void savedRunReopensAndContinuesTheSame() {
         // Through files: a run saved mid-way and opened again trains on exactly as if never stopped.
         QTemporaryDir dir;

@@ -138,6 +138,8 @@ ndr::RunConfig ExperimentPanel::config() const {
     r.learningRate = learningRate_->value();
     r.weightDecay = weightDecay_->value();
     r.gradClip = gradClip_->value();
+    r.lrDecaySteps = lrDecaySteps_->value();
+    r.lrDecayFactor = lrDecayFactor_->value();
     r.steps = steps_->value();
     r.evalInterval = evalInterval_->value();
     parseSeed(trainSeed_, &r.seed);
@@ -185,6 +187,8 @@ void ExperimentPanel::fillFields(const ndr::RunConfig& c) {
     learningRate_->setValue(r.learningRate);
     weightDecay_->setValue(r.weightDecay);
     gradClip_->setValue(r.gradClip);
+    lrDecaySteps_->setValue(r.lrDecaySteps);
+    lrDecayFactor_->setValue(r.lrDecayFactor);
     steps_->setValue(r.steps);
     evalInterval_->setValue(r.evalInterval);
     trainSeed_->setText(QString::number(r.seed));

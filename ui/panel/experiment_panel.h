@@ -118,6 +118,8 @@ private:
     RealSpinBox* learningRate_ = nullptr;
     RealSpinBox* weightDecay_ = nullptr;
     RealSpinBox* gradClip_ = nullptr;
+    QSpinBox* lrDecaySteps_ = nullptr;
+    RealSpinBox* lrDecayFactor_ = nullptr;
     QSpinBox* steps_ = nullptr;
     QSpinBox* evalInterval_ = nullptr;
     QLineEdit* trainSeed_ = nullptr;

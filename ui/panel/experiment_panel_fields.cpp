@@ -162,7 +162,7 @@ QWidget* ExperimentPanel::buildTrainGroup() {
     add(tr("batch"), "train.batchSize", batch_, tr("Examples per training step (paper: 512)."));
     learningRate_ = makeRealField(0, 1, 1e-4, true);
     add(tr("learn. rate"), "train.learningRate", learningRate_,
-        tr("AdamW learning rate, constant; used by every model without its own rate (paper: 1.5e-4)."));
+        tr("AdamW learning rate, used by every model without its own rate (paper: 1.5e-4, constant)."));
     weightDecay_ = makeRealField(0, 1, 1e-3, true);
     add(tr("weight decay"), "train.weightDecay", weightDecay_,
         tr("AdamW's decoupled weight decay on all parameters (paper: 0.01)."));
@@ -170,6 +170,14 @@ QWidget* ExperimentPanel::buildTrainGroup() {
     gradClip_->setSpecialValueText(tr("off"));
     add(tr("grad clip"), "train.gradClip", gradClip_,
         tr("Global gradient-norm clipping threshold (CTL: 5); off disables clipping."));
+    lrDecaySteps_ = makeIntField(0, 10000000, 500);
+    lrDecaySteps_->setSpecialValueText(tr("off"));
+    add(tr("lr decay every"), "train.lrDecaySteps", lrDecaySteps_,
+        tr("Multiply every model's learning rate by the decay factor after each N steps; off keeps it "
+           "constant (the paper's rate is constant)."));
+    lrDecayFactor_ = makeRealField(0, 1, 0.05, false);
+    add(tr("lr decay factor"), "train.lrDecayFactor", lrDecayFactor_,
+        tr("What each decay multiplies the learning rate by (above 0, at most 1)."));
     steps_ = makeIntField(1, 10000000, 500);
     add(tr("steps"), "train.steps", steps_, tr("Training steps of each model."));
     evalInterval_ = makeIntField(1, 10000000, 100);
@@ -182,9 +190,9 @@ QWidget* ExperimentPanel::buildTrainGroup() {
     add(tr("threads"), "train.threads", threads_,
         tr("CPU threads used by each model; the models train at the same time."));
 
-    for (QSpinBox* s : {batch_, steps_, evalInterval_, threads_})
+    for (QSpinBox* s : {batch_, lrDecaySteps_, steps_, evalInterval_, threads_})
         connect(s, &QSpinBox::valueChanged, this, &ExperimentPanel::onFieldEdited);
-    for (RealSpinBox* s : {learningRate_, weightDecay_, gradClip_})
+    for (RealSpinBox* s : {learningRate_, weightDecay_, gradClip_, lrDecayFactor_})
         connect(s, &QDoubleSpinBox::valueChanged, this, &ExperimentPanel::onFieldEdited);
     connect(trainSeed_, &QLineEdit::textChanged, this, &ExperimentPanel::onFieldEdited);
     return box;
