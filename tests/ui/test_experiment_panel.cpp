@@ -17,6 +17,7 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTemporaryDir>
+#include <QWheelEvent>
 #include <QtTest>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -51,8 +52,8 @@ private slots:
     void eachPresetFillsEveryField() {
         ExperimentPanel panel(nullptr, false);
         // Going round twice makes every preset replace a different one.
-        const QStringList order = {"paper-backward", "stub",           "arith", "paper-forward",
-                                   "listops",        "paper-backward", "stub"};
+        const QStringList order = {"paper-backward", "stub",           "arith", "paper-forward", "listops",
+                                   "thoughtnet",     "paper-backward", "stub",  "thoughtnet"};
         for (const QString& name : order) {
             choosePreset(panel, name);
             const ndr::RunConfig want = ndr::presetConfig(name.toStdString());
@@ -396,6 +397,8 @@ private slots:
         c.train.evalInterval = 111;
         c.train.seed = 99;
         c.train.threads = 2;
+        c.train.lrDecaySteps = 700;
+        c.train.lrDecayFactor = 0.3;
         QCOMPARE(ndr::validate(c), std::vector<std::string>{});
 
         ExperimentPanel panel(nullptr, false);
@@ -416,6 +419,39 @@ private slots:
         panel.setConfig(c);
         EXPECT_SAME_CONFIG(panel.config(), c);
         QVERIFY(panel.findChild<QProgressBar*>("progress[2]"));
+    }
+
+    void wheelScrollsTheFormNotTheField() {
+        // Scrolling the panel over a field must not change it (or switch the preset): a field without
+        // the focus leaves the wheel event unaccepted, and Qt then hands a real (spontaneous) wheel event
+        // to its parents, up to the scroll area. A field with the focus takes the wheel as before.
+        ExperimentPanel panel(nullptr, false);
+        panel.resize(440, 500);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        choosePreset(panel, "paper-forward");
+        const ndr::RunConfig before = panel.config();
+        auto wheelDown = [](QWidget* w) {
+            const QPointF at(w->width() / 2.0, w->height() / 2.0);
+            QWheelEvent e(at, w->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton, Qt::NoModifier,
+                          Qt::NoScrollPhase, false);
+            QApplication::sendEvent(w, &e);
+            return e.isAccepted();
+        };
+        panel.setFocus();
+        for (const char* name :
+             {"preset", "models[0].dModel", "train.learningRate", "task.order", "train.lrDecaySteps"}) {
+            QWidget* editor = panel.findChild<QWidget*>(name);
+            QVERIFY2(editor, name);
+            QVERIFY(!editor->hasFocus());
+            QVERIFY2(!wheelDown(editor), name);
+            EXPECT_SAME_CONFIG(panel.config(), before);
+        }
+        auto* dModel = field<QSpinBox>(panel, "models[0].dModel");
+        dModel->setFocus();
+        QTRY_VERIFY(dModel->hasFocus());
+        QVERIFY(wheelDown(dModel));
+        QVERIFY(panel.config().models[0].dModel != before.models[0].dModel);
     }
 
     void realFieldsShowShortText() {

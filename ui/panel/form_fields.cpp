@@ -4,10 +4,36 @@
 #include "ui/panel/real_spin_box.h"
 
 #include <QComboBox>
+#include <QEvent>
 #include <QSpinBox>
 #include <algorithm>
 
 namespace ndrui {
+
+namespace {
+
+// Ignores a wheel event on an editor without focus and stops it there: Qt then offers it to the
+// editor's parents, up to the scroll area.
+class WheelGuard final : public QObject {
+public:
+    bool eventFilter(QObject* watched, QEvent* event) override {
+        if (event->type() != QEvent::Wheel)
+            return false;
+        const auto* editor = qobject_cast<QWidget*>(watched);
+        if (!editor || editor->hasFocus())
+            return false;
+        event->ignore();
+        return true;
+    }
+};
+
+} // namespace
+
+void wheelOnlyWhenFocused(QWidget* editor) {
+    static WheelGuard guard;                 // one filter for every editor; it keeps no state
+    editor->setFocusPolicy(Qt::StrongFocus); // the wheel does not take the focus
+    editor->installEventFilter(&guard);
+}
 
 QSpinBox* makeIntField(int lo, int hi, int step, QWidget* parent) {
     auto* s = new QSpinBox(parent);

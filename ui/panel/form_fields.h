@@ -14,10 +14,17 @@ namespace ndrui {
 
 class RealSpinBox;
 
-// Lets an editor shrink well below its size hint and grow with its column.
+// Makes the mouse wheel scroll the form over an editor instead of changing the editor's value, unless
+// the editor has the keyboard focus (a click or Tab gives it): scrolling through the panel must not
+// change a field, or switch the preset, that happens to pass under the pointer.
+void wheelOnlyWhenFocused(QWidget* editor);
+
+// Lets an editor shrink well below its size hint and grow with its column; the wheel changes it only
+// when it has the focus.
 template <typename W> W* narrow(W* w) {
     w->setMinimumWidth(48);
     w->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    wheelOnlyWhenFocused(w);
     return w;
 }
 
