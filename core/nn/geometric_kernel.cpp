@@ -1,0 +1,122 @@
+// The directional geometric attention kernel on one (T, T) block: forward, backward, and the naive
+// O(T^3) oracle the tests check them against (docs/design.md §2).
+#include "core/nn/attention.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace ndr {
+
+// Both kernels apply the transcendental functions to the whole (T, T) block at once: rows are shorter
+// than a SIMD packet at CTL lengths, so per-row array expressions would run scalar.
+template <typename S>
+void geometricForward(const S* s, int T, int len, S* att, S* logPOut, GeometricWork<S>& w) {
+    using Arr = Eigen::Array<S, Eigen::Dynamic, 1>;
+    const size_t TT = size_t(T) * T;
+    w.a.resize(TT);
+    w.prefix.resize(T + 1);
+    const Eigen::Map<const Arr> scores(s, TT);
+    Eigen::Map<Arr> logP(logPOut, TT), logQ(w.a.data(), TT);
+    logP = logSigmoidArray(scores); // log P_ij
+    logQ = logP - scores;           // log(1 - P_ij) = log sigmoid(s) - s
+    S* prefix = w.prefix.data();    // prefix[m] = sum_{k<m} log(1 - P_ik)
+    Eigen::Map<Arr> out(att, TT);
+    out.setConstant(-std::numeric_limits<S>::infinity());
+    for (int i = 0; i < len; ++i) {
+        const S* lq = logQ.data() + size_t(i) * T;
+        prefix[0] = 0;
+        // The column itself and padded keys are masked: transparent in the scan.
+        for (int k = 0; k < T; ++k)
+            prefix[k + 1] = prefix[k] + ((k < len && k != i) ? lq[k] : S(0));
+        S* a = att + size_t(i) * T;
+        const S* lp = logPOut + size_t(i) * T;
+        for (int j = 0; j < len; ++j) {
+            if (j == i)
+                continue;
+            // Keys closer than j: (2i-j, j) when j is right of i; (j, 2i-j] when j is left of i.
+            const int lo = j > i ? std::max(0, 2 * i - j + 1) : j + 1;
+            const int hi = j > i ? j - 1 : std::min(T - 1, 2 * i - j);
+            a[j] = lp[j] + prefix[hi + 1] - prefix[lo];
+        }
+    }
+    out = out.exp(); // exp(-inf) = 0 on masked entries
+}
+
+template <typename S> void geometricForward(const S* s, int T, int len, S* att) {
+    GeometricWork<S> w;
+    AlignedVector<S> logP(size_t(T) * T);
+    geometricForward(s, T, len, att, logP.data(), w);
+}
+
+template <typename S>
+void geometricBackwardFromLogP(const S* logP, const S* att, const S* dAtt, int T, int len, S* ds,
+                               GeometricWork<S>& w) {
+    using Arr = Eigen::Array<S, Eigen::Dynamic, 1>;
+    const size_t TT = size_t(T) * T;
+    w.a.resize(TT);
+    w.b.resize(TT);
+    w.prefix.resize(T + 1);
+    Eigen::Map<Arr> sigPos(w.a.data(), TT), g(w.b.data(), TT);
+    sigPos = Eigen::Map<const Arr>(logP, TT).exp(); // sigmoid(s)
+    // g = d loss / d log A_ij, where log A_ij = log P_ij + sum_{k in window} log(1 - P_ik)
+    g = Eigen::Map<const Arr>(dAtt, TT) * Eigen::Map<const Arr>(att, TT);
+    S* diff = w.prefix.data(); // difference array of d loss / d log(1 - P_ik) over k
+    std::fill(ds, ds + TT, S(0));
+    for (int i = 0; i < len; ++i) {
+        const S* gi = g.data() + size_t(i) * T;
+        const S* sp = sigPos.data() + size_t(i) * T;
+        S* dsi = ds + size_t(i) * T;
+        std::fill(diff, diff + T + 1, S(0));
+        for (int j = 0; j < len; ++j) {
+            if (j == i)
+                continue;
+            const int lo = j > i ? std::max(0, 2 * i - j + 1) : j + 1;
+            const int hi = j > i ? j - 1 : std::min(T - 1, 2 * i - j);
+            if (lo <= hi) {
+                diff[lo] += gi[j];
+                diff[hi + 1] -= gi[j];
+            }
+        }
+        // d log sigmoid(s) / ds = sigmoid(-s);  d log sigmoid(-s) / ds = -sigmoid(s)
+        S run = 0;
+        for (int k = 0; k < len; ++k) {
+            run += diff[k];
+            dsi[k] = k == i ? S(0) : gi[k] * (S(1) - sp[k]) - run * sp[k];
+        }
+    }
+}
+
+template <typename S> void geometricBackward(const S* s, const S* att, const S* dAtt, int T, int len, S* ds) {
+    using Arr = Eigen::Array<S, Eigen::Dynamic, 1>;
+    const size_t TT = size_t(T) * T;
+    GeometricWork<S> w;
+    Arr logP = logSigmoidArray(Eigen::Map<const Arr>(s, TT));
+    geometricBackwardFromLogP(logP.data(), att, dAtt, T, len, ds, w);
+}
+
+template <typename S> void geometricNaive(const S* s, int T, int len, S* att) {
+    for (int i = 0; i < T; ++i)
+        for (int j = 0; j < T; ++j) {
+            S a = 0;
+            if (i < len && j < len && j != i) {
+                a = sigmoid(s[size_t(i) * T + j]);
+                for (int k = 0; k < len; ++k)
+                    if (k != i && geometricCloser(i, j, k))
+                        a *= S(1) - sigmoid(s[size_t(i) * T + k]);
+            }
+            att[size_t(i) * T + j] = a;
+        }
+}
+
+#define NDR_INSTANTIATE(S)                                                                                   \
+    template void geometricForward<S>(const S*, int, int, S*);                                               \
+    template void geometricBackward<S>(const S*, const S*, const S*, int, int, S*);                          \
+    template void geometricForward<S>(const S*, int, int, S*, S*, GeometricWork<S>&);                        \
+    template void geometricBackwardFromLogP<S>(const S*, const S*, const S*, int, int, S*,                   \
+                                               GeometricWork<S>&);                                           \
+    template void geometricNaive<S>(const S*, int, int, S*);
+NDR_INSTANTIATE(float)
+NDR_INSTANTIATE(double)
+
+} // namespace ndr
