@@ -399,6 +399,8 @@ private slots:
         c.train.threads = 2;
         c.train.lrDecaySteps = 700;
         c.train.lrDecayFactor = 0.3;
+        c.train.stopPatience = 4; // no field: kept as the config set it
+        c.train.stopIid = 0.95;
         QCOMPARE(ndr::validate(c), std::vector<std::string>{});
 
         ExperimentPanel panel(nullptr, false);

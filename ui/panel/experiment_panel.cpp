@@ -134,6 +134,7 @@ ndr::RunConfig ExperimentPanel::config() const {
     c.models = models_->models();
 
     ndr::TrainConfig& r = c.train;
+    r = filledTrain_;
     r.batchSize = batch_->value();
     r.learningRate = learningRate_->value();
     r.weightDecay = weightDecay_->value();
@@ -183,6 +184,7 @@ void ExperimentPanel::fillFields(const ndr::RunConfig& c) {
     models_->setModels(c.models);
 
     const ndr::TrainConfig& r = c.train;
+    filledTrain_ = r;
     batch_->setValue(r.batchSize);
     learningRate_->setValue(r.learningRate);
     weightDecay_->setValue(r.weightDecay);

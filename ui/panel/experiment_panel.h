@@ -124,6 +124,9 @@ private:
     QSpinBox* evalInterval_ = nullptr;
     QLineEdit* trainSeed_ = nullptr;
     QSpinBox* threads_ = nullptr;
+    // The training settings as the last preset or config filled them: config() keeps those without a
+    // field (early stopping) instead of resetting them to their defaults.
+    ndr::TrainConfig filledTrain_;
     RunControls* controls_ = nullptr;
 };
 
