@@ -393,6 +393,35 @@ private slots:
         QVERIFY(alone);
     }
 
+    // Token labels under a narrow map are thinned so that the rotated labels do not overlap; a map
+    // wide enough for all of them shows them all.
+    void gateMapThinsTokenLabelsToItsWidth() {
+        GateMapView view;
+        view.setTraces({longTrace(10, 4, true), longTrace(10, 4, true)}, {"NDR", "ThoughtNet"});
+        auto ticksUnder = [&view] {
+            QCustomPlot* p = plotOf(&view);
+            p->replot();
+            std::vector<int> counts;
+            for (QCPColorMap* map : plottables<QCPColorMap>(p)) {
+                auto* ticker = dynamic_cast<QCPAxisTickerText*>(map->keyAxis()->ticker().data());
+                counts.push_back(ticker ? int(ticker->ticks().size()) : -1);
+            }
+            return counts;
+        };
+        const int positions = longTrace(10, 4, true).positions;
+        showAt(&view, QSize(900, 400));
+        for (int n : ticksUnder())
+            QCOMPARE(n, positions);
+        showAt(&view, QSize(200, 400)); // two maps and a scale in 200 pixels
+        for (int n : ticksUnder()) {
+            QVERIFY2(n > 0 && n < positions, qPrintable(QString::number(n)));
+        }
+        QVERIFY(shoot(&view, "gate_map_narrow"));
+        showAt(&view, QSize(900, 400));
+        for (int n : ticksUnder())
+            QCOMPARE(n, positions);
+    }
+
     // An LSTM's trace (docs/design.md §5: steps = tokens read, no heads, no attention, no gates): the
     // attention grid leaves it out, the gate map names it as recurrent.
     void recurrentTraceHasNoMapsButANote() {

@@ -23,13 +23,6 @@ constexpr int kMinSide = 96;     // no map is smaller on screen, however few its
 constexpr int kTickOut = 3;      // tick length outside the map (see addHeatmap)
 constexpr int kLabelPadding = 2; // between ticks and token labels
 
-QSharedPointer<QCPAxisTickerText> thinnedTicker(const QStringList& labels, int every) {
-    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-    for (int i = 0; i < labels.size(); i += every)
-        ticker->addTick(i, labels[i]);
-    return ticker;
-}
-
 } // namespace
 
 QFont AttentionGridView::labelFont() const {
@@ -176,8 +169,8 @@ void AttentionGridView::applyGeometry(const Geometry& g) {
         QCPAxis* bottom = rect->axis(QCPAxis::atBottom);
         left->setTickLabels(first);
         bottom->setTickLabels(last);
-        left->setTicker(thinnedTicker(labels, g.every));
-        bottom->setTicker(thinnedTicker(labels, g.every));
+        left->setTicker(labelTicker(labels, g.every));
+        bottom->setTicker(labelTicker(labels, g.every));
         QFont labelsFont = labelFont();
         labelsFont.setPointSizeF(labelsFont.pointSizeF() * g.labelScale);
         left->setTickLabelFont(labelsFont);

@@ -1,7 +1,11 @@
 // Viridis and the shared heatmap look (see colormaps.h).
 #include "ui/plots/color_maps.h"
 
+#include <QFontMetrics>
 #include <qcustomplot.h>
+
+#include <algorithm>
+#include <cmath>
 
 namespace ndrui {
 
@@ -20,11 +24,22 @@ QCPColorGradient viridisGradient() {
     return g;
 }
 
-static QSharedPointer<QCPAxisTickerText> labelTicker(const QStringList& labels) {
+QSharedPointer<QCPAxisTickerText> labelTicker(const QStringList& labels, int every) {
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-    for (int i = 0; i < labels.size(); ++i)
+    for (int i = 0; i < labels.size(); i += std::max(1, every))
         ticker->addTick(i, labels[i]);
     return ticker;
+}
+
+bool thinCellLabels(QCPAxis* axis, const QStringList& labels, int pixels) {
+    const int line = QFontMetrics(axis->tickLabelFont()).height();
+    const int every =
+        pixels > 0 ? std::max(1, int(std::ceil(double(line) * labels.size() / double(pixels)))) : 1;
+    auto* current = dynamic_cast<QCPAxisTickerText*>(axis->ticker().data()); // ticks() is not const
+    if (current && current->ticks().size() == (labels.size() + every - 1) / every)
+        return false;
+    axis->setTicker(labelTicker(labels, every));
+    return true;
 }
 
 QCPColorMap* addHeatmap(QCPAxisRect* rect, const QStringList& xLabels, const QStringList& yLabels,

@@ -4,11 +4,14 @@
 #pragma once
 
 #include <QPointF>
+#include <QSharedPointer>
 #include <QStringList>
 
 #include <functional>
 
+class QCPAxis;
 class QCPAxisRect;
+class QCPAxisTickerText;
 class QCPColorGradient;
 class QCPColorMap;
 class QCPColorScale;
@@ -23,6 +26,12 @@ QCPColorGradient viridisGradient();
 // row 0 at the top, cells centred on integer coordinates, no interpolation, coloured by `scale`.
 QCPColorMap* addHeatmap(QCPAxisRect* rect, const QStringList& xLabels, const QStringList& yLabels,
                         QCPColorScale* scale);
+// Tick labels at 0, every, 2 every, ...: labels[i] at coordinate i.
+QSharedPointer<QCPAxisTickerText> labelTicker(const QStringList& labels, int every = 1);
+// Labels `axis` (one tick per cell, `labels`) with every n-th label, n the smallest that leaves each a line
+// of its axis's tick-label font across `pixels`: rotated token labels of many cells in a narrow map would
+// otherwise overlap. Returns whether the labels changed.
+bool thinCellLabels(QCPAxis* axis, const QStringList& labels, int pixels);
 // Fills the map with value(row, col) for rows x cols cells.
 void setHeatmapValues(QCPColorMap* map, int rows, int cols, const std::function<double(int, int)>& value);
 // The cell under pixel `pos`, or false when `pos` is outside the map.

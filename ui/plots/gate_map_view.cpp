@@ -38,6 +38,15 @@ GateMapView::GateMapView(QWidget* parent) : PlotView(parent) {
             hitAt(e->pos(), &map, &step, &position))
             emit cellClicked(map->model, step, position, gate(map->model, step, position));
     });
+    // QCustomPlot places the ticks before it lays the plot out; after the layout, the labels are
+    // thinned to each map's width and the ticks placed again, within the same replot.
+    connect(plot(), &QCustomPlot::afterLayout, this, [this] {
+        for (const Map& m : maps_) {
+            QCPAxis* x = m.map->keyAxis();
+            if (thinCellLabels(x, m.tokens, x->axisRect()->width()))
+                x->axisRect()->update(QCPLayoutElement::upPreparation);
+        }
+    });
     rebuild();
 }
 
@@ -103,7 +112,7 @@ void GateMapView::rebuild() {
         map->setName(
             (isOperatorWeight(t) ? tr("%1 learned operators' weight") : tr("%1 gates")).arg(names_.value(m)));
         setHeatmapValues(map, t.steps, t.positions, [&](int s, int pos) { return t.gate(s, pos); });
-        maps_.push_back({m, map});
+        maps_.push_back({m, map, tokens});
     }
     if (!maps_.empty()) {
         int operatorMaps = 0;

@@ -38,6 +38,7 @@ private:
     struct Map {
         int model;
         QCPColorMap* map;
+        QStringList tokens; // the x axis's labels, thinned to the map's width after each layout
     };
     bool hitAt(const QPoint& pos, const Map** map, int* step, int* position) const;
     void rebuild();
