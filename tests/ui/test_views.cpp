@@ -69,8 +69,8 @@ private slots:
         for (int i = 0; i < p->legend->itemCount(); ++i)
             if (auto* item = qobject_cast<QCPPlottableLegendItem*>(p->legend->item(i)))
                 entries << item->plottable()->name();
-        QCOMPARE(entries, QStringList({run_.names[0], run_.names[1], "IID (train depths)",
-                                       "Longer (test depths)", "chance 0.250"}));
+        QCOMPARE(entries,
+                 QStringList({run_.names[0], run_.names[1], "IID (train)", "Longer (test)", "chance 0.250"}));
         // The smoothed loss is the exponential moving average with weight 0.9 on the past.
         double ema = run_.losses[0][0];
         for (size_t i = 1; i < run_.losses[0].size(); ++i)

@@ -74,9 +74,10 @@ LearningCurvesView::LearningCurvesView(QWidget* parent) : PlotView(parent) {
     trainKey_ = new QCPCurve(accuracyRect_->axis(QCPAxis::atBottom), accuracyRect_->axis(QCPAxis::atLeft));
     testKey_ = new QCPCurve(accuracyRect_->axis(QCPAxis::atBottom), accuracyRect_->axis(QCPAxis::atLeft));
     // The paper's names (Table 1): IID is the held-out examples of the training depths, Longer the
-    // test depths.
-    trainKey_->setName(tr("IID (train depths)"));
-    testKey_->setName(tr("Longer (test depths)"));
+    // test depths. Short, so the five entries fit two columns at a laptop's width; the tooltips of the
+    // curves spell the depths out.
+    trainKey_->setName(tr("IID (train)"));
+    testKey_->setName(tr("Longer (test)"));
     legendRowOnTop(p, 4);
     addTitleRow(p, tr("Training loss and accuracy"));
 
