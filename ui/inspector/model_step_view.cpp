@@ -76,12 +76,12 @@ ModelStepView::ModelStepView(int model, const QString& name, QWidget* parent)
     title_->setTextFormat(Qt::RichText);
     note_ = new QLabel(this);
     note_->setWordWrap(true);
-    note_->setMinimumWidth(240); // wrapped at a word's width, a note would be a dozen lines tall
+    note_->setMinimumWidth(220); // wrapped at a word's width, a note would be a dozen lines tall
     note_->hide();
     attention_ = new HeatmapPlot(this);
     attention_->setObjectName(QString("inspector.attention.%1").arg(model));
     attention_->setNames(tr("target"), tr("source"), tr("attention"));
-    attention_->setMinimumSize(260, 240);
+    attention_->setMinimumSize(220, 240);
     gates_ = new HeatmapPlot(this);
     gates_->setObjectName(QString("inspector.gates.%1").arg(model));
     gates_->setNames(QString(), tr("position"), tr("gate"));
@@ -96,12 +96,12 @@ ModelStepView::ModelStepView(int model, const QString& name, QWidget* parent)
     operators_->hide();
     routing_ = new RoutingView(this);
     routing_->setObjectName(QString("inspector.routing.%1").arg(model));
-    routing_->setMinimumSize(260, 240);
+    routing_->setMinimumSize(220, 240);
     gateNote_ = new QLabel(this);
     gateNote_->setWordWrap(true);
     gateNote_->setAlignment(Qt::AlignHCenter | Qt::AlignTop);
     gateNote_->setFixedHeight(150);
-    gateNote_->setMinimumWidth(240); // wrapped at a word's width, the layout would ask for a tall window
+    gateNote_->setMinimumWidth(220); // wrapped at a word's width, the layout would ask for a tall window
 
     // Grows and shrinks down to its minimum (the heatmap's): never held at its preferred height.
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);

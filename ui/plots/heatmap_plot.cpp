@@ -14,15 +14,33 @@ namespace ndrui {
 HeatmapPlot::HeatmapPlot(QWidget* parent) : PlotView(parent) {
     QCustomPlot* p = plot();
     title_ = new QCPTextElement(p, QString(), QFont(font().family(), font().pointSize(), QFont::Bold));
-    p->plotLayout()->insertRow(0);
-    p->plotLayout()->addElement(0, 0, title_);
     scale_ = unitColorScale(new QCPColorScale(p), QString());
-    p->plotLayout()->addElement(1, 1, scale_);
+    // The title in a row of its own above the map and its scale, so it is centred on (and elided to)
+    // the plot's whole width rather than the map's column.
+    QCPLayoutGrid* top = p->plotLayout();
+    QCPAxisRect* rect = p->axisRect();
+    top->take(rect);
+    auto* body = new QCPLayoutGrid;
+    top->addElement(0, 0, title_);
+    top->addElement(1, 0, body);
+    top->setRowStretchFactor(0, 0.001);
+    body->addElement(0, 0, rect);
+    body->addElement(0, 1, scale_);
     auto* margins = new QCPMarginGroup(p);
     p->axisRect()->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
     scale_->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
     map_ = addHeatmap(p->axisRect(), {}, {}, scale_);
     setNames(tr("row"), tr("column"), tr("value"));
+    // Every n-th token label where the cells are narrower than a line of text, on both axes; the ticks
+    // are placed again in the same replot.
+    connect(p, &QCustomPlot::afterLayout, this, [this] {
+        QCPAxis* x = map_->keyAxis();
+        QCPAxis* y = map_->valueAxis();
+        const bool across = thinCellLabels(x, columnLabels_, x->axisRect()->width());
+        const bool down = thinCellLabels(y, rowLabels_, y->axisRect()->height());
+        if (across || down)
+            x->axisRect()->update(QCPLayoutElement::upPreparation);
+    });
 
     connect(p, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) { pressPos_ = e->pos(); });
     connect(p, &QCustomPlot::mouseRelease, this, [this](QMouseEvent* e) {
