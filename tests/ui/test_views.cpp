@@ -65,11 +65,7 @@ private slots:
         }
         QCOMPARE(p->graph(0)->valueAxis()->scaleType(), QCPAxis::stLogarithmic);
         // The legend names each model once (its colour) and each split once (its line style).
-        QStringList entries;
-        for (int i = 0; i < p->legend->itemCount(); ++i)
-            if (auto* item = qobject_cast<QCPPlottableLegendItem*>(p->legend->item(i)))
-                entries << item->plottable()->name();
-        QCOMPARE(entries,
+        QCOMPARE(legendNames(p),
                  QStringList({run_.names[0], run_.names[1], "IID (train)", "Longer (test)", "chance 0.250"}));
         // The smoothed loss is the exponential moving average with weight 0.9 on the past.
         double ema = run_.losses[0][0];
@@ -88,6 +84,14 @@ private slots:
         QVERIFY(chance && chance->visible());
         QCOMPARE(chance->point1->coords().y(), 0.25);
         QCOMPARE(chance->point2->coords().y(), 0.25);
+        // A chance that would read 0.000 (ThoughtNet's nine-digit answers) is neither drawn nor listed.
+        view.setChance(1e-9);
+        p->replot();
+        QVERIFY(!chance->visible());
+        QVERIFY(!legendNames(p).contains("chance 0.000"));
+        view.setChance(0.25);
+        p->replot();
+        QVERIFY(legendNames(p).contains("chance 0.250"));
 
         // The tooltip over the last test point names the model, the step and the exact value.
         p->replot();

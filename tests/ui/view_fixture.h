@@ -123,6 +123,15 @@ inline Trace longTrace(int steps, int heads, bool gates) {
     return t;
 }
 
+// The names of a plot's legend entries, in order.
+inline QStringList legendNames(QCustomPlot* plot) {
+    QStringList names;
+    for (int i = 0; i < plot->legend->itemCount(); ++i)
+        if (auto* item = qobject_cast<QCPPlottableLegendItem*>(plot->legend->item(i)))
+            names << item->plottable()->name();
+    return names;
+}
+
 // Screenshots of the views for a person to look at: saved only when NDR_VIEW_SHOTS names a folder.
 inline QString shotsDir() {
     const QString dir = qEnvironmentVariable("NDR_VIEW_SHOTS");

@@ -169,8 +169,11 @@ ChanceMark addChanceMark(QCustomPlot* plot, QCPAxisRect* rect) {
 }
 
 void setChance(const ChanceMark& mark, double chance) {
-    mark.line->setVisible(chance > 0);
-    mark.key->setVisible(chance > 0); // in the legend while visible (see wrapLegend)
+    // A chance that rounds to 0.000 (a whole nine-digit answer, 1e-9) would lie on the axis and read
+    // "chance 0.000": not drawn.
+    const bool shown = chance >= 0.0005;
+    mark.line->setVisible(shown);
+    mark.key->setVisible(shown); // in the legend while visible (see wrapLegend)
     mark.line->point1->setCoords(0, chance);
     mark.line->point2->setCoords(1, chance);
     mark.key->setName(QObject::tr("chance %1").arg(formatValue(chance)));
