@@ -164,6 +164,21 @@ private slots:
                           .arg(depths[last])
                           .arg(value, 0, 'f', 3));
         QVERIFY(shoot(&view, "depth_bars"));
+
+        // On a short plot the split labels still clear a full bar: the range above 1 grows to a line.
+        for (const int height : {420, 200}) {
+            view.resize(420, height);
+            p->replot();
+            for (int i = 0; i < p->itemCount(); ++i)
+                if (auto* label = qobject_cast<QCPItemText*>(p->item(i)); label && label->visible()) {
+                    const double bottom = label->bottom->pixelPosition().y();
+                    QVERIFY2(bottom <= p->yAxis->coordToPixel(1.0) + 0.5,
+                             qPrintable(QString("height %1: label bottom %2, y=1 at %3")
+                                            .arg(height)
+                                            .arg(bottom)
+                                            .arg(p->yAxis->coordToPixel(1.0))));
+                }
+        }
     }
 
     void lengthGeneralisationHasACurvePerDepth() {

@@ -22,7 +22,7 @@ DepthBarsView::DepthBarsView(QWidget* parent) : PlotView(parent) {
     x->grid()->setVisible(false);
     p->yAxis->setLabel(tr("accuracy"));
     // Above 1 there is room for the split labels, so they never sit on a full bar.
-    p->yAxis->setRange(0, 1.12);
+    p->yAxis->setRange(0, top_);
     auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
     ticker->setTickStep(0.2);
     p->yAxis->setTicker(ticker);
@@ -64,6 +64,17 @@ void DepthBarsView::fitShadeLabels(QSize size) {
             }
         s.label->setText(text);
         s.label->setVisible(!text.isEmpty());
+    }
+    // The labels hang from the top of the plot: the range above 1 is one label high (at least 0.12),
+    // so on a short plot they still clear a full bar. A zoomed axis is left alone.
+    QCPAxis* y = plot()->yAxis;
+    const QCPItemText* label = shades_.front().label;
+    const int line =
+        QFontMetrics(label->font()).height() + label->padding().top() + label->padding().bottom() + 2;
+    const int height = plot()->axisRect()->height();
+    if (y->range().lower == 0 && y->range().upper == top_ && height > 2 * line) {
+        top_ = std::max(1.12, double(height) / double(height - line));
+        y->setRange(0, top_);
     }
 }
 
@@ -192,7 +203,7 @@ void DepthBarsView::applyPalette() {
 
 void DepthBarsView::fitRanges() {
     plot()->xAxis->setRange(-0.5, std::max<double>(depths_.size(), 1) - 0.5);
-    plot()->yAxis->setRange(0, 1.12);
+    plot()->yAxis->setRange(0, top_);
 }
 
 } // namespace ndrui

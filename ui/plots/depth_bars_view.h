@@ -49,7 +49,7 @@ private:
         double from, to; // the band along x
     };
     // Labels each band "train depths", or "train" where that does not fit, or not at all, for the
-    // plot laid out at `size`.
+    // plot laid out at `size`; and, unless the user zoomed, keeps a label's line free above 1.
     void fitShadeLabels(QSize size);
 
     std::vector<int> depths_;
@@ -60,6 +60,7 @@ private:
     std::vector<Shade> shades_;
     QCPBarsGroup* group_;
     ChanceMark chance_;
+    double top_ = 1.12; // the accuracy axis's upper end while it follows the data
 };
 
 } // namespace ndrui
