@@ -306,6 +306,26 @@ private slots:
                                          .arg(T - 1)
                                          .arg(t.att(step, head, T - 1, 0), 0, 'f', 3));
         QVERIFY(shoot(&view, "heatmap_plot"));
+
+        // Many tokens in a small map: every n-th label on both axes, so the labels do not run together.
+        const int many = 40;
+        QStringList names;
+        for (int i = 0; i < many; ++i)
+            names << QString("t%1").arg(i);
+        view.setMatrix(many, many, std::vector<float>(size_t(many) * many, 0.5f), names, names);
+        view.resize(300, 300);
+        p->replot();
+        const QCPColorMap* map = plottables<QCPColorMap>(p).at(0);
+        for (QCPAxis* axis : {map->keyAxis(), map->valueAxis()}) {
+            auto* ticker = dynamic_cast<QCPAxisTickerText*>(axis->ticker().data());
+            QVERIFY(ticker);
+            const int line = QFontMetrics(axis->tickLabelFont()).height();
+            const int pixels = axis->orientation() == Qt::Horizontal ? axis->axisRect()->width()
+                                                                     : axis->axisRect()->height();
+            const int shown = int(ticker->ticks().size());
+            QVERIFY2(shown < many && shown * line <= pixels + line,
+                     qPrintable(QString("%1 labels of %2 px in %3 px").arg(shown).arg(line).arg(pixels)));
+        }
     }
 
     // A title longer than the plot is elided at its end (never clipped at both), whole in the tooltip;
@@ -334,6 +354,10 @@ private slots:
         bold.setBold(true);
         QVERIFY(QFontMetrics(bold).horizontalAdvance(shown) <= p->width());
         QCOMPARE(p->toolTip(), title);
+        // Centred on the whole plot, not on the map's column beside the colour scale.
+        auto* titleRow = qobject_cast<QCPTextElement*>(p->plotLayout()->element(0, 0));
+        QVERIFY(titleRow);
+        QCOMPARE(titleRow->outerRect().width(), p->width());
 
         const QCPRange before = p->axisRect()->axis(QCPAxis::atBottom)->range();
         const QPointF at = p->rect().center();
