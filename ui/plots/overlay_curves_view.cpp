@@ -13,6 +13,9 @@ OverlayCurvesView::OverlayCurvesView(QWidget* parent) : PlotView(parent) {
     QCustomPlot* p = plot();
     p->xAxis->setLabel(tr("training step"));
     p->yAxis->setLabel(tr("test accuracy"));
+    // The x range ends at the last step, often a tick: room on the right for half its label, which
+    // QCustomPlot leaves out rather than draw it cut at the border.
+    p->axisRect()->setMinimumMargins(QMargins(0, 0, 24, 0));
     chance_ = addChanceMark(p, p->axisRect());
     QCPLegend* legend = legendRowOnTop(p, 4);
     legend->setSelectableParts(QCPLegend::spItems);
