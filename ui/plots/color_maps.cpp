@@ -31,14 +31,17 @@ QSharedPointer<QCPAxisTickerText> labelTicker(const QStringList& labels, int eve
     return ticker;
 }
 
-bool thinCellLabels(QCPAxis* axis, const QStringList& labels, int pixels) {
+bool thinCellLabels(QCPAxis* axis, const QStringList& labels) {
+    const QRect rect = axis->axisRect()->rect();
+    const int pixels = axis->orientation() == Qt::Horizontal ? rect.width() : rect.height();
     const int line = QFontMetrics(axis->tickLabelFont()).height();
     const int every =
         pixels > 0 ? std::max(1, int(std::ceil(double(line) * labels.size() / double(pixels)))) : 1;
+    const QSharedPointer<QCPAxisTickerText> wanted = labelTicker(labels, every);
     auto* current = dynamic_cast<QCPAxisTickerText*>(axis->ticker().data()); // ticks() is not const
-    if (current && current->ticks().size() == (labels.size() + every - 1) / every)
+    if (current && current->ticks() == wanted->ticks())
         return false;
-    axis->setTicker(labelTicker(labels, every));
+    axis->setTicker(wanted);
     return true;
 }
 

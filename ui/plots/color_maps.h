@@ -29,9 +29,9 @@ QCPColorMap* addHeatmap(QCPAxisRect* rect, const QStringList& xLabels, const QSt
 // Tick labels at 0, every, 2 every, ...: labels[i] at coordinate i.
 QSharedPointer<QCPAxisTickerText> labelTicker(const QStringList& labels, int every = 1);
 // Labels `axis` (one tick per cell, `labels`) with every n-th label, n the smallest that leaves each a line
-// of its axis's tick-label font across `pixels`: rotated token labels of many cells in a narrow map would
-// otherwise overlap. Returns whether the labels changed.
-bool thinCellLabels(QCPAxis* axis, const QStringList& labels, int pixels);
+// of its axis's tick-label font along the axis as laid out: token labels of many cells in a small map
+// would otherwise overlap. Returns whether the labels changed (the caller then places the ticks again).
+bool thinCellLabels(QCPAxis* axis, const QStringList& labels);
 // Fills the map with value(row, col) for rows x cols cells.
 void setHeatmapValues(QCPColorMap* map, int rows, int cols, const std::function<double(int, int)>& value);
 // The cell under pixel `pos`, or false when `pos` is outside the map.

@@ -43,7 +43,7 @@ GateMapView::GateMapView(QWidget* parent) : PlotView(parent) {
     connect(plot(), &QCustomPlot::afterLayout, this, [this] {
         for (const Map& m : maps_) {
             QCPAxis* x = m.map->keyAxis();
-            if (thinCellLabels(x, m.tokens, x->axisRect()->width()))
+            if (thinCellLabels(x, m.tokens))
                 x->axisRect()->update(QCPLayoutElement::upPreparation);
         }
     });

@@ -34,12 +34,10 @@ HeatmapPlot::HeatmapPlot(QWidget* parent) : PlotView(parent) {
     // Every n-th token label where the cells are narrower than a line of text, on both axes; the ticks
     // are placed again in the same replot.
     connect(p, &QCustomPlot::afterLayout, this, [this] {
-        QCPAxis* x = map_->keyAxis();
-        QCPAxis* y = map_->valueAxis();
-        const bool across = thinCellLabels(x, columnLabels_, x->axisRect()->width());
-        const bool down = thinCellLabels(y, rowLabels_, y->axisRect()->height());
+        const bool across = thinCellLabels(map_->keyAxis(), columnLabels_);
+        const bool down = thinCellLabels(map_->valueAxis(), rowLabels_);
         if (across || down)
-            x->axisRect()->update(QCPLayoutElement::upPreparation);
+            map_->keyAxis()->axisRect()->update(QCPLayoutElement::upPreparation);
     });
 
     connect(p, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) { pressPos_ = e->pos(); });
