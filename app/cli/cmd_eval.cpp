@@ -26,16 +26,6 @@ struct ModelResult {
     std::string error;
 };
 
-double splitMean(const ndr::Task& task, const std::vector<int>& depths, const std::vector<double>& acc,
-                 ndr::Split split) {
-    double sum = 0;
-    int n = 0;
-    for (size_t i = 0; i < depths.size(); ++i)
-        if (task.splitOf(depths[i]) == split)
-            sum += acc[i], ++n;
-    return n ? sum / n : std::nan("");
-}
-
 int runEval(const EvalOptions& o) {
     LoadedRun run = loadRun(o.runFile, o.weights);
     const ndr::Task& task = *run.task;
@@ -80,11 +70,21 @@ int runEval(const EvalOptions& o) {
         for (double a : results[m].eval.accuracy)
             row.push_back(fixed(a, 3));
         for (auto split : {ndr::Split::Train, ndr::Split::Valid, ndr::Split::Test})
-            row.push_back(fixed(splitMean(task, depths, results[m].eval.accuracy, split), 3));
+            row.push_back(fixed(splitMeanOf(task.config(), depths, results[m].eval.accuracy, split), 3));
+        table.addRow(row);
+    }
+    // What always giving each depth's most common answer scores on the same sets.
+    if (n > 0 && !results[0].eval.baseline.empty()) {
+        table.addRule();
+        std::vector<std::string> row = {"most common answer", "", ""};
+        for (double a : results[0].eval.baseline)
+            row.push_back(fixed(a, 3));
+        for (auto split : {ndr::Split::Train, ndr::Split::Valid, ndr::Split::Test})
+            row.push_back(fixed(splitMeanOf(task.config(), depths, results[0].eval.baseline, split), 3));
         table.addRow(row);
     }
     std::cout << "Accuracy per depth of " << o.runFile << " (" << splitSummary(task.config()) << "; chance "
-              << fixed(1.0 / task.answerCount(), 3) << ")\n";
+              << chanceText(task.config()) << ")\n";
     table.print(std::cout);
     for (size_t m = 0; m < n; ++m) {
         const auto& cfg = run.record.models[m].config;

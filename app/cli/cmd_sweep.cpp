@@ -88,8 +88,7 @@ int collect(const fs::path& dir, const ndr::SweepPlan& plan) {
         std::cout << (g.group.empty() ? "" : g.group + ": ") << "accuracy at the " << at << " evaluation"
                   << (hasValid ? "" : " (no validation split)") << ", mean ± std over " << g.seeds.size()
                   << " of " << g.planned << " runs (" << splitSummary(g.config.task) << "; chance "
-                  << fixed(ndr::chanceAccuracyOf(g.config.task), 3)
-                  << "; IID: held-out examples of the training depths)\n";
+                  << chanceText(g.config.task) << "; IID: held-out examples of the training depths)\n";
         table.print(std::cout);
         out.push_back({{"group", g.group},
                        {"preset", g.config.preset},

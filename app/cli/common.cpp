@@ -127,6 +127,25 @@ std::string fixed(double x, int decimals) {
     return os.str();
 }
 
+std::string chanceText(const ndr::TaskConfig& task) {
+    const double chance = ndr::chanceAccuracyOf(task);
+    if (chance >= 0.0005)
+        return fixed(chance, 3);
+    std::ostringstream os;
+    os << std::setprecision(1) << chance;
+    return os.str();
+}
+
+double splitMeanOf(const ndr::TaskConfig& task, const std::vector<int>& depths,
+                   const std::vector<double>& values, ndr::Split split) {
+    double sum = 0;
+    int n = 0;
+    for (size_t i = 0; i < depths.size() && i < values.size(); ++i)
+        if (ndr::Task::splitOf(task, depths[i]) == split)
+            sum += values[i], ++n;
+    return n ? sum / n : std::nan("");
+}
+
 std::string duration(double seconds) {
     if (!std::isfinite(seconds) || seconds < 0)
         return "-";

@@ -279,8 +279,21 @@ void printRunSummary(const TrainedRun& run, std::ostream& os) {
             }
         }
     }
+    // What always giving each depth's most common answer scores on the same sets.
+    for (const auto& m : rec.models)
+        if (!m.history.empty() && !m.history.back().baseline.empty()) {
+            ndr::EvalRecord base = m.history.back();
+            base.accuracy = base.baseline;
+            base.trainAccuracy = splitMeanOf(rec.config.task, base.depths, base.baseline, ndr::Split::Train);
+            base.testAccuracy = splitMeanOf(rec.config.task, base.depths, base.baseline, ndr::Split::Test);
+            auto row = evalRow("most common answer", "", base);
+            row[2] = "";
+            table.addRule();
+            table.addRow(row);
+            break;
+        }
     os << "Accuracy per depth (" << splitSummary(rec.config.task) << "; chance "
-       << fixed(ndr::chanceAccuracyOf(rec.config.task), 3) << ")\n";
+       << chanceText(rec.config.task) << ")\n";
     table.print(os);
     for (const auto& m : rec.models)
         if (!m.history.empty())

@@ -162,6 +162,18 @@ void readEval(const json& j, EvalRecord& r, const std::string& path) {
     if (r.loss.size() != r.depths.size())
         fail(f.path("loss"), "has " + std::to_string(r.loss.size()) + " values for " +
                                  std::to_string(r.depths.size()) + " depths");
+    if (j.contains("baseline")) {
+        r.baseline =
+            toArray<double>(*f.get("baseline"), f.path("baseline"), [](const json& v, const std::string& p) {
+                const double share = toDouble(v, p, false);
+                if (!(share >= 0 && share <= 1))
+                    fail(p, "must be a share between 0 and 1, got " + v.dump());
+                return share;
+            });
+        if (!r.baseline.empty() && r.baseline.size() != r.depths.size())
+            fail(f.path("baseline"), "has " + std::to_string(r.baseline.size()) + " values for " +
+                                         std::to_string(r.depths.size()) + " depths");
+    }
     f.read("trainAccuracy", r.trainAccuracy, true);
     f.read("validAccuracy", r.validAccuracy, true);
     f.read("testAccuracy", r.testAccuracy, true);
@@ -270,6 +282,7 @@ void to_json(json& j, const EvalRecord& r) {
              {"depths", r.depths},
              {"accuracy", doubleArrayJson(r.accuracy)},
              {"loss", doubleArrayJson(r.loss)},
+             {"baseline", r.baseline},
              {"trainAccuracy", doubleJson(r.trainAccuracy)},
              {"validAccuracy", doubleJson(r.validAccuracy)},
              {"testAccuracy", doubleJson(r.testAccuracy)},

@@ -68,7 +68,11 @@ struct EvalRecord {
     std::vector<int> depths;      // evaluated depths, ascending
     std::vector<double> accuracy; // (depths) on the fixed evaluation sets
     std::vector<double> loss;     // (depths) mean cross-entropy on the same sets
-    double trainAccuracy = 0;     // means over the depths of each split (NaN if the split is empty)
+    // (depths) the accuracy of always giving the depth's most common answer on the same sets
+    // (majorityBaseline): the level a model reaches without reading its input. Empty when the run
+    // file has none.
+    std::vector<double> baseline;
+    double trainAccuracy = 0; // means over the depths of each split (NaN if the split is empty)
     double validAccuracy = 0;
     double testAccuracy = 0;
     Trace probe; // trace of the run's probe example (may be empty)

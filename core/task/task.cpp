@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <stdexcept>
 
 namespace ndr {
@@ -296,6 +297,21 @@ bool Task::isHeldOut(const Example& e) const {
     if (depth < 0 || depth >= int(sets_.size()) || !evalSetHeldOut(depth))
         return false;
     return depthSet(depth).keys.count(key(e)) > 0;
+}
+
+MajorityBaseline majorityBaseline(const Task& task, const std::vector<Example>& examples) {
+    std::map<std::vector<int>, int> counts; // ordered: the first of the most common is the smallest
+    for (const Example& e : examples)
+        ++counts[task.targets(e)];
+    MajorityBaseline best;
+    int most = 0;
+    for (const auto& [targets, n] : counts)
+        if (n > most) {
+            most = n;
+            best.targets = targets;
+        }
+    best.accuracy = examples.empty() ? 0.0 : double(most) / double(examples.size());
+    return best;
 }
 
 } // namespace ndr

@@ -197,6 +197,16 @@ private:
 // The task `config.kind` names. Throws std::invalid_argument if the configuration is invalid.
 std::unique_ptr<Task> makeTask(const TaskConfig& config);
 
+// The answer most common among `examples` (all its readouts' targets; the smallest such answer on a
+// tie) and the share of the examples that have it: the accuracy of a model that gives that answer
+// whatever the input. Where answers are not uniform (arithmetic's products mod 10 favour 0) it lies
+// well above chance. Zero share and no targets for no examples.
+struct MajorityBaseline {
+    std::vector<int> targets;
+    double accuracy = 0;
+};
+MajorityBaseline majorityBaseline(const Task& task, const std::vector<Example>& examples);
+
 // Unbiased integer in [0, n) from raw generator output: std::uniform_int_distribution is not specified
 // bit-for-bit, and tasks and held-out sets must be the same on every platform for a given seed.
 uint64_t uniformBelow(std::mt19937_64& rng, uint64_t n);

@@ -223,7 +223,8 @@ std::optional<EvalRecord> Trainer::measureUnless(int steps, const std::atomic<bo
     for (int d : task_.allDepths()) {
         std::pair<double, double> result;
         RoutingTally tally;
-        if (!accuracyInto(task_.evalSet(d), steps, stop, result, &tally))
+        const std::vector<Example>& set = task_.evalSet(d);
+        if (!accuracyInto(set, steps, stop, result, &tally))
             return std::nullopt;
         all.weight += tally.weight;
         all.routeEntropy += tally.routeEntropy;
@@ -236,6 +237,7 @@ std::optional<EvalRecord> Trainer::measureUnless(int steps, const std::atomic<bo
         r.depths.push_back(d);
         r.accuracy.push_back(acc);
         r.loss.push_back(loss);
+        r.baseline.push_back(majorityBaseline(task_, set).accuracy);
         switch (task_.splitOf(d)) {
         case Split::Train:
             train.push_back(acc);

@@ -93,6 +93,30 @@ private slots:
         QCOMPARE(parsed(task, "[MED 1 [MIN 0 3 ] 9 8 ]").depth(), 2); // middle pair: 1 and 8
     }
 
+    // The majority baseline counts whole answers and breaks ties towards the smallest.
+    void majorityBaselineOfHandWrittenSets() {
+        const ArithTask task(arithConfig());
+        // Answers 2, 2 and 5: the most common is 2, held by two of three.
+        const std::vector<Example> set = {parsed(task, "(3*4)"), parsed(task, "(1+1)"),
+                                          parsed(task, "(2+3)")};
+        MajorityBaseline b = majorityBaseline(task, set);
+        QCOMPARE(b.targets, std::vector<int>{2});
+        QCOMPARE(b.accuracy, 2.0 / 3.0);
+        // Answers 7 and 1 once each: the tie goes to 1.
+        b = majorityBaseline(task, {parsed(task, "(3+4)"), parsed(task, "(9*9)")});
+        QCOMPARE(b.targets, std::vector<int>{1});
+        QCOMPARE(b.accuracy, 0.5);
+        b = majorityBaseline(task, {});
+        QVERIFY(b.targets.empty());
+        QCOMPARE(b.accuracy, 0.0);
+        // Products mod 10 favour 0: every depth's most common answer is 0, well above chance (0.1).
+        for (int d : task.allDepths()) {
+            b = majorityBaseline(task, task.evalSet(d));
+            QCOMPARE(b.targets, std::vector<int>{0});
+            QVERIFY2(b.accuracy > 0.15 && b.accuracy < 0.4, std::to_string(b.accuracy).c_str());
+        }
+    }
+
     void generatedExamplesHaveTheirDepth() {
         const ArithTask arith(arithConfig());
         const ListOpsTask listOps(listOpsConfig());

@@ -90,6 +90,7 @@ RunRecord smallRun() {
     first.depths = {1, 2, 3, 4, 5, 6, 7};
     first.accuracy = {1, 0.9, 0.8, 0.7, 0.4, 0.3, 0.26};
     first.loss = {0.01, 0.1, 0.2, 0.5, 1.1, 1.2, 1.3};
+    first.baseline = {0.25, 0.3125, 0.27, 0.26, 0.28, 0.25, 0.262};
     first.trainAccuracy = 0.85;
     first.validAccuracy = std::numeric_limits<double>::quiet_NaN(); // the stub has no validation split
     first.testAccuracy = 0.32;
@@ -229,6 +230,7 @@ private slots:
         QCOMPARE(e.depths, want.depths);
         QCOMPARE(e.accuracy, want.accuracy);
         QCOMPARE(e.loss, want.loss);
+        QCOMPARE(e.baseline, want.baseline);
         QVERIFY(std::isnan(e.validAccuracy));
         QCOMPARE(e.testAccuracy, want.testAccuracy);
         QCOMPARE(m.history[1].accuracy[6], 1.0 / 3.0);
@@ -326,6 +328,16 @@ private slots:
         QVERIFY(!v1.config.models[0].headRouting);
         QCOMPARE(v1.config.models[0].haltThreshold, 0.0);
         QVERIFY(v1.models[0].history[0].haltCounts.empty());
+
+        // An evaluation without the majority baseline opens with none.
+        json noBaseline = smallRun();
+        for (json& model : noBaseline["models"])
+            for (json& eval : model["history"])
+                eval.erase("baseline");
+        writeAll(path("no-baseline.json"), noBaseline.dump());
+        const RunRecord nb = loadRunRecord(path("no-baseline.json"));
+        QVERIFY(nb.models[0].history[0].baseline.empty());
+        QCOMPARE(nb.models[0].history[0].accuracy, smallRun().models[0].history[0].accuracy);
     }
 
     void runRecordFloatsAreCompact() {
@@ -369,6 +381,12 @@ private slots:
         QTest::newRow("history lengths differ")
             << with([](json& j) { j["models"][0]["history"][0]["accuracy"].erase(0); })
             << "models[0].history[0].accuracy: has 6 values for 7 depths";
+        QTest::newRow("baseline lengths differ")
+            << with([](json& j) { j["models"][0]["history"][0]["baseline"].erase(0); })
+            << "models[0].history[0].baseline: has 6 values for 7 depths";
+        QTest::newRow("baseline not a share")
+            << with([](json& j) { j["models"][0]["history"][1]["baseline"][2] = 1.5; })
+            << "models[0].history[1].baseline[2]: must be a share between 0 and 1, got 1.5";
         QTest::newRow("bestEval out of range")
             << with([](json& j) { j["models"][0]["bestEval"] = 2; }) << "models[0].bestEval: must be -1";
         QTest::newRow("attention size")

@@ -229,6 +229,16 @@ private slots:
         QCOMPARE(depthLabel(task.config(), 3), std::string("3+3"));
     }
 
+    // With several readouts the majority baseline compares whole answers, not single digits: 146 twice
+    // and 1914 once is 146 for two of three, although most digits of all three are 0.
+    void majorityBaselineComparesWholeAnswers() {
+        const MultiDigitTask task(digitsConfig());
+        const Example a = MultiDigitTask::make(23, false, 123), b = MultiDigitTask::make(29, true, 66);
+        const MajorityBaseline base = majorityBaseline(task, {b, a, MultiDigitTask::make(100, false, 46)});
+        QCOMPARE(base.targets, task.targets(a));
+        QCOMPARE(base.accuracy, 2.0 / 3.0);
+    }
+
     // Generated examples have their kind's digit counts; case counts and enumerations agree.
     void kinds() {
         const MultiDigitTask task(digitsConfig());

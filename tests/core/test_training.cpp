@@ -105,6 +105,19 @@ private slots:
 #endif
     }
 
+    // Every evaluation records each depth's majority baseline, that of its evaluation set.
+    void evaluationRecordsTheBaseline() {
+        const RunConfig c = tinyRun(5);
+        const CtlTask task(c.task);
+        Trainer t(c, 0, task, defaultProbe(task));
+        const EvalRecord e = t.evaluate();
+        QCOMPARE(e.baseline.size(), e.depths.size());
+        for (size_t i = 0; i < e.depths.size(); ++i)
+            QCOMPARE(e.baseline[i], majorityBaseline(task, task.evalSet(e.depths[i])).accuracy);
+        // At least the share of one answer in S.
+        QVERIFY(*std::min_element(e.baseline.begin(), e.baseline.end()) >= 1.0 / task.answerCount());
+    }
+
     void resumeReproducesTheRun() {
         const RunConfig c = tinyRun(5);
         const CtlTask task(c.task);

@@ -165,6 +165,43 @@ private slots:
                           .arg(value, 0, 'f', 3));
         QVERIFY(shoot(&view, "depth_bars"));
 
+        // The majority baseline: a mark across each depth's bars, listed in place of the chance line
+        // it lies above; back to the chance line for evaluations without it.
+        const auto graphs = plottables<QCPGraph>(p);
+        QCOMPARE(graphs.size(), size_t(1));
+        QCPGraph* marks = graphs[0];
+        const EvalRecord& latest = run_.histories[0].back();
+        QCOMPARE(latest.baseline.size(), depths.size());
+        QVERIFY(marks->visible());
+        QCOMPARE(marks->dataCount(), 3 * int(depths.size()));
+        for (size_t i = 0; i < depths.size(); ++i) {
+            QCOMPARE(marks->data()->at(3 * int(i))->value, latest.baseline[i]);
+            QCOMPARE(marks->data()->at(3 * int(i) + 1)->value, latest.baseline[i]);
+            QVERIFY(std::isnan(marks->data()->at(3 * int(i) + 2)->value));
+            QVERIFY(marks->data()->at(3 * int(i))->key < double(i) - 0.3);
+        }
+        p->replot();
+        QCOMPARE(legendNames(p), QStringList({QString("%1 at step %2").arg(run_.names[0]).arg(latest.step),
+                                              QString("%1 at step %2").arg(run_.names[1]).arg(latest.step),
+                                              "most common answer"}));
+        const QPoint onMark(int(std::lround(p->xAxis->coordToPixel(0.3))),
+                            int(std::lround(p->yAxis->coordToPixel(latest.baseline[0]))));
+        QCOMPARE(view.toolTipAt(onMark), QString("Most common answer, depth %1 (train): %2, the accuracy of "
+                                                 "always giving it")
+                                             .arg(depths[0])
+                                             .arg(latest.baseline[0], 0, 'f', 3));
+        EvalRecord without = run_.histories[1].back();
+        without.baseline.clear();
+        view.setEvaluation(1, run_.names[1], without);
+        p->replot();
+        QVERIFY(!marks->visible());
+        QVERIFY(legendNames(p).contains("chance 0.250"));
+        QVERIFY(!legendNames(p).contains("most common answer"));
+        view.setEvaluation(1, run_.names[1], run_.histories[1].back());
+        p->replot();
+        QVERIFY(marks->visible());
+        QVERIFY(!legendNames(p).contains("chance 0.250"));
+
         // On a short plot the split labels still clear a full bar: the range above 1 grows to a line.
         for (const int height : {420, 200}) {
             view.resize(420, height);

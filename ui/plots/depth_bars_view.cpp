@@ -29,6 +29,13 @@ DepthBarsView::DepthBarsView(QWidget* parent) : PlotView(parent) {
     p->axisRect()->setRangeZoom(Qt::Horizontal | Qt::Vertical);
 
     chance_ = addChanceMark(p, p->axisRect());
+    // Segments across each depth's bars, NaN between them; listed in the legend last, while drawn.
+    baseline_ = new QCPGraph(p->xAxis, p->yAxis);
+    baseline_->setName(tr("most common answer"));
+    baseline_->setLayer("overlay");
+    baseline_->setProperty("ndrChanceKey", true);
+    baseline_->removeFromLegend();
+    baseline_->setVisible(false);
 
     legendRowOnTop(p, 6);
     addTitleRow(p, tr("Accuracy per depth"));
@@ -157,10 +164,31 @@ void DepthBarsView::setEvaluation(int model, const QString& name, const ndr::Eva
                 acc[i] = record.accuracy[k];
     // Models may be at different steps (one trains faster): the legend says which step each shows.
     setAccuracy(model, tr("%1 at step %2").arg(name).arg(record.step), acc);
+    std::vector<double> base(depths_.size(), NAN);
+    for (size_t i = 0; i < depths_.size(); ++i)
+        for (size_t k = 0; k < record.depths.size() && k < record.baseline.size(); ++k)
+            if (record.depths[k] == depths_[i])
+                base[i] = record.baseline[k];
+    setBaseline(base);
+}
+
+void DepthBarsView::setBaseline(const std::vector<double>& baselinePerDepth) {
+    QVector<double> keys, values;
+    for (size_t i = 0; i < baselinePerDepth.size() && i < depths_.size(); ++i) {
+        if (std::isnan(baselinePerDepth[i]))
+            continue;
+        keys << double(i) - 0.42 << double(i) + 0.42 << double(i) + 0.46;
+        values << baselinePerDepth[i] << baselinePerDepth[i] << qQNaN();
+    }
+    baseline_->setData(keys, values, true);
+    baseline_->setVisible(!keys.isEmpty());
+    ndrui::setChance(chance_, keys.isEmpty() ? chance_value_ : 0);
+    requestReplot();
 }
 
 void DepthBarsView::setChance(double chance) {
-    ndrui::setChance(chance_, chance);
+    chance_value_ = chance;
+    ndrui::setChance(chance_, baseline_->visible() ? 0 : chance);
     requestReplot();
 }
 
@@ -169,12 +197,22 @@ void DepthBarsView::clear() {
         plot()->removePlottable(b);
     bars_.clear();
     names_.clear();
-    requestReplot();
+    setBaseline({});
 }
 
 QString DepthBarsView::toolTipAt(const QPoint& pos) const {
     int index = -1;
     QCPAbstractPlottable* hit = nearestPoint(plot(), pos, &index);
+    if (hit && hit == baseline_) {
+        const QCPGraphData& d = *baseline_->data()->at(index);
+        const int i = int(std::lround(d.key));
+        if (i < 0 || i >= int(depths_.size()))
+            return {};
+        return tr("Most common answer, depth %1 (%2): %3, the accuracy of always giving it")
+            .arg(depths_[i])
+            .arg(splitName(splits_[i]))
+            .arg(formatValue(d.value));
+    }
     for (size_t m = 0; hit && m < bars_.size(); ++m) {
         if (hit != bars_[m])
             continue;
@@ -194,6 +232,7 @@ QString DepthBarsView::toolTipAt(const QPoint& pos) const {
 void DepthBarsView::applyPalette() {
     PlotView::applyPalette();
     styleChanceMark(chance_, palette());
+    baseline_->setPen(QPen(referenceColor(palette()), 2, Qt::DashLine));
     for (const Shade& s : shades_) {
         s.rect->setPen(Qt::NoPen);
         s.rect->setBrush(splitShade(s.split, palette()));

@@ -1,5 +1,6 @@
 // Accuracy per depth: the models' bars side by side at each depth, the train, valid and test depth
-// ranges shaded and labelled behind them, and the chance line.
+// ranges shaded and labelled behind them, and a mark per depth at the majority baseline (what always
+// giving the depth's most common answer scores), or the chance line where the evaluations have none.
 #pragma once
 
 #include "core/records/records.h"
@@ -11,6 +12,7 @@
 
 class QCPBars;
 class QCPBarsGroup;
+class QCPGraph;
 class QCPItemText;
 class QCPItemRect;
 
@@ -29,8 +31,12 @@ public:
     void setDepthMeaning(const QString& meaning, const QStringList& labels = {});
     // Accuracy of `model` at each depth of setDepths() (NaN: not evaluated).
     void setAccuracy(int model, const QString& name, const std::vector<double>& accuracyPerDepth);
-    // The accuracy per depth of an evaluation, matched to setDepths() by depth.
+    // The accuracy per depth of an evaluation, matched to setDepths() by depth; its majority baseline
+    // (the same for every model) replaces the baseline marks.
     void setEvaluation(int model, const QString& name, const ndr::EvalRecord& record);
+    // The majority baseline at each depth of setDepths() (NaN: none), drawn as a mark across the
+    // depth's bars; while any is drawn the chance line, which lies at or below them, is not.
+    void setBaseline(const std::vector<double>& baselinePerDepth);
     void setChance(double chance);
     void clear();
 
@@ -60,6 +66,8 @@ private:
     std::vector<Shade> shades_;
     QCPBarsGroup* group_;
     ChanceMark chance_;
+    double chance_value_ = 0;
+    QCPGraph* baseline_;
     double top_ = 1.12; // the accuracy axis's upper end while it follows the data
 };
 
