@@ -50,14 +50,15 @@ std::string evaluationsCsv(const RunRecord& record) {
 }
 
 std::string depthAccuracyCsv(const RunRecord& record) {
-    std::string out = "model,step,depth,split,accuracy,loss\n";
+    std::string out = "model,step,depth,split,accuracy,loss,most_common_answer\n";
     for (const auto& m : record.models)
         for (const auto& e : m.history)
             for (size_t i = 0; i < e.depths.size(); ++i)
                 out += text(m.config.name) + "," + std::to_string(e.step) + "," +
                        std::to_string(e.depths[i]) + "," + splitName(record.config.task, e.depths[i]) + "," +
                        cell(i < e.accuracy.size() ? e.accuracy[i] : NAN) + "," +
-                       cell(i < e.loss.size() ? e.loss[i] : NAN) + "\n";
+                       cell(i < e.loss.size() ? e.loss[i] : NAN) + "," +
+                       cell(i < e.baseline.size() ? e.baseline[i] : NAN) + "\n";
     return out;
 }
 

@@ -265,9 +265,15 @@ private slots:
         QCOMPARE(evals.size(), 1 + 2 * 2);
         QVERIFY2(evals.value(1).startsWith("NDR,"), qPrintable(evals.value(1)));
         const QStringList depths = lines("depth-accuracy.csv");
-        QCOMPARE(depths.value(0), QString("model,step,depth,split,accuracy,loss"));
+        QCOMPARE(depths.value(0), QString("model,step,depth,split,accuracy,loss,most_common_answer"));
         QVERIFY2(depths.size() > 1 + 2 * 2 && depths.value(1).contains(",1,train,"),
                  qPrintable(depths.value(1)));
+        // Seven cells, the last the majority baseline, a share.
+        const QStringList cells = depths.value(1).split(',');
+        QCOMPARE(cells.size(), 7);
+        bool isNumber = false;
+        const double baseline = cells.last().toDouble(&isNumber);
+        QVERIFY2(isNumber && baseline > 0 && baseline <= 1, qPrintable(depths.value(1)));
         QVERIFY(lines("loss.csv").size() > 2);
         QCOMPARE(QImage(out + "/dashboard.png").size(), QSize(800, 500));
         const ndrui::GifInfo gif = ndrui::readGifInfo(out + "/training.gif");
