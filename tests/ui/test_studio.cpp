@@ -62,7 +62,8 @@ std::vector<double> plotData(QWidget* view) {
     for (int g = 0; g < plot->graphCount(); ++g)
         for (auto it = plot->graph(g)->data()->constBegin(); it != plot->graph(g)->data()->constEnd(); ++it) {
             out.push_back(it->key);
-            out.push_back(it->value);
+            out.push_back(std::isnan(it->value) ? -1.0
+                                                : it->value); // a gap (NaN), so that equal data compare equal
         }
     for (int i = 0; i < plot->plottableCount(); ++i)
         if (auto* bars = qobject_cast<QCPBars*>(plot->plottable(i)))
