@@ -182,12 +182,12 @@ void DepthBarsView::setBaseline(const std::vector<double>& baselinePerDepth) {
     }
     baseline_->setData(keys, values, true);
     baseline_->setVisible(!keys.isEmpty());
-    ndrui::setChance(chance_, keys.isEmpty() ? chance_value_ : 0);
+    ndrui::setChance(chance_, keys.isEmpty() ? chanceValue_ : 0);
     requestReplot();
 }
 
 void DepthBarsView::setChance(double chance) {
-    chance_value_ = chance;
+    chanceValue_ = chance;
     ndrui::setChance(chance_, baseline_->visible() ? 0 : chance);
     requestReplot();
 }

@@ -66,7 +66,7 @@ private:
     std::vector<Shade> shades_;
     QCPBarsGroup* group_;
     ChanceMark chance_;
-    double chance_value_ = 0;
+    double chanceValue_ = 0;
     QCPGraph* baseline_;
     double top_ = 1.12; // the accuracy axis's upper end while it follows the data
 };
