@@ -70,7 +70,7 @@ int runEval(const EvalOptions& o) {
         for (double a : results[m].eval.accuracy)
             row.push_back(fixed(a, 3));
         for (auto split : {ndr::Split::Train, ndr::Split::Valid, ndr::Split::Test})
-            row.push_back(fixed(splitMeanOf(task.config(), depths, results[m].eval.accuracy, split), 3));
+            row.push_back(fixed(ndr::splitMean(task.config(), depths, results[m].eval.accuracy, split), 3));
         table.addRow(row);
     }
     // What always giving each depth's most common answer scores on the same sets.
@@ -80,7 +80,7 @@ int runEval(const EvalOptions& o) {
         for (double a : results[0].eval.baseline)
             row.push_back(fixed(a, 3));
         for (auto split : {ndr::Split::Train, ndr::Split::Valid, ndr::Split::Test})
-            row.push_back(fixed(splitMeanOf(task.config(), depths, results[0].eval.baseline, split), 3));
+            row.push_back(fixed(ndr::splitMean(task.config(), depths, results[0].eval.baseline, split), 3));
         table.addRow(row);
     }
     std::cout << "Accuracy per depth of " << o.runFile << " (" << splitSummary(task.config()) << "; chance "

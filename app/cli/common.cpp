@@ -136,16 +136,6 @@ std::string chanceText(const ndr::TaskConfig& task) {
     return os.str();
 }
 
-double splitMeanOf(const ndr::TaskConfig& task, const std::vector<int>& depths,
-                   const std::vector<double>& values, ndr::Split split) {
-    double sum = 0;
-    int n = 0;
-    for (size_t i = 0; i < depths.size() && i < values.size(); ++i)
-        if (ndr::Task::splitOf(task, depths[i]) == split)
-            sum += values[i], ++n;
-    return n ? sum / n : std::nan("");
-}
-
 std::string duration(double seconds) {
     if (!std::isfinite(seconds) || seconds < 0)
         return "-";

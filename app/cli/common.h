@@ -69,9 +69,6 @@ std::string fixed(double x, int decimals);
 // The task's chance accuracy as a table header gives it: "0.100", or "1e-09" where three decimals would
 // read 0.
 std::string chanceText(const ndr::TaskConfig& task);
-// The mean of values[i] over the depths[i] of `split` (NaN when the split has none of them).
-double splitMeanOf(const ndr::TaskConfig& task, const std::vector<int>& depths,
-                   const std::vector<double>& values, ndr::Split split);
 // "42s", "3m05s", "1h02m".
 std::string duration(double seconds);
 // Mean and sample standard deviation (n-1; 0 for one value) of xs.

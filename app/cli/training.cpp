@@ -284,8 +284,9 @@ void printRunSummary(const TrainedRun& run, std::ostream& os) {
         if (!m.history.empty() && !m.history.back().baseline.empty()) {
             ndr::EvalRecord base = m.history.back();
             base.accuracy = base.baseline;
-            base.trainAccuracy = splitMeanOf(rec.config.task, base.depths, base.baseline, ndr::Split::Train);
-            base.testAccuracy = splitMeanOf(rec.config.task, base.depths, base.baseline, ndr::Split::Test);
+            base.trainAccuracy =
+                ndr::splitMean(rec.config.task, base.depths, base.baseline, ndr::Split::Train);
+            base.testAccuracy = ndr::splitMean(rec.config.task, base.depths, base.baseline, ndr::Split::Test);
             auto row = evalRow("most common answer", "", base);
             row[2] = "";
             table.addRule();

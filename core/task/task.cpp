@@ -299,6 +299,16 @@ bool Task::isHeldOut(const Example& e) const {
     return depthSet(depth).keys.count(key(e)) > 0;
 }
 
+double splitMean(const TaskConfig& config, const std::vector<int>& depths, const std::vector<double>& values,
+                 Split split) {
+    double sum = 0;
+    int n = 0;
+    for (size_t i = 0; i < depths.size() && i < values.size(); ++i)
+        if (Task::splitOf(config, depths[i]) == split)
+            sum += values[i], ++n;
+    return n ? sum / n : std::nan("");
+}
+
 MajorityBaseline majorityBaseline(const Task& task, const std::vector<Example>& examples) {
     std::map<std::vector<int>, int> counts; // ordered: the first of the most common is the smallest
     for (const Example& e : examples)

@@ -197,6 +197,10 @@ private:
 // The task `config.kind` names. Throws std::invalid_argument if the configuration is invalid.
 std::unique_ptr<Task> makeTask(const TaskConfig& config);
 
+// The mean of values[i] over the depths[i] in `split` (NaN when none is).
+double splitMean(const TaskConfig& config, const std::vector<int>& depths, const std::vector<double>& values,
+                 Split split);
+
 // The answer most common among `examples` (all its readouts' targets; the smallest such answer on a
 // tie) and the share of the examples that have it: the accuracy of a model that gives that answer
 // whatever the input. Where answers are not uniform (arithmetic's products mod 10 favour 0) it lies

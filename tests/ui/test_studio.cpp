@@ -126,6 +126,21 @@ private slots:
         QVERIFY(plotData(&w.dashboard().learningCurves()) != before);
         QVERIFY(!plotData(&w.dashboard().depthBars()).empty());
         QVERIFY(!plotData(&w.dashboard().lengthGeneralisation()).empty());
+        // The learning curves' reference line is the Longer depths' majority baseline.
+        {
+            const ndr::EvalRecord& e = w.session().models()[0].history.back();
+            const double longer =
+                ndr::splitMean(w.session().config().task, e.depths, e.baseline, ndr::Split::Test);
+            QVERIFY(longer > 0);
+            auto* curves = w.dashboard().learningCurves().findChild<QCustomPlot*>();
+            curves->replot();
+            bool listed = false;
+            for (int i = 0; i < curves->legend->itemCount(); ++i)
+                if (auto* item = qobject_cast<QCPPlottableLegendItem*>(curves->legend->item(i)))
+                    listed =
+                        listed || item->plottable()->name() == QString("majority %1").arg(longer, 0, 'f', 3);
+            QVERIFY(listed);
+        }
         const auto& probe = w.session().models()[0].history.back().probe;
         QCOMPARE(w.dashboard().attention().weight(0, 1, 0, 2, 1), double(probe.att(0, 0, 2, 1)));
         QCOMPARE(w.dashboard().gates().gate(0, 1, 2), double(probe.gate(0, 2)));

@@ -92,6 +92,17 @@ private slots:
         view.setChance(0.25);
         p->replot();
         QVERIFY(legendNames(p).contains("chance 0.250"));
+        // The Longer depths' majority baseline takes the line's place while there is one.
+        view.setLongerBaseline(0.3);
+        p->replot();
+        QVERIFY(chance->visible());
+        QCOMPARE(chance->point1->coords().y(), 0.3);
+        QCOMPARE(legendNames(p).last(), QString("majority 0.300"));
+        QVERIFY(!legendNames(p).contains("chance 0.250"));
+        view.setLongerBaseline(std::nan(""));
+        p->replot();
+        QCOMPARE(chance->point1->coords().y(), 0.25);
+        QCOMPARE(legendNames(p).last(), QString("chance 0.250"));
 
         // The tooltip over the last test point names the model, the step and the exact value.
         p->replot();

@@ -312,6 +312,15 @@ void Dashboard::draw(const ndr::RunRecord& record, int uptoEval, int selected) {
             steps << tr("%1 at step %2").arg(name).arg(shown->step);
         }
     }
+    // The majority baseline is the same in every evaluation of a run: the latest that has one.
+    double longerBaseline = NAN;
+    for (const auto& m : record.models)
+        if (!m.history.empty() && !m.history.back().baseline.empty()) {
+            const ndr::EvalRecord& e = m.history.back();
+            longerBaseline = ndr::splitMean(task, e.depths, e.baseline, ndr::Split::Test);
+            break;
+        }
+    curves_->setLongerBaseline(longerBaseline);
     attention_->setTraces(traces, names);
     gates_->setTraces(traces, names);
     headUsage_->setVisible(headUsage_->hasData());

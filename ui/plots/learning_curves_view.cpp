@@ -227,7 +227,20 @@ void LearningCurvesView::setHistory(int model, const std::vector<ndr::EvalRecord
 }
 
 void LearningCurvesView::setChance(double chance) {
-    ndrui::setChance(chance_, chance);
+    chanceValue_ = chance;
+    showReference();
+}
+
+void LearningCurvesView::setLongerBaseline(double baseline) {
+    longerBaseline_ = std::isfinite(baseline) ? baseline : 0;
+    showReference();
+}
+
+void LearningCurvesView::showReference() {
+    if (longerBaseline_ > 0)
+        setReferenceLine(chance_, longerBaseline_, tr("majority %1").arg(formatValue(longerBaseline_)));
+    else
+        ndrui::setChance(chance_, chanceValue_);
     requestReplot();
 }
 

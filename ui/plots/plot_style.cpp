@@ -171,12 +171,16 @@ ChanceMark addChanceMark(QCustomPlot* plot, QCPAxisRect* rect) {
 void setChance(const ChanceMark& mark, double chance) {
     // A chance that rounds to 0.000 (a whole nine-digit answer, 1e-9) would lie on the axis and read
     // "chance 0.000": not drawn.
-    const bool shown = chance >= 0.0005;
+    setReferenceLine(mark, chance >= 0.0005 ? chance : 0, QObject::tr("chance %1").arg(formatValue(chance)));
+}
+
+void setReferenceLine(const ChanceMark& mark, double value, const QString& name) {
+    const bool shown = value > 0;
     mark.line->setVisible(shown);
     mark.key->setVisible(shown); // in the legend while visible (see wrapLegend)
-    mark.line->point1->setCoords(0, chance);
-    mark.line->point2->setCoords(1, chance);
-    mark.key->setName(QObject::tr("chance %1").arg(formatValue(chance)));
+    mark.line->point1->setCoords(0, value);
+    mark.line->point2->setCoords(1, value);
+    mark.key->setName(name);
 }
 
 void styleChanceMark(const ChanceMark& mark, const QPalette& palette) {

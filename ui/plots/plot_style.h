@@ -45,8 +45,10 @@ struct ChanceMark {
     QCPCurve* key = nullptr; // no data: only its legend entry shows
 };
 ChanceMark addChanceMark(QCustomPlot* plot, QCPAxisRect* rect);
-// At `chance` (hidden when it is not positive).
+// At `chance` (hidden when it would read 0.000).
 void setChance(const ChanceMark& mark, double chance);
+// At `value`, named `name` in the legend (hidden when `value` is not positive).
+void setReferenceLine(const ChanceMark& mark, double value, const QString& name);
 void styleChanceMark(const ChanceMark& mark, const QPalette& palette);
 
 // "0.994": accuracies and gate values as the tooltips show them.
