@@ -66,8 +66,8 @@ int collect(const fs::path& dir, const ndr::SweepPlan& plan) {
             header.push_back(ndr::depthColumnName(g.config.task, d));
         header.insert(header.end(), {"IID", "Longer"});
         Table table(header, "l");
-        json models = json::array();
-        for (const auto& m : g.models) {
+        // A row and its JSON entry of one model's figures (or the majority baseline's).
+        auto summaryRow = [&](const ndr::ModelSummary& m) {
             std::vector<std::string> row = {m.name};
             json perDepth = json::array();
             for (size_t d = 0; d < m.depths.size(); ++d) {
@@ -80,10 +80,18 @@ int collect(const fs::path& dir, const ndr::SweepPlan& plan) {
             row.push_back(plusMinus(m.iid));
             row.push_back(plusMinus(m.test));
             table.addRow(row);
-            models.push_back({{"name", m.name},
-                              {"perDepth", perDepth},
-                              {"iid", statsJson(m.iid)},
-                              {"test", statsJson(m.test)}});
+            return json{{"name", m.name},
+                        {"perDepth", perDepth},
+                        {"iid", statsJson(m.iid)},
+                        {"test", statsJson(m.test)}};
+        };
+        json models = json::array();
+        for (const auto& m : g.models)
+            models.push_back(summaryRow(m));
+        json baseline; // null for runs without it
+        if (!g.baseline.iid.empty()) {
+            table.addRule();
+            baseline = summaryRow(g.baseline);
         }
         std::cout << (g.group.empty() ? "" : g.group + ": ") << "accuracy at the " << at << " evaluation"
                   << (hasValid ? "" : " (no validation split)") << ", mean ± std over " << g.seeds.size()
@@ -97,6 +105,7 @@ int collect(const fs::path& dir, const ndr::SweepPlan& plan) {
                        {"evaluation", at},
                        {"std", "sample standard deviation (n-1)"},
                        {"models", models},
+                       {"mostCommonAnswer", baseline},
                        {"config", json::parse(nlohmann::json(g.config).dump())}});
     }
     const json summary = {

@@ -179,6 +179,7 @@ GroupSummary emptyGroup(const std::string& group, const RunConfig& config) {
     const std::vector<int> depths = allDepthsOf(config.task);
     for (const auto& m : config.models)
         s.models.push_back({m.name, depths, std::vector<std::vector<double>>(depths.size()), {}, {}});
+    s.baseline = {"most common answer", depths, std::vector<std::vector<double>>(depths.size()), {}, {}};
     return s;
 }
 
@@ -201,6 +202,21 @@ void addRun(GroupSummary& g, const RunRecord& record, const std::string& where) 
         }
         ms.iid.push_back(best.trainAccuracy);
         ms.test.push_back(best.testAccuracy);
+    }
+    // Every evaluation of a run has the same baseline: that of its sets.
+    for (const ModelRecord& rec : record.models) {
+        if (rec.history.empty() || rec.history.back().baseline.empty())
+            continue;
+        const EvalRecord& e = rec.history.back();
+        ModelSummary& b = g.baseline;
+        for (size_t d = 0; d < b.depths.size(); ++d) {
+            const auto it = std::find(e.depths.begin(), e.depths.end(), b.depths[d]);
+            if (it != e.depths.end())
+                b.perDepth[d].push_back(e.baseline[size_t(it - e.depths.begin())]);
+        }
+        b.iid.push_back(splitMean(record.config.task, e.depths, e.baseline, Split::Train));
+        b.test.push_back(splitMean(record.config.task, e.depths, e.baseline, Split::Test));
+        break;
     }
 }
 

@@ -68,6 +68,9 @@ struct GroupSummary {
     RunConfig config;            // of the group's first run
     std::vector<uint64_t> seeds; // of the finished runs, in plan order
     std::vector<ModelSummary> models;
+    // The majority baseline of each run's evaluation sets (always the depth's most common answer), as
+    // a model's figures would be; no values for runs whose file has none.
+    ModelSummary baseline;
     int planned = 0; // runs of the group in the plan
 };
 // Summarises runs already loaded (e.g. run files opened one by one) as one group.

@@ -97,6 +97,38 @@ private slots:
         QVERIFY(!refusal(std::string(100000, '[')).empty());
     }
 
+    // A group's summary carries each run's majority baseline beside its models' figures; a run file
+    // without one adds no value.
+    void summaryHasTheMajorityBaseline() {
+        const RunConfig c = presetConfig("stub"); // train 1-4, test 5-7
+        auto runWith = [&](std::vector<double> baseline) {
+            RunRecord r;
+            r.config = c;
+            for (const ModelConfig& m : c.models) {
+                ModelRecord mr;
+                mr.config = m;
+                EvalRecord e;
+                e.depths = {1, 2, 3, 4, 5, 6, 7};
+                e.accuracy.assign(7, 0.5);
+                e.baseline = baseline;
+                mr.history = {e};
+                mr.bestEval = 0;
+                r.models.push_back(mr);
+            }
+            return r;
+        };
+        const GroupSummary g =
+            summariseRuns("", {runWith({0.25, 0.3, 0.3, 0.3, 0.4, 0.3, 0.2}),
+                               runWith({0.25, 0.5, 0.3, 0.3, 0.2, 0.3, 0.2}), runWith({})});
+        QCOMPARE(g.baseline.name, std::string("most common answer"));
+        QCOMPARE(g.baseline.perDepth[1], (std::vector<double>{0.3, 0.5}));
+        QCOMPARE(g.baseline.iid.size(), size_t(2));
+        QCOMPARE(g.baseline.iid[1], (0.25 + 0.5 + 0.3 + 0.3) / 4);
+        QCOMPARE(g.baseline.test[0], (0.4 + 0.3 + 0.2) / 3);
+        QCOMPARE(g.models.size(), c.models.size());
+        QCOMPARE(g.models[0].iid.size(), size_t(3));
+    }
+
     void runStatesFromTheFolder() {
         QTemporaryDir tmp;
         const std::filesystem::path dir = tmp.path().toStdString();
