@@ -14,6 +14,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 #include <cmath>
+#include <qcustomplot.h>
 
 using namespace ndrui;
 
@@ -83,6 +84,20 @@ private slots:
         const auto groups = ndr::summariseSweep(dir, plan);
         const auto& longer = groups[0].models[1].test;
         QCOMPARE(view.bars()->categories()[1].longer, (longer[0] + longer[1]) / 2);
+        // The reference line is the Longer depths' majority baseline, the mean over the runs.
+        const auto& baseline = groups[0].baseline.test;
+        QCOMPARE(baseline.size(), size_t(2));
+        QCOMPARE(view.data().longerBaseline, (baseline[0] + baseline[1]) / 2);
+        for (QWidget* plotView : {static_cast<QWidget*>(view.bars()), static_cast<QWidget*>(view.curves())}) {
+            auto* plot = plotView->findChild<QCustomPlot*>();
+            plot->replot();
+            QStringList names;
+            for (int i = 0; i < plot->legend->itemCount(); ++i)
+                if (auto* item = qobject_cast<QCPPlottableLegendItem*>(plot->legend->item(i)))
+                    names << item->plottable()->name();
+            QVERIFY2(names.contains(QString("majority %1").arg(view.data().longerBaseline, 0, 'f', 3)),
+                     qPrintable(names.join(", ")));
+        }
 
         view.curves()->setCurveVisible(1, false);
         QVERIFY(!view.curves()->curveVisible(1));

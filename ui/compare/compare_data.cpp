@@ -79,8 +79,22 @@ CompareData loadCompareData(const std::vector<CompareSource>& sources) {
             data.problems << QString::fromStdString(e.what());
         }
     }
-    if (!groups.empty())
-        data.chance = ndr::chanceAccuracyOf(groups.front().summary.config.task);
+    data.longerBaseline = NAN;
+    if (!groups.empty()) {
+        const ndr::TaskConfig& task = groups.front().summary.config.task;
+        data.chance = ndr::chanceAccuracyOf(task);
+        std::vector<double> baselines;
+        bool sameTask = true;
+        for (const Group& g : groups) {
+            const ndr::TaskConfig& t = g.summary.config.task;
+            sameTask = sameTask && t.kind == task.kind && ndr::allDepthsOf(t) == ndr::allDepthsOf(task) &&
+                       ndr::depthsOf(t, ndr::Split::Test) == ndr::depthsOf(task, ndr::Split::Test);
+            baselines.insert(baselines.end(), g.summary.baseline.test.begin(), g.summary.baseline.test.end());
+        }
+        if (sameTask && !baselines.empty())
+            data.longerBaseline =
+                std::accumulate(baselines.begin(), baselines.end(), 0.0) / double(baselines.size());
+    }
 
     data.tableOne = !groups.empty();
     for (const Group& g : groups)

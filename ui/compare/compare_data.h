@@ -44,7 +44,10 @@ struct CompareData {
     };
     std::vector<Curve> curves;
 
-    double chance = 0;    // of the first source's task
+    double chance = 0; // of the first source's task
+    // The mean over every run of its Longer depths' majority baseline, when every source has the first
+    // one's task and splits (NaN otherwise, or when no run file has the baseline).
+    double longerBaseline = 0;
     int finished = 0;     // runs summarised
     int planned = 0;      // runs in the sweeps' plans, plus the single runs
     QStringList problems; // sources that could not be read, each with its message

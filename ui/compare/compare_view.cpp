@@ -137,11 +137,13 @@ void CompareView::showData(std::shared_ptr<const CompareData> data) {
                               c.paperLonger, c.longer.runs});
     bars_->setCategories(categories);
     bars_->setChance(d.chance);
+    bars_->setLongerBaseline(d.longerBaseline);
     std::vector<OverlayCurvesView::Curve> curves;
     for (const auto& c : d.curves)
         curves.push_back({c.label, c.colorIndex, c.steps, c.test});
     curves_->setCurves(curves, tr("test accuracy (longer depths)"));
     curves_->setChance(d.chance);
+    curves_->setLongerBaseline(d.longerBaseline);
 
     QString text = sources_.empty() ? tr("Add run files (run.json) or sweep folders to compare them.")
                                     : tr("%1 of %2 runs finished").arg(d.finished).arg(d.planned);

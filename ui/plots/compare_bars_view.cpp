@@ -97,7 +97,14 @@ void CompareBarsView::setCategories(const std::vector<Category>& categories) {
 }
 
 void CompareBarsView::setChance(double chance) {
-    ndrui::setChance(chance_, chance);
+    chanceValue_ = chance;
+    setReference(chance_, chanceValue_, longerBaseline_);
+    requestReplot();
+}
+
+void CompareBarsView::setLongerBaseline(double baseline) {
+    longerBaseline_ = std::isfinite(baseline) ? baseline : 0;
+    setReference(chance_, chanceValue_, longerBaseline_);
     requestReplot();
 }
 

@@ -31,6 +31,8 @@ public:
 
     void setCategories(const std::vector<Category>& categories);
     void setChance(double chance);
+    // The Longer depths' majority baseline, drawn in place of the chance line when positive.
+    void setLongerBaseline(double baseline);
     const std::vector<Category>& categories() const { return categories_; }
 
     QString toolTipAt(const QPoint& pos) const override;
@@ -48,7 +50,8 @@ private:
     QCPErrorBars* longerErrors_;
     QCPGraph* paperIid_;
     QCPGraph* paperLonger_;
-    ChanceMark chance_;
+    ChanceMark chance_; // the chance line, or the Longer depths' majority baseline
+    double chanceValue_ = 0, longerBaseline_ = 0;
 };
 
 } // namespace ndrui

@@ -237,10 +237,7 @@ void LearningCurvesView::setLongerBaseline(double baseline) {
 }
 
 void LearningCurvesView::showReference() {
-    if (longerBaseline_ > 0)
-        setReferenceLine(chance_, longerBaseline_, tr("majority %1").arg(formatValue(longerBaseline_)));
-    else
-        ndrui::setChance(chance_, chanceValue_);
+    setReference(chance_, chanceValue_, longerBaseline_);
     requestReplot();
 }
 

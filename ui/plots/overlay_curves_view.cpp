@@ -6,6 +6,7 @@
 #include <qcustomplot.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace ndrui {
 
@@ -53,7 +54,14 @@ void OverlayCurvesView::setCurves(const std::vector<Curve>& curves, const QStrin
 }
 
 void OverlayCurvesView::setChance(double chance) {
-    ndrui::setChance(chance_, chance);
+    chanceValue_ = chance;
+    setReference(chance_, chanceValue_, longerBaseline_);
+    requestReplot();
+}
+
+void OverlayCurvesView::setLongerBaseline(double baseline) {
+    longerBaseline_ = std::isfinite(baseline) ? baseline : 0;
+    setReference(chance_, chanceValue_, longerBaseline_);
     requestReplot();
 }
 

@@ -168,11 +168,7 @@ ChanceMark addChanceMark(QCustomPlot* plot, QCPAxisRect* rect) {
     return mark;
 }
 
-void setChance(const ChanceMark& mark, double chance) {
-    // A chance that rounds to 0.000 (a whole nine-digit answer, 1e-9) would lie on the axis and read
-    // "chance 0.000": not drawn.
-    setReferenceLine(mark, chance >= 0.0005 ? chance : 0, QObject::tr("chance %1").arg(formatValue(chance)));
-}
+namespace {
 
 void setReferenceLine(const ChanceMark& mark, double value, const QString& name) {
     const bool shown = value > 0;
@@ -181,6 +177,21 @@ void setReferenceLine(const ChanceMark& mark, double value, const QString& name)
     mark.line->point1->setCoords(0, value);
     mark.line->point2->setCoords(1, value);
     mark.key->setName(name);
+}
+
+} // namespace
+
+void setChance(const ChanceMark& mark, double chance) {
+    // A chance that rounds to 0.000 (a whole nine-digit answer, 1e-9) would lie on the axis and read
+    // "chance 0.000": not drawn.
+    setReferenceLine(mark, chance >= 0.0005 ? chance : 0, QObject::tr("chance %1").arg(formatValue(chance)));
+}
+
+void setReference(const ChanceMark& mark, double chance, double longerBaseline) {
+    if (longerBaseline > 0)
+        setReferenceLine(mark, longerBaseline, QObject::tr("majority %1").arg(formatValue(longerBaseline)));
+    else
+        setChance(mark, chance);
 }
 
 void styleChanceMark(const ChanceMark& mark, const QPalette& palette) {

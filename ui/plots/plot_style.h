@@ -47,8 +47,9 @@ struct ChanceMark {
 ChanceMark addChanceMark(QCustomPlot* plot, QCPAxisRect* rect);
 // At `chance` (hidden when it would read 0.000).
 void setChance(const ChanceMark& mark, double chance);
-// At `value`, named `name` in the legend (hidden when `value` is not positive).
-void setReferenceLine(const ChanceMark& mark, double value, const QString& name);
+// The reference of an accuracy plot of the Longer (test) depths: their majority baseline ("majority
+// 0.268") when positive, which is never below chance; otherwise chance (see setChance).
+void setReference(const ChanceMark& mark, double chance, double longerBaseline);
 void styleChanceMark(const ChanceMark& mark, const QPalette& palette);
 
 // "0.994": accuracies and gate values as the tooltips show them.
