@@ -42,7 +42,7 @@ private slots:
     void learningCurvesFollowTheData() {
         LearningCurvesView view;
         view.setModelNames(run_.names);
-        view.setChance(1.0 / run_.config.task.symbols);
+        view.setReference(1.0 / run_.config.task.symbols);
         for (int m = 0; m < 2; ++m) {
             for (size_t i = 0; i < run_.losses[m].size(); ++i)
                 view.appendLoss(m, run_.lossSteps[m][i], run_.losses[m][i]);
@@ -85,21 +85,21 @@ private slots:
         QCOMPARE(chance->point1->coords().y(), 0.25);
         QCOMPARE(chance->point2->coords().y(), 0.25);
         // A chance that would read 0.000 (ThoughtNet's nine-digit answers) is neither drawn nor listed.
-        view.setChance(1e-9);
+        view.setReference(1e-9);
         p->replot();
         QVERIFY(!chance->visible());
         QVERIFY(!legendNames(p).contains("chance 0.000"));
-        view.setChance(0.25);
+        view.setReference(0.25);
         p->replot();
         QVERIFY(legendNames(p).contains("chance 0.250"));
         // The Longer depths' majority baseline takes the line's place while there is one.
-        view.setLongerBaseline(0.3);
+        view.setReference(0.25, 0.3);
         p->replot();
         QVERIFY(chance->visible());
         QCOMPARE(chance->point1->coords().y(), 0.3);
         QCOMPARE(legendNames(p).last(), QString("majority 0.300"));
         QVERIFY(!legendNames(p).contains("chance 0.250"));
-        view.setLongerBaseline(std::nan(""));
+        view.setReference(0.25, std::nan(""));
         p->replot();
         QCOMPARE(chance->point1->coords().y(), 0.25);
         QCOMPARE(legendNames(p).last(), QString("chance 0.250"));
@@ -561,7 +561,7 @@ private slots:
         LearningCurvesView curves;
         curves.setPalette(darkPalette());
         curves.setModelNames(run_.names);
-        curves.setChance(0.25);
+        curves.setReference(0.25);
         for (int m = 0; m < 2; ++m) {
             curves.setLoss(m, run_.lossSteps[m], run_.losses[m]);
             curves.setHistory(m, run_.histories[m]);

@@ -136,14 +136,12 @@ void CompareView::showData(std::shared_ptr<const CompareData> data) {
         categories.push_back({c.label, c.iid.mean, c.iid.std, c.longer.mean, c.longer.std, c.paperIid,
                               c.paperLonger, c.longer.runs});
     bars_->setCategories(categories);
-    bars_->setChance(d.chance);
-    bars_->setLongerBaseline(d.longerBaseline);
+    bars_->setReference(d.chance, d.longerBaseline);
     std::vector<OverlayCurvesView::Curve> curves;
     for (const auto& c : d.curves)
         curves.push_back({c.label, c.colorIndex, c.steps, c.test});
     curves_->setCurves(curves, tr("test accuracy (longer depths)"));
-    curves_->setChance(d.chance);
-    curves_->setLongerBaseline(d.longerBaseline);
+    curves_->setReference(d.chance, d.longerBaseline);
 
     QString text = sources_.empty() ? tr("Add run files (run.json) or sweep folders to compare them.")
                                     : tr("%1 of %2 runs finished").arg(d.finished).arg(d.planned);

@@ -248,7 +248,6 @@ void Dashboard::draw(const ndr::RunRecord& record, int uptoEval, int selected) {
         for (const auto& m : record.models)
             names << QString::fromStdString(m.config.name);
         curves_->setModelNames(names);
-        curves_->setChance(chance);
         bars_->setChance(chance);
         length_->setChance(chance);
         shownShape_ = shape;
@@ -320,7 +319,7 @@ void Dashboard::draw(const ndr::RunRecord& record, int uptoEval, int selected) {
             longerBaseline = ndr::splitMean(task, e.depths, e.baseline, ndr::Split::Test);
             break;
         }
-    curves_->setLongerBaseline(longerBaseline);
+    curves_->setReference(chance, longerBaseline);
     attention_->setTraces(traces, names);
     gates_->setTraces(traces, names);
     headUsage_->setVisible(headUsage_->hasData());

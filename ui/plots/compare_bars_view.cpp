@@ -96,15 +96,8 @@ void CompareBarsView::setCategories(const std::vector<Category>& categories) {
     requestReplot();
 }
 
-void CompareBarsView::setChance(double chance) {
-    chanceValue_ = chance;
-    setReference(chance_, chanceValue_, longerBaseline_);
-    requestReplot();
-}
-
-void CompareBarsView::setLongerBaseline(double baseline) {
-    longerBaseline_ = std::isfinite(baseline) ? baseline : 0;
-    setReference(chance_, chanceValue_, longerBaseline_);
+void CompareBarsView::setReference(double chance, double longerBaseline) {
+    ndrui::setReference(chance_, chance, longerBaseline);
     requestReplot();
 }
 

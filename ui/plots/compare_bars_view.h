@@ -30,9 +30,8 @@ public:
     explicit CompareBarsView(QWidget* parent = nullptr);
 
     void setCategories(const std::vector<Category>& categories);
-    void setChance(double chance);
-    // The Longer depths' majority baseline, drawn in place of the chance line when positive.
-    void setLongerBaseline(double baseline);
+    // The reference line: the Longer depths' majority baseline when positive, else chance.
+    void setReference(double chance, double longerBaseline = 0);
     const std::vector<Category>& categories() const { return categories_; }
 
     QString toolTipAt(const QPoint& pos) const override;
@@ -51,7 +50,6 @@ private:
     QCPGraph* paperIid_;
     QCPGraph* paperLonger_;
     ChanceMark chance_; // the chance line, or the Longer depths' majority baseline
-    double chanceValue_ = 0, longerBaseline_ = 0;
 };
 
 } // namespace ndrui

@@ -226,18 +226,8 @@ void LearningCurvesView::setHistory(int model, const std::vector<ndr::EvalRecord
     setAccuracy(model, steps, train, test);
 }
 
-void LearningCurvesView::setChance(double chance) {
-    chanceValue_ = chance;
-    showReference();
-}
-
-void LearningCurvesView::setLongerBaseline(double baseline) {
-    longerBaseline_ = std::isfinite(baseline) ? baseline : 0;
-    showReference();
-}
-
-void LearningCurvesView::showReference() {
-    setReference(chance_, chanceValue_, longerBaseline_);
+void LearningCurvesView::setReference(double chance, double longerBaseline) {
+    ndrui::setReference(chance_, chance, longerBaseline);
     requestReplot();
 }
 

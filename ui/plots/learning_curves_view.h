@@ -34,11 +34,9 @@ public:
     void setAccuracy(int model, const std::vector<int>& steps, const std::vector<double>& train,
                      const std::vector<double>& test);
     void setHistory(int model, const std::vector<ndr::EvalRecord>& history);
-    // The accuracy of guessing: 1/S.
-    void setChance(double chance);
-    // The majority baseline of the Longer (test) depths, drawn in place of the chance line when
-    // positive (it is never below chance); NaN or 0: the chance line.
-    void setLongerBaseline(double baseline);
+    // The reference line: the Longer depths' majority baseline when positive, else chance (1/S per
+    // readout); see ndrui::setReference.
+    void setReference(double chance, double longerBaseline = 0);
     // A vertical line through both plots at `step` (the evaluation the other views show); < 0 hides it.
     void setMarker(int step);
     int marker() const { return marker_; }
@@ -70,9 +68,7 @@ private:
 
     QStringList names_;
     std::vector<Series> series_;
-    void showReference();
     ChanceMark chance_; // the chance line, or the Longer depths' majority baseline
-    double chanceValue_ = 0, longerBaseline_ = 0;
     QCPAxisRect *lossRect_, *accuracyRect_;
     // Legend keys without data: colour names the model, line style the split (train, test).
     QCPCurve *trainKey_, *testKey_;

@@ -53,15 +53,8 @@ void OverlayCurvesView::setCurves(const std::vector<Curve>& curves, const QStrin
     requestReplot();
 }
 
-void OverlayCurvesView::setChance(double chance) {
-    chanceValue_ = chance;
-    setReference(chance_, chanceValue_, longerBaseline_);
-    requestReplot();
-}
-
-void OverlayCurvesView::setLongerBaseline(double baseline) {
-    longerBaseline_ = std::isfinite(baseline) ? baseline : 0;
-    setReference(chance_, chanceValue_, longerBaseline_);
+void OverlayCurvesView::setReference(double chance, double longerBaseline) {
+    ndrui::setReference(chance_, chance, longerBaseline);
     requestReplot();
 }
 

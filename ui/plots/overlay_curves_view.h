@@ -27,9 +27,8 @@ public:
     explicit OverlayCurvesView(QWidget* parent = nullptr);
 
     void setCurves(const std::vector<Curve>& curves, const QString& valueLabel);
-    void setChance(double chance);
-    // The Longer depths' majority baseline, drawn in place of the chance line when positive.
-    void setLongerBaseline(double baseline);
+    // The reference line: the Longer depths' majority baseline when positive, else chance.
+    void setReference(double chance, double longerBaseline = 0);
     // Hides or shows curve `index` (as a click on its legend entry does).
     void setCurveVisible(int index, bool visible);
     bool curveVisible(int index) const;
@@ -47,7 +46,6 @@ private:
     std::vector<Curve> curves_;
     std::vector<QCPGraph*> graphs_;
     ChanceMark chance_; // the chance line, or the Longer depths' majority baseline
-    double chanceValue_ = 0, longerBaseline_ = 0;
 };
 
 } // namespace ndrui

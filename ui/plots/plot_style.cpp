@@ -188,7 +188,7 @@ void setChance(const ChanceMark& mark, double chance) {
 }
 
 void setReference(const ChanceMark& mark, double chance, double longerBaseline) {
-    if (longerBaseline > 0)
+    if (longerBaseline > 0) // false for NaN
         setReferenceLine(mark, longerBaseline, QObject::tr("majority %1").arg(formatValue(longerBaseline)));
     else
         setChance(mark, chance);

@@ -48,7 +48,7 @@ ChanceMark addChanceMark(QCustomPlot* plot, QCPAxisRect* rect);
 // At `chance` (hidden when it would read 0.000).
 void setChance(const ChanceMark& mark, double chance);
 // The reference of an accuracy plot of the Longer (test) depths: their majority baseline ("majority
-// 0.268") when positive, which is never below chance; otherwise chance (see setChance).
+// 0.268") when positive, which is never below chance; otherwise (0 or NaN) chance (see setChance).
 void setReference(const ChanceMark& mark, double chance, double longerBaseline);
 void styleChanceMark(const ChanceMark& mark, const QPalette& palette);
 
