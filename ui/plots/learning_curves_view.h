@@ -1,6 +1,6 @@
 // Learning curves: training loss on a log axis (streamed live, optionally smoothed) above the IID
 // (held-out examples of the training depths) and Longer (test depths) accuracy per evaluation, one
-// colour per model, with the chance line.
+// colour per model, with a reference line (the Longer depths' majority baseline, or chance).
 #pragma once
 
 #include "core/records/records.h"
