@@ -282,11 +282,14 @@ void printRunSummary(const TrainedRun& run, std::ostream& os) {
     // What always giving each depth's most common answer scores on the same sets.
     for (const auto& m : rec.models)
         if (!m.history.empty() && !m.history.back().baseline.empty()) {
-            ndr::EvalRecord base = m.history.back();
-            base.accuracy = base.baseline;
+            // Only the fields evalRow reads: the evaluation's trace is not copied.
+            const ndr::EvalRecord& last = m.history.back();
+            ndr::EvalRecord base;
+            base.depths = last.depths;
+            base.accuracy = last.baseline;
             base.trainAccuracy =
-                ndr::splitMean(rec.config.task, base.depths, base.baseline, ndr::Split::Train);
-            base.testAccuracy = ndr::splitMean(rec.config.task, base.depths, base.baseline, ndr::Split::Test);
+                ndr::splitMean(rec.config.task, last.depths, last.baseline, ndr::Split::Train);
+            base.testAccuracy = ndr::splitMean(rec.config.task, last.depths, last.baseline, ndr::Split::Test);
             auto row = evalRow("most common answer", "", base);
             row[2] = "";
             table.addRule();

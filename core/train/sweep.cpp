@@ -183,6 +183,15 @@ GroupSummary emptyGroup(const std::string& group, const RunConfig& config) {
     return s;
 }
 
+// Adds one run's value per depth to s.perDepth: values[i] is of depths[i], matched by depth.
+void addPerDepth(ModelSummary& s, const std::vector<int>& depths, const std::vector<double>& values) {
+    for (size_t d = 0; d < s.depths.size(); ++d) {
+        const auto it = std::find(depths.begin(), depths.end(), s.depths[d]);
+        if (it != depths.end() && size_t(it - depths.begin()) < values.size())
+            s.perDepth[d].push_back(values[size_t(it - depths.begin())]);
+    }
+}
+
 // Adds a finished run's figures at its best evaluation; FileError when its models do not match.
 void addRun(GroupSummary& g, const RunRecord& record, const std::string& where) {
     if (record.models.size() != g.models.size())
@@ -195,11 +204,7 @@ void addRun(GroupSummary& g, const RunRecord& record, const std::string& where) 
         if (rec.bestEval < 0 || rec.bestEval >= int(rec.history.size()))
             continue;
         const EvalRecord& best = rec.history[size_t(rec.bestEval)];
-        for (size_t d = 0; d < ms.depths.size(); ++d) {
-            const auto it = std::find(best.depths.begin(), best.depths.end(), ms.depths[d]);
-            if (it != best.depths.end())
-                ms.perDepth[d].push_back(best.accuracy[size_t(it - best.depths.begin())]);
-        }
+        addPerDepth(ms, best.depths, best.accuracy);
         ms.iid.push_back(best.trainAccuracy);
         ms.test.push_back(best.testAccuracy);
     }
@@ -208,14 +213,9 @@ void addRun(GroupSummary& g, const RunRecord& record, const std::string& where) 
         if (rec.history.empty() || rec.history.back().baseline.empty())
             continue;
         const EvalRecord& e = rec.history.back();
-        ModelSummary& b = g.baseline;
-        for (size_t d = 0; d < b.depths.size(); ++d) {
-            const auto it = std::find(e.depths.begin(), e.depths.end(), b.depths[d]);
-            if (it != e.depths.end())
-                b.perDepth[d].push_back(e.baseline[size_t(it - e.depths.begin())]);
-        }
-        b.iid.push_back(splitMean(record.config.task, e.depths, e.baseline, Split::Train));
-        b.test.push_back(splitMean(record.config.task, e.depths, e.baseline, Split::Test));
+        addPerDepth(g.baseline, e.depths, e.baseline);
+        g.baseline.iid.push_back(splitMean(record.config.task, e.depths, e.baseline, Split::Train));
+        g.baseline.test.push_back(splitMean(record.config.task, e.depths, e.baseline, Split::Test));
         break;
     }
 }

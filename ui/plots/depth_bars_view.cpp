@@ -157,19 +157,18 @@ void DepthBarsView::setAccuracy(int model, const QString& name, const std::vecto
 }
 
 void DepthBarsView::setEvaluation(int model, const QString& name, const ndr::EvalRecord& record) {
-    std::vector<double> acc(depths_.size(), NAN);
-    for (size_t i = 0; i < depths_.size(); ++i)
-        for (size_t k = 0; k < record.depths.size() && k < record.accuracy.size(); ++k)
-            if (record.depths[k] == depths_[i])
-                acc[i] = record.accuracy[k];
+    // A record's values per depth, matched to depths_ by depth (NaN where it has none).
+    auto perShownDepth = [&](const std::vector<double>& values) {
+        std::vector<double> out(depths_.size(), NAN);
+        for (size_t i = 0; i < depths_.size(); ++i)
+            for (size_t k = 0; k < record.depths.size() && k < values.size(); ++k)
+                if (record.depths[k] == depths_[i])
+                    out[i] = values[k];
+        return out;
+    };
     // Models may be at different steps (one trains faster): the legend says which step each shows.
-    setAccuracy(model, tr("%1 at step %2").arg(name).arg(record.step), acc);
-    std::vector<double> base(depths_.size(), NAN);
-    for (size_t i = 0; i < depths_.size(); ++i)
-        for (size_t k = 0; k < record.depths.size() && k < record.baseline.size(); ++k)
-            if (record.depths[k] == depths_[i])
-                base[i] = record.baseline[k];
-    setBaseline(base);
+    setAccuracy(model, tr("%1 at step %2").arg(name).arg(record.step), perShownDepth(record.accuracy));
+    setBaseline(perShownDepth(record.baseline));
 }
 
 void DepthBarsView::setBaseline(const std::vector<double>& baselinePerDepth) {
