@@ -46,11 +46,13 @@ void GeometricAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const
 
     const auto sc = store.value(p.scalars);
     const S alpha = sc(0, 0), rho = sc(0, 1), gamma = sc(0, 2);
-    const size_t TT = size_t(T) * T;
-    // Every entry of att is written by the kernel; dot and logP are read only where they were written.
-    c.dot.resize(size_t(B) * H * TT);
-    c.logP.resize(size_t(B) * H * TT);
-    c.att.resize(size_t(B) * H * TT);
+    c.blocks.resize(size_t(B) + 1);
+    c.blocks[0] = 0;
+    for (int b = 0; b < B; ++b)
+        c.blocks[b + 1] = c.blocks[b] + size_t(H) * shape.lengths[b] * shape.lengths[b];
+    c.dot.resize(c.blocks[B]);
+    c.logP.resize(c.blocks[B]);
+    c.att.resize(c.blocks[B]);
     if (normalizeL1)
         c.rowSum.assign(size_t(B) * H * T, S(0));
     c.mixed.resize(N, C);
@@ -59,38 +61,44 @@ void GeometricAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const
 #pragma omp parallel for if (B >= 64 && omp_get_max_threads() > 1) schedule(static)
     for (int b = 0; b < B; ++b) {
         Scratch& w = scratch[omp_get_thread_num()];
-        w.scores.resize(TT);
-        S* scores = w.scores.data();
         const int len = shape.lengths[b];
+        const size_t LL = size_t(len) * len;
+        w.scores.resize(LL);
+        S* scores = w.scores.data();
         const S* rows = c.proj.data() + shape.start(b) * P;
         c.mixed.middleRows(shape.start(b) + len, shape.span(b) - len).setZero();
         for (int h = 0; h < H; ++h) {
-            const size_t base = (size_t(b) * H + h) * TT;
+            const size_t base = c.blocks[b] + size_t(h) * LL;
             const Block<const S> q{rows + h * D, len, D, P}, k{rows + C + h * D, len, D, P},
                 v{rows + 2 * C + h * D, len, D, P};
             S* dot = c.dot.data() + base;
-            productABt<S>(q, k, S(1), Block<S>{dot, len, len, T});
+            productABt<S>(q, k, S(1), Block<S>{dot, len, len, len});
             for (int i = 0; i < len; ++i) {
                 const S back = rows[Index(i) * P + 3 * C + 2 * h];    // prefer left (j < i)
                 const S fwd = rows[Index(i) * P + 3 * C + 2 * h + 1]; // prefer right (j > i)
-                for (int j = 0; j < len; ++j)
-                    scores[size_t(i) * T + j] =
-                        alpha * dot[size_t(i) * T + j] + rho * (j > i ? fwd : back) + gamma;
+                const S* di = dot + size_t(i) * len;
+                S* si = scores + size_t(i) * len;
+                // Two branch-free ranges (the diagonal is masked by the kernel).
+                const S left = rho * back + gamma, right = rho * fwd + gamma;
+                for (int j = 0; j <= i; ++j)
+                    si[j] = alpha * di[j] + left;
+                for (int j = i + 1; j < len; ++j)
+                    si[j] = alpha * di[j] + right;
             }
             S* a = c.att.data() + base;
-            geometricForward(scores, T, len, a, c.logP.data() + base, w.kernel);
+            geometricForward(scores, len, len, a, c.logP.data() + base, w.kernel);
             if (normalizeL1) {
                 for (int i = 0; i < len; ++i) {
                     S sum = 0;
                     for (int j = 0; j < len; ++j)
-                        sum += a[size_t(i) * T + j];
+                        sum += a[size_t(i) * len + j];
                     c.rowSum[(size_t(b) * H + h) * T + i] = sum;
                     const S inv = S(1) / (sum + S(1e-6));
                     for (int j = 0; j < len; ++j)
-                        a[size_t(i) * T + j] *= inv;
+                        a[size_t(i) * len + j] *= inv;
                 }
             }
-            productAB<S>(Block<const S>{a, len, len, T}, v, S(1),
+            productAB<S>(Block<const S>{a, len, len, len}, v, S(1),
                          Block<S>{c.mixed.data() + shape.start(b) * C + h * D, len, D, C}, false);
         }
     }
@@ -113,7 +121,6 @@ void GeometricAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, cons
 
     const auto sc = store.value(p.scalars);
     const S alpha = sc(0, 0), rho = sc(0, 1);
-    const size_t TT = size_t(T) * T;
     // Every entry of dProj is assigned below (padded rows set to zero), so no clearing pass.
     dProj.resize(N, P);
     S dAlpha = 0, dRho = 0, dGamma = 0;
@@ -122,14 +129,15 @@ void GeometricAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, cons
 #pragma omp parallel for if (B >= 64 && omp_get_max_threads() > 1) schedule(static) reduction(+ : dAlpha, dRho, dGamma)
     for (int b = 0; b < B; ++b) {
         Scratch& w = scratch[omp_get_thread_num()];
-        w.dA.resize(TT);
-        w.dS.resize(TT);
         const int len = shape.lengths[b];
+        const size_t LL = size_t(len) * len;
+        w.dA.resize(LL);
+        w.dS.resize(LL);
         const S* rows = c.proj.data() + shape.start(b) * P;
         S* dRows = dProj.data() + shape.start(b) * P;
         dProj.middleRows(shape.start(b) + len, shape.span(b) - len).setZero();
         for (int h = 0; h < H; ++h) {
-            const size_t base = (size_t(b) * H + h) * TT;
+            const size_t base = c.blocks[b] + size_t(h) * LL;
             const Block<const S> q{rows + h * D, len, D, P}, k{rows + C + h * D, len, D, P},
                 v{rows + 2 * C + h * D, len, D, P};
             const Block<const S> dm{dMixed.data() + shape.start(b) * C + h * D, len, D, C};
@@ -139,49 +147,49 @@ void GeometricAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, cons
             const S* dot = c.dot.data() + base;
             S* dA = w.dA.data();
             // mixed = A v
-            productABt<S>(dm, v, S(1), Block<S>{dA, len, len, T});
-            productAtB<S>(Block<const S>{A, len, len, T}, dm, S(1), dv, false);
+            productABt<S>(dm, v, S(1), Block<S>{dA, len, len, len});
+            productAtB<S>(Block<const S>{A, len, len, len}, dm, S(1), dv, false);
             const S* aForKernel = A;
             if (normalizeL1) {
                 // A = R / (sum_j R_ij + eps): dR_ij = (dA_ij - sum_k dA_ik A_ik) / (sum + eps)
-                w.rawA.assign(TT, S(0));
+                w.rawA.resize(LL);
                 for (int i = 0; i < len; ++i) {
                     const S denom = c.rowSum[(size_t(b) * H + h) * T + i] + S(1e-6);
                     S inner = 0;
                     for (int j = 0; j < len; ++j)
-                        inner += dA[size_t(i) * T + j] * A[size_t(i) * T + j];
+                        inner += dA[size_t(i) * len + j] * A[size_t(i) * len + j];
                     for (int j = 0; j < len; ++j) {
-                        dA[size_t(i) * T + j] = (dA[size_t(i) * T + j] - inner) / denom;
-                        w.rawA[size_t(i) * T + j] = A[size_t(i) * T + j] * denom;
+                        dA[size_t(i) * len + j] = (dA[size_t(i) * len + j] - inner) / denom;
+                        w.rawA[size_t(i) * len + j] = A[size_t(i) * len + j] * denom;
                     }
                 }
                 aForKernel = w.rawA.data();
             }
             S* dS = w.dS.data();
-            geometricBackwardFromLogP(c.logP.data() + base, aForKernel, dA, T, len, dS, w.kernel);
+            geometricBackwardFromLogP(c.logP.data() + base, aForKernel, dA, len, len, dS, w.kernel);
             // s_ij = alpha q_i.k_j + rho (f_i if j > i, b_i if j < i) + gamma
             for (int i = 0; i < len; ++i) {
                 const S back = rows[Index(i) * P + 3 * C + 2 * h];
                 const S fwd = rows[Index(i) * P + 3 * C + 2 * h + 1];
-                S dBack = 0, dFwd = 0;
-                for (int j = 0; j < len; ++j) {
-                    if (j == i)
-                        continue;
-                    const S g = dS[size_t(i) * T + j];
-                    dAlpha += g * dot[size_t(i) * T + j];
-                    dGamma += g;
-                    if (j > i) {
-                        dRho += g * fwd;
-                        dFwd += g;
-                    } else {
-                        dRho += g * back;
-                        dBack += g;
-                    }
+                const S* gi = dS + size_t(i) * len; // zero on the diagonal (the kernel masks it)
+                const S* di = dot + size_t(i) * len;
+                // Sums in registers: the OpenMP reduction variables live in memory.
+                S dBack = 0, dFwd = 0, dDot = 0;
+                for (int j = 0; j < i; ++j) {
+                    dBack += gi[j];
+                    dDot += gi[j] * di[j];
                 }
+                for (int j = i + 1; j < len; ++j) {
+                    dFwd += gi[j];
+                    dDot += gi[j] * di[j];
+                }
+                dAlpha += dDot;
+                dGamma += dBack + dFwd;
+                dRho += dBack * back + dFwd * fwd;
                 dRows[Index(i) * P + 3 * C + 2 * h] = rho * dBack;
                 dRows[Index(i) * P + 3 * C + 2 * h + 1] = rho * dFwd;
             }
-            const Block<const S> dsl{dS, len, len, T};
+            const Block<const S> dsl{dS, len, len, len};
             productAB<S>(dsl, k, alpha, dq, false);
             productAtB<S>(dsl, q, alpha, dk, false);
             // k was multiplied by the dropout mask after projection (done here, while dk is in cache)

@@ -75,19 +75,22 @@ template <typename S> struct GeometricAttention {
         int wq = -1, wkv = -1, wqp = -1, qBias = -1, posBias = -1, scalars = -1, wo = -1;
     };
     struct Cache {
-        Mat<S> proj;             // (N, 3C + 2H): [q + c | k (dropped out) | v | (b, f) per head]
-        Mat<S> keyMask;          // (N, C) dropout multipliers applied to k (empty: no key dropout)
-        AlignedVector<S> dot;    // (B, H, T, T) q_i . k_j
-        AlignedVector<S> logP;   // (B, H, T, T) log sigmoid(s_ij), for the backward
-        AlignedVector<S> att;    // (B, H, T, T) A after normalisation (what is applied to v)
-        AlignedVector<S> rowSum; // (B, H, T) sum_j A_ij before L1 normalisation (only with L1)
-        Mat<S> mixed;            // (N, C) concat_h sum_j A_ij v_j
-        Mat<S> routed;           // (N, C) mixed scaled per head by the routing weights (empty: no routing)
+        Mat<S> proj;    // (N, 3C + 2H): [q + c | k (dropped out) | v | (b, f) per head]
+        Mat<S> keyMask; // (N, C) dropout multipliers applied to k (empty: no key dropout)
+        // The maps of example b are H blocks of (len_b, len_b), row stride len_b, from blocks[b]: only the
+        // real positions, so no work or memory goes to padding (a batch's T can be several times len_b).
+        std::vector<size_t> blocks; // (B + 1) first element of each example's maps
+        AlignedVector<S> dot;       // q_i . k_j
+        AlignedVector<S> logP;      // log sigmoid(s_ij), for the backward
+        AlignedVector<S> att;       // A after normalisation (what is applied to v)
+        AlignedVector<S> rowSum;    // (B, H, T) sum_j A_ij before L1 normalisation (only with L1)
+        Mat<S> mixed;               // (N, C) concat_h sum_j A_ij v_j
+        Mat<S> routed;              // (N, C) mixed scaled per head by the routing weights (empty: no routing)
     };
 
     // Per-(example, head) buffers of one OpenMP thread, kept between calls.
     struct Scratch {
-        AlignedVector<S> scores, dA, dS, rawA; // (T, T) each
+        AlignedVector<S> scores, dA, dS, rawA; // (len, len) each
         GeometricWork<S> kernel;
     };
 
