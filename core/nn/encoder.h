@@ -25,8 +25,7 @@ template <typename S> struct EncoderLayer {
         typename GeometricAttention<S>::Cache geo;
         typename SoftmaxAttention<S>::Cache soft;
         typename RelativeAttention<S>::Cache rel;
-        Mat<S> att;     // (N, C) attention output a
-        Mat<S> attMask; // (N, C) dropout multipliers on a (empty: no dropout)
+        Mat<S> attMask; // (N, C) dropout multipliers on the attention output a (empty: no dropout)
         typename LayerNorm<S>::Cache ln1;
         Mat<S> z; // (N, C) LN1(x + drop(a))
         // (N, F) or (N, F + C): Dropout(ReLU([W1; Wg1] z + [b1 | bg1])). The backward needs no separate
@@ -45,8 +44,9 @@ template <typename S> struct EncoderLayer {
     };
 
     // Temporaries of one forward or backward call, kept between calls so training allocates nothing.
+    // The attention output a is one of them: the backward needs only its dropout mask.
     struct Workspace {
-        Mat<S> y, ff, dHidden, du, dGateLogit, dff, dz, dy, da, dProj, dRoute;
+        Mat<S> att, y, ff, dHidden, du, dGateLogit, dff, dz, dy, da, dProj, dRoute;
     };
 
     ModelConfig cfg;

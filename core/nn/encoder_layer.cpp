@@ -115,11 +115,11 @@ void EncoderLayer<S>::forward(ParamStore<S>& store, const Mat<S>& x, const Batch
         routeWeights = &c.route.weights;
     }
     if (cfg.attention == AttentionKind::Geometric)
-        geo.forward(store, x, shape, training, cfg.attentionDropout, rng, c.geo, c.att, routeWeights);
+        geo.forward(store, x, shape, training, cfg.attentionDropout, rng, c.geo, ws.att, routeWeights);
     else if (relative())
-        rel.forward(store, x, shape, training, cfg.attentionDropout, rng, c.rel, c.att, routeWeights);
+        rel.forward(store, x, shape, training, cfg.attentionDropout, rng, c.rel, ws.att, routeWeights);
     else
-        soft.forward(store, x, shape, training, cfg.attentionDropout, rng, c.soft, c.att, routeWeights);
+        soft.forward(store, x, shape, training, cfg.attentionDropout, rng, c.soft, ws.att, routeWeights);
     // z = LN1(x + Dropout(a))
     Mat<S>& y = ws.y;
     y.resize(N, C);
@@ -128,13 +128,13 @@ void EncoderLayer<S>::forward(ParamStore<S>& store, const Mat<S>& x, const Batch
         forRowRanges(N, C, [&](Index r0, Index r1) {
             const Index n = r1 - r0;
             y.middleRows(r0, n).noalias() =
-                x.middleRows(r0, n) + c.att.middleRows(r0, n).cwiseProduct(c.attMask.middleRows(r0, n));
+                x.middleRows(r0, n) + ws.att.middleRows(r0, n).cwiseProduct(c.attMask.middleRows(r0, n));
         });
     } else {
         c.attMask.resize(0, 0);
         forRowRanges(N, C, [&](Index r0, Index r1) {
             const Index n = r1 - r0;
-            y.middleRows(r0, n).noalias() = x.middleRows(r0, n) + c.att.middleRows(r0, n);
+            y.middleRows(r0, n).noalias() = x.middleRows(r0, n) + ws.att.middleRows(r0, n);
         });
     }
     LayerNorm<S>::forward(y, store.value(ln1g), store.value(ln1b), c.z, c.ln1);
@@ -143,13 +143,14 @@ void EncoderLayer<S>::forward(ParamStore<S>& store, const Mat<S>& x, const Batch
     Mat<S>& hidden = c.hiddenDropped;
     // b1 and bg1 are consecutive, so they form one bias row of width F (+ C).
     linearForwardBias<S>(c.z, store.valueRows(w1, last), store.valuePtr(b1), hidden);
-    forRowRanges(N, hidden.cols(), [&](Index r0, Index r1) {
-        auto rows = hidden.middleRows(r0, r1 - r0);
-        rows = rows.cwiseMax(S(0));
-    });
     c.hiddenKeep = drop ? S(1.0 / (1.0 - cfg.dropout)) : S(1);
     if (drop)
-        dropoutInPlace(hidden.data(), hidden.size(), cfg.dropout, rng);
+        reluDropoutInPlace(hidden.data(), hidden.size(), cfg.dropout, rng);
+    else
+        forRowRanges(N, hidden.cols(), [&](Index r0, Index r1) {
+            auto rows = hidden.middleRows(r0, r1 - r0);
+            rows = rows.cwiseMax(S(0));
+        });
     // ff = W2 Dropout(hidden) + b2
     Mat<S>& ff = ws.ff;
     linearForwardBias<S>(hidden.leftCols(F), store.value(w2), store.valuePtr(b2), ff);

@@ -229,10 +229,13 @@ template <typename S> void dropoutFill(S* m, Index n, double p, Rng& rng) {
     const uint16_t threshold = dropoutThreshold(p);
     const S keep = S(1.0 / (1.0 - p));
     forEachDropoutChunk(n, rng, [=](Index i0, const uint16_t* lanes, Index count) {
+        // Locals: the closure's copies could alias the stores and would be reloaded (a scalar loop).
+        const uint16_t t = threshold;
+        const S k1 = keep;
         S* out = m + i0;
 #pragma omp simd
         for (Index k = 0; k < count; ++k)
-            out[k] = lanes[k] >= threshold ? keep : S(0);
+            out[k] = lanes[k] >= t ? k1 : S(0);
     });
 }
 
@@ -246,16 +249,19 @@ void dropoutMask(Mat<S>& mask, Index rows, Index cols, double p, bool training, 
         dropoutFill(mask.data(), rows * cols, p, rng);
 }
 
-// x *= dropout multipliers without storing them: the caller can tell them afterwards from x itself
-// where x was positive (ReLU outputs). Same draws as dropoutFill.
-template <typename S> void dropoutInPlace(S* x, Index n, double p, Rng& rng) {
+// x = ReLU(x) * dropout multipliers, in one pass, without storing the multipliers: the caller can tell
+// them afterwards from x itself (where x is positive the multiplier was 1/(1-p)). Same draws as
+// dropoutFill.
+template <typename S> void reluDropoutInPlace(S* x, Index n, double p, Rng& rng) {
     const uint16_t threshold = dropoutThreshold(p);
     const S keep = S(1.0 / (1.0 - p));
     forEachDropoutChunk(n, rng, [=](Index i0, const uint16_t* lanes, Index count) {
+        const uint16_t t = threshold; // locals, as in dropoutFill
+        const S k1 = keep;
         S* v = x + i0;
 #pragma omp simd
         for (Index k = 0; k < count; ++k)
-            v[k] *= lanes[k] >= threshold ? keep : S(0);
+            v[k] = v[k] > S(0) && lanes[k] >= t ? v[k] * k1 : S(0);
     });
 }
 

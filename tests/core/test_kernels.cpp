@@ -98,8 +98,8 @@ private slots:
     }
 
     // Element i is dropped when 16-bit lane i % 4 (lowest first) of the generator's draw i / 4 is below
-    // p * 65536, and kept as 1/(1-p) otherwise; the in-place form multiplies by the same draws. Sizes
-    // around the chunk of 1024 elements the draws are made in.
+    // p * 65536, and kept as 1/(1-p) otherwise; the in-place form multiplies the ReLU of its input by the
+    // same draws. Sizes around the chunk of 1024 elements the draws are made in.
     void dropoutDraws() {
         const double p = 0.3;
         const float keep = float(1.0 / (1.0 - p));
@@ -107,7 +107,9 @@ private slots:
         for (Index n : {1, 3, 4, 5, 1023, 1024, 1025, 3001}) {
             Rng plain(42), fill(42), inPlace(42);
             const size_t count = static_cast<size_t>(n);
-            std::vector<float> want(count), got(count), scaled(count, 2.0f);
+            std::vector<float> want(count), got(count), scaled(count);
+            for (size_t i = 0; i < count; ++i)
+                scaled[i] = i % 3 == 1 ? -1.5f : 2.0f; // the ReLU zeroes every third
             uint64_t bits = 0;
             for (Index i = 0; i < n; ++i) {
                 if (i % 4 == 0)
@@ -115,12 +117,12 @@ private slots:
                 want[size_t(i)] = uint16_t(bits >> (16 * (i % 4))) >= threshold ? keep : 0.0f;
             }
             dropoutFill(got.data(), n, p, fill);
-            dropoutInPlace(scaled.data(), n, p, inPlace);
+            reluDropoutInPlace(scaled.data(), n, p, inPlace);
             int dropped = 0;
             for (Index i = 0; i < n; ++i) {
                 QVERIFY2(got[size_t(i)] == want[size_t(i)],
                          qPrintable(QString("n %1, element %2").arg(n).arg(i)));
-                QCOMPARE(scaled[size_t(i)], 2.0f * want[size_t(i)]);
+                QCOMPARE(scaled[size_t(i)], i % 3 == 1 ? 0.0f : 2.0f * want[size_t(i)]);
                 dropped += want[size_t(i)] == 0.0f;
             }
             // Both consumed one draw per four elements: the next draws agree.
