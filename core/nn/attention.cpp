@@ -58,35 +58,70 @@ void GeometricAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const
     c.mixed.resize(N, C);
     scratch.resize(std::max<size_t>(scratch.size(), size_t(omp_get_max_threads())));
 
-#pragma omp parallel for if (B >= 64 && omp_get_max_threads() > 1) schedule(static)
+    const size_t total = c.blocks[B];
+    logQ.resize(total);
+    const bool splitExamples = B >= 64 && omp_get_max_threads() > 1;
+    // 1. Every block's scores (into logQ): s_ij = alpha q_i.k_j + rho (f_i if j > i, b_i if j <= i) + gamma
+#pragma omp parallel for if (splitExamples) schedule(static)
     for (int b = 0; b < B; ++b) {
-        Scratch& w = scratch[omp_get_thread_num()];
         const int len = shape.lengths[b];
         const size_t LL = size_t(len) * len;
-        w.scores.resize(LL);
-        S* scores = w.scores.data();
         const S* rows = c.proj.data() + shape.start(b) * P;
-        c.mixed.middleRows(shape.start(b) + len, shape.span(b) - len).setZero();
         for (int h = 0; h < H; ++h) {
             const size_t base = c.blocks[b] + size_t(h) * LL;
-            const Block<const S> q{rows + h * D, len, D, P}, k{rows + C + h * D, len, D, P},
-                v{rows + 2 * C + h * D, len, D, P};
+            const Block<const S> q{rows + h * D, len, D, P}, k{rows + C + h * D, len, D, P};
             S* dot = c.dot.data() + base;
             productABt<S>(q, k, S(1), Block<S>{dot, len, len, len});
             for (int i = 0; i < len; ++i) {
                 const S back = rows[Index(i) * P + 3 * C + 2 * h];    // prefer left (j < i)
                 const S fwd = rows[Index(i) * P + 3 * C + 2 * h + 1]; // prefer right (j > i)
                 const S* di = dot + size_t(i) * len;
-                S* si = scores + size_t(i) * len;
-                // Two branch-free ranges (the diagonal is masked by the kernel).
+                S* si = logQ.data() + base + size_t(i) * len;
+                // Two branch-free ranges (the diagonal is masked by the scan).
                 const S left = rho * back + gamma, right = rho * fwd + gamma;
                 for (int j = 0; j <= i; ++j)
                     si[j] = alpha * di[j] + left;
                 for (int j = i + 1; j < len; ++j)
                     si[j] = alpha * di[j] + right;
             }
+        }
+    }
+    // 2. log P = log sigmoid(s), log(1 - P) = log P - s: one pass over the batch
+    forRowRanges(Index(total), 1, [&](Index e0, Index e1) {
+        using Arr = Eigen::Array<S, Eigen::Dynamic, 1>;
+        Eigen::Map<Arr> sq(logQ.data() + e0, e1 - e0), lp(c.logP.data() + e0, e1 - e0);
+        lp = logSigmoidArray(sq);
+        sq = lp - sq;
+    });
+    // 3. Each block's row scans give log A
+#pragma omp parallel for if (splitExamples) schedule(static)
+    for (int b = 0; b < B; ++b) {
+        Scratch& w = scratch[omp_get_thread_num()];
+        const int len = shape.lengths[b];
+        const size_t LL = size_t(len) * len;
+        w.prefix.resize(size_t(len) + 1);
+        for (int h = 0; h < H; ++h) {
+            const size_t base = c.blocks[b] + size_t(h) * LL;
+            geometricLogScan(c.logP.data() + base, logQ.data() + base, len, len, c.att.data() + base,
+                             w.prefix.data());
+        }
+    }
+    // 4. A = exp(log A): one pass (exp(-inf) = 0 on the diagonal)
+    forRowRanges(Index(total), 1, [&](Index e0, Index e1) {
+        Eigen::Map<Eigen::Array<S, Eigen::Dynamic, 1>> a(c.att.data() + e0, e1 - e0);
+        a = a.exp();
+    });
+    // 5. Optional L1 normalisation; mixed = A v
+#pragma omp parallel for if (splitExamples) schedule(static)
+    for (int b = 0; b < B; ++b) {
+        const int len = shape.lengths[b];
+        const size_t LL = size_t(len) * len;
+        const S* rows = c.proj.data() + shape.start(b) * P;
+        c.mixed.middleRows(shape.start(b) + len, shape.span(b) - len).setZero();
+        for (int h = 0; h < H; ++h) {
+            const size_t base = c.blocks[b] + size_t(h) * LL;
+            const Block<const S> v{rows + 2 * C + h * D, len, D, P};
             S* a = c.att.data() + base;
-            geometricForward(scores, len, len, a, c.logP.data() + base, w.kernel);
             if (normalizeL1) {
                 for (int i = 0; i < len; ++i) {
                     S sum = 0;
@@ -126,33 +161,33 @@ void GeometricAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, cons
     S dAlpha = 0, dRho = 0, dGamma = 0;
     scratch.resize(std::max<size_t>(scratch.size(), size_t(omp_get_max_threads())));
 
-#pragma omp parallel for if (B >= 64 && omp_get_max_threads() > 1) schedule(static) reduction(+ : dAlpha, dRho, dGamma)
+    const size_t total = c.blocks[B];
+    gAll.resize(total);
+    sigAll.resize(total);
+    dsAll.resize(total);
+    if (normalizeL1)
+        rawAll.resize(total);
+    const bool splitExamples = B >= 64 && omp_get_max_threads() > 1;
+    // 1. mixed = A v: dA (into gAll) and dv; with L1, dA through the normalisation and the raw A
+#pragma omp parallel for if (splitExamples) schedule(static)
     for (int b = 0; b < B; ++b) {
-        Scratch& w = scratch[omp_get_thread_num()];
         const int len = shape.lengths[b];
         const size_t LL = size_t(len) * len;
-        w.dA.resize(LL);
-        w.dS.resize(LL);
         const S* rows = c.proj.data() + shape.start(b) * P;
         S* dRows = dProj.data() + shape.start(b) * P;
         dProj.middleRows(shape.start(b) + len, shape.span(b) - len).setZero();
         for (int h = 0; h < H; ++h) {
             const size_t base = c.blocks[b] + size_t(h) * LL;
-            const Block<const S> q{rows + h * D, len, D, P}, k{rows + C + h * D, len, D, P},
-                v{rows + 2 * C + h * D, len, D, P};
+            const Block<const S> v{rows + 2 * C + h * D, len, D, P};
             const Block<const S> dm{dMixed.data() + shape.start(b) * C + h * D, len, D, C};
-            const Block<S> dq{dRows + h * D, len, D, P}, dk{dRows + C + h * D, len, D, P},
-                dv{dRows + 2 * C + h * D, len, D, P};
             const S* A = c.att.data() + base;
-            const S* dot = c.dot.data() + base;
-            S* dA = w.dA.data();
-            // mixed = A v
+            S* dA = gAll.data() + base;
             productABt<S>(dm, v, S(1), Block<S>{dA, len, len, len});
-            productAtB<S>(Block<const S>{A, len, len, len}, dm, S(1), dv, false);
-            const S* aForKernel = A;
+            productAtB<S>(Block<const S>{A, len, len, len}, dm, S(1),
+                          Block<S>{dRows + 2 * C + h * D, len, D, P}, false);
             if (normalizeL1) {
                 // A = R / (sum_j R_ij + eps): dR_ij = (dA_ij - sum_k dA_ik A_ik) / (sum + eps)
-                w.rawA.resize(LL);
+                S* raw = rawAll.data() + base;
                 for (int i = 0; i < len; ++i) {
                     const S denom = c.rowSum[(size_t(b) * H + h) * T + i] + S(1e-6);
                     S inner = 0;
@@ -160,13 +195,36 @@ void GeometricAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, cons
                         inner += dA[size_t(i) * len + j] * A[size_t(i) * len + j];
                     for (int j = 0; j < len; ++j) {
                         dA[size_t(i) * len + j] = (dA[size_t(i) * len + j] - inner) / denom;
-                        w.rawA[size_t(i) * len + j] = A[size_t(i) * len + j] * denom;
+                        raw[size_t(i) * len + j] = A[size_t(i) * len + j] * denom;
                     }
                 }
-                aForKernel = w.rawA.data();
             }
-            S* dS = w.dS.data();
-            geometricBackwardFromLogP(c.logP.data() + base, aForKernel, dA, len, len, dS, w.kernel);
+        }
+    }
+    // 2. g = dA * A = d loss / d log A, and sigmoid(s) = exp(log P): one pass over the batch
+    const S* aForKernel = normalizeL1 ? rawAll.data() : c.att.data();
+    forRowRanges(Index(total), 1, [&](Index e0, Index e1) {
+        using Arr = Eigen::Array<S, Eigen::Dynamic, 1>;
+        const Index n = e1 - e0;
+        Eigen::Map<Arr>(gAll.data() + e0, n) *= Eigen::Map<const Arr>(aForKernel + e0, n);
+        Eigen::Map<Arr>(sigAll.data() + e0, n) = Eigen::Map<const Arr>(c.logP.data() + e0, n).exp();
+    });
+    // 3. Each block's scores' gradient, then the scores' inputs
+#pragma omp parallel for if (splitExamples) schedule(static) reduction(+ : dAlpha, dRho, dGamma)
+    for (int b = 0; b < B; ++b) {
+        Scratch& w = scratch[omp_get_thread_num()];
+        const int len = shape.lengths[b];
+        const size_t LL = size_t(len) * len;
+        w.prefix.resize(size_t(len) + 1);
+        const S* rows = c.proj.data() + shape.start(b) * P;
+        S* dRows = dProj.data() + shape.start(b) * P;
+        for (int h = 0; h < H; ++h) {
+            const size_t base = c.blocks[b] + size_t(h) * LL;
+            const Block<const S> q{rows + h * D, len, D, P}, k{rows + C + h * D, len, D, P};
+            const Block<S> dq{dRows + h * D, len, D, P}, dk{dRows + C + h * D, len, D, P};
+            const S* dot = c.dot.data() + base;
+            S* dS = dsAll.data() + base;
+            geometricScoreGrad(gAll.data() + base, sigAll.data() + base, len, len, dS, w.prefix.data());
             // s_ij = alpha q_i.k_j + rho (f_i if j > i, b_i if j < i) + gamma
             for (int i = 0; i < len; ++i) {
                 const S back = rows[Index(i) * P + 3 * C + 2 * h];

@@ -58,7 +58,15 @@ void geometricForward(const S* scores, int T, int len, S* att, S* logP, Geometri
 template <typename S>
 void geometricBackwardFromLogP(const S* logP, const S* att, const S* dAtt, int T, int len, S* dScores,
                                GeometricWork<S>& work);
-// The O(T^3) formula, straight from the definition; the oracle for the two above.
+// The two kernels' row scans, for callers that apply the transcendental functions to many blocks at
+// once. Log space: logA (T, T) = log P_ij + sum over keys k closer to i than j of logQ_ik, with logP =
+// log sigmoid(s) and logQ = log(1 - sigmoid(s)); -inf on the diagonal; entries beyond len untouched;
+// prefix: len + 1 values of scratch.
+template <typename S> void geometricLogScan(const S* logP, const S* logQ, int T, int len, S* logA, S* prefix);
+// ds (T, T) = d loss / d scores from g = dA * A (d loss / d log A) and sigPos = sigmoid(s); zero on the
+// diagonal; entries beyond len untouched; diff: len + 1 values of scratch.
+template <typename S> void geometricScoreGrad(const S* g, const S* sigPos, int T, int len, S* ds, S* diff);
+// The O(T^3) formula, straight from the definition; the oracle for the kernels above.
 template <typename S> void geometricNaive(const S* scores, int T, int len, S* att);
 // Tensors closer to i than j (docs/design.md §2): |k-i| < |j-i|, or equal distance and k > j.
 inline bool geometricCloser(int i, int j, int k) {
@@ -88,16 +96,19 @@ template <typename S> struct GeometricAttention {
         Mat<S> routed;              // (N, C) mixed scaled per head by the routing weights (empty: no routing)
     };
 
-    // Per-(example, head) buffers of one OpenMP thread, kept between calls.
+    // Buffers of one OpenMP thread, kept between calls.
     struct Scratch {
-        AlignedVector<S> scores, dA, dS, rawA; // (len, len) each
-        GeometricWork<S> kernel;
+        std::vector<S> prefix; // (len + 1) a row scan's running sums
     };
 
     Params p;
     int channels = 0, heads = 0;
     bool normalizeL1 = false;
-    mutable Mat<S> dMixed;                // backward temporary, kept to avoid reallocation
+    mutable Mat<S> dMixed; // backward temporary, kept to avoid reallocation
+    // Temporaries over every block of a batch (laid out as the cache's maps), so that each
+    // transcendental function is one vectorised pass over the batch: forward logQ; backward g = dA * A
+    // (first dA), sigmoid(s), ds, and the unnormalised A with L1.
+    mutable AlignedVector<S> logQ, gAll, sigAll, dsAll, rawAll;
     mutable std::vector<Scratch> scratch; // one per thread
     mutable AlignedVector<S> projBias;    // (3C + 2H) [c | 0 | 0 | bqp], the bias row of proj
 

@@ -8,8 +8,56 @@
 
 namespace ndr {
 
-// Both kernels apply the transcendental functions to the whole (T, T) block at once: rows are shorter
-// than a SIMD packet at CTL lengths, so per-row array expressions would run scalar.
+template <typename S>
+void geometricLogScan(const S* logP, const S* logQ, int T, int len, S* logA, S* prefix) {
+    for (int i = 0; i < len; ++i) {
+        const S* lq = logQ + size_t(i) * T;
+        prefix[0] = 0;
+        // The column itself is masked: transparent in the scan.
+        for (int k = 0; k < len; ++k)
+            prefix[k + 1] = prefix[k] + (k != i ? lq[k] : S(0));
+        S* a = logA + size_t(i) * T;
+        const S* lp = logP + size_t(i) * T;
+        for (int j = 0; j < len; ++j) {
+            if (j == i) {
+                a[j] = -std::numeric_limits<S>::infinity();
+                continue;
+            }
+            // Keys closer than j: (2i-j, j) when j is right of i; (j, 2i-j] when j is left of i.
+            const int lo = j > i ? std::max(0, 2 * i - j + 1) : j + 1;
+            const int hi = j > i ? j - 1 : std::min(len - 1, 2 * i - j);
+            a[j] = lp[j] + prefix[hi + 1] - prefix[lo];
+        }
+    }
+}
+
+template <typename S> void geometricScoreGrad(const S* g, const S* sigPos, int T, int len, S* ds, S* diff) {
+    for (int i = 0; i < len; ++i) {
+        const S* gi = g + size_t(i) * T;
+        const S* sp = sigPos + size_t(i) * T;
+        S* dsi = ds + size_t(i) * T;
+        std::fill(diff, diff + len + 1, S(0));
+        for (int j = 0; j < len; ++j) {
+            if (j == i)
+                continue;
+            const int lo = j > i ? std::max(0, 2 * i - j + 1) : j + 1;
+            const int hi = j > i ? j - 1 : std::min(len - 1, 2 * i - j);
+            if (lo <= hi) {
+                diff[lo] += gi[j];
+                diff[hi + 1] -= gi[j];
+            }
+        }
+        // d log sigmoid(s) / ds = sigmoid(-s);  d log sigmoid(-s) / ds = -sigmoid(s)
+        S run = 0;
+        for (int k = 0; k < len; ++k) {
+            run += diff[k];
+            dsi[k] = k == i ? S(0) : gi[k] * (S(1) - sp[k]) - run * sp[k];
+        }
+    }
+}
+
+// The one-block kernels apply the transcendental functions to the whole (T, T) block at once: rows
+// are shorter than a SIMD packet at CTL lengths, so per-row array expressions would run scalar.
 template <typename S>
 void geometricForward(const S* s, int T, int len, S* att, S* logPOut, GeometricWork<S>& w) {
     using Arr = Eigen::Array<S, Eigen::Dynamic, 1>;
@@ -20,26 +68,9 @@ void geometricForward(const S* s, int T, int len, S* att, S* logPOut, GeometricW
     Eigen::Map<Arr> logP(logPOut, TT), logQ(w.a.data(), TT);
     logP = logSigmoidArray(scores); // log P_ij
     logQ = logP - scores;           // log(1 - P_ij) = log sigmoid(s) - s
-    S* prefix = w.prefix.data();    // prefix[m] = sum_{k<m} log(1 - P_ik)
     Eigen::Map<Arr> out(att, TT);
-    out.setConstant(-std::numeric_limits<S>::infinity());
-    for (int i = 0; i < len; ++i) {
-        const S* lq = logQ.data() + size_t(i) * T;
-        prefix[0] = 0;
-        // The column itself and padded keys are masked: transparent in the scan.
-        for (int k = 0; k < T; ++k)
-            prefix[k + 1] = prefix[k] + ((k < len && k != i) ? lq[k] : S(0));
-        S* a = att + size_t(i) * T;
-        const S* lp = logPOut + size_t(i) * T;
-        for (int j = 0; j < len; ++j) {
-            if (j == i)
-                continue;
-            // Keys closer than j: (2i-j, j) when j is right of i; (j, 2i-j] when j is left of i.
-            const int lo = j > i ? std::max(0, 2 * i - j + 1) : j + 1;
-            const int hi = j > i ? j - 1 : std::min(T - 1, 2 * i - j);
-            a[j] = lp[j] + prefix[hi + 1] - prefix[lo];
-        }
-    }
+    out.setConstant(-std::numeric_limits<S>::infinity()); // padded keys and queries
+    geometricLogScan(logPOut, logQ.data(), T, len, att, w.prefix.data());
     out = out.exp(); // exp(-inf) = 0 on masked entries
 }
 
@@ -61,30 +92,8 @@ void geometricBackwardFromLogP(const S* logP, const S* att, const S* dAtt, int T
     sigPos = Eigen::Map<const Arr>(logP, TT).exp(); // sigmoid(s)
     // g = d loss / d log A_ij, where log A_ij = log P_ij + sum_{k in window} log(1 - P_ik)
     g = Eigen::Map<const Arr>(dAtt, TT) * Eigen::Map<const Arr>(att, TT);
-    S* diff = w.prefix.data(); // difference array of d loss / d log(1 - P_ik) over k
     std::fill(ds, ds + TT, S(0));
-    for (int i = 0; i < len; ++i) {
-        const S* gi = g.data() + size_t(i) * T;
-        const S* sp = sigPos.data() + size_t(i) * T;
-        S* dsi = ds + size_t(i) * T;
-        std::fill(diff, diff + T + 1, S(0));
-        for (int j = 0; j < len; ++j) {
-            if (j == i)
-                continue;
-            const int lo = j > i ? std::max(0, 2 * i - j + 1) : j + 1;
-            const int hi = j > i ? j - 1 : std::min(T - 1, 2 * i - j);
-            if (lo <= hi) {
-                diff[lo] += gi[j];
-                diff[hi + 1] -= gi[j];
-            }
-        }
-        // d log sigmoid(s) / ds = sigmoid(-s);  d log sigmoid(-s) / ds = -sigmoid(s)
-        S run = 0;
-        for (int k = 0; k < len; ++k) {
-            run += diff[k];
-            dsi[k] = k == i ? S(0) : gi[k] * (S(1) - sp[k]) - run * sp[k];
-        }
-    }
+    geometricScoreGrad(g.data(), sigPos.data(), T, len, ds, w.prefix.data());
 }
 
 template <typename S> void geometricBackward(const S* s, const S* att, const S* dAtt, int T, int len, S* ds) {
@@ -110,6 +119,8 @@ template <typename S> void geometricNaive(const S* s, int T, int len, S* att) {
 }
 
 #define NDR_INSTANTIATE(S)                                                                                   \
+    template void geometricLogScan<S>(const S*, const S*, int, int, S*, S*);                                 \
+    template void geometricScoreGrad<S>(const S*, const S*, int, int, S*, S*);                               \
     template void geometricForward<S>(const S*, int, int, S*);                                               \
     template void geometricBackward<S>(const S*, const S*, const S*, int, int, S*);                          \
     template void geometricForward<S>(const S*, int, int, S*, S*, GeometricWork<S>&);                        \
