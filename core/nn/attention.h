@@ -46,7 +46,7 @@ template <typename S> void zeroOutsideBlock(S* m, int T, int len) {
     std::fill(m + size_t(len) * T, m + size_t(T) * T, S(0));
 }
 
-// Buffers of the two kernels, kept by the caller between calls: a layer calls them B*H times per step.
+// Buffers of the two one-block kernels below, kept by the caller between calls.
 template <typename S> struct GeometricWork {
     AlignedVector<S> a, b; // (T, T) each
     std::vector<S> prefix; // (T + 1)
