@@ -290,9 +290,15 @@ void SoftmaxAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const B
     const S scale = S(1.0 / std::sqrt(double(D)));
     linearForward<S>(x, store.valueRows(p.wq, p.wkv), c.proj);
     const size_t TT = size_t(T) * T;
-    c.att.resize(size_t(B) * H * TT); // each map's padding is zeroed below
+    c.blocks.resize(size_t(B) + 1);
+    c.blocks[0] = 0;
+    for (int b = 0; b < B; ++b)
+        c.blocks[b + 1] = c.blocks[b] + size_t(H) * shape.lengths[b] * shape.lengths[b];
+    const size_t total = c.blocks[B];
+    c.att.resize(total);
     const bool drop = training && attDropout > 0;
-    // Drawn serially, before the parallel loop, so the stream does not depend on thread count.
+    // Drawn serially, before the parallel loop, so the stream does not depend on thread count. One
+    // multiplier per (example, head, i, j < T), as the maps' padded shape has.
     if (drop) {
         c.drop.resize(size_t(B) * H * TT);
         dropoutFill(c.drop.data(), Index(c.drop.size()), attDropout, rng);
@@ -302,39 +308,61 @@ void SoftmaxAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const B
     c.mixed.resize(N, C);
     scratch.resize(std::max<size_t>(scratch.size(), size_t(omp_get_max_threads())));
 
-#pragma omp parallel for if (B >= 64 && omp_get_max_threads() > 1) schedule(static)
+    const bool splitExamples = B >= 64 && omp_get_max_threads() > 1;
+    // 1. Every block's scores, less their row's maximum
+#pragma omp parallel for if (splitExamples) schedule(static)
     for (int b = 0; b < B; ++b) {
-        Scratch& w = scratch[omp_get_thread_num()];
         const int len = shape.lengths[b];
+        const size_t LL = size_t(len) * len;
         const S* rows = c.proj.data() + shape.start(b) * P;
-        c.mixed.middleRows(shape.start(b) + len, shape.span(b) - len).setZero();
         for (int h = 0; h < H; ++h) {
-            const size_t base = (size_t(b) * H + h) * TT;
-            const Block<const S> q{rows + h * D, len, D, P}, k{rows + C + h * D, len, D, P},
-                v{rows + 2 * C + h * D, len, D, P};
-            S* A = c.att.data() + base;
-            productABt<S>(q, k, scale, Block<S>{A, len, len, T});
+            S* A = c.att.data() + c.blocks[b] + size_t(h) * LL;
+            const Block<const S> q{rows + h * D, len, D, P}, k{rows + C + h * D, len, D, P};
+            productABt<S>(q, k, scale, Block<S>{A, len, len, len});
             for (int i = 0; i < len; ++i) {
-                S* row = A + size_t(i) * T;
+                S* row = A + size_t(i) * len;
                 S mx = row[0];
                 for (int j = 1; j < len; ++j)
                     mx = std::max(mx, row[j]);
+                for (int j = 0; j < len; ++j)
+                    row[j] -= mx;
+            }
+        }
+    }
+    // 2. exp: one vectorised pass over the batch
+    forRowRanges(Index(total), 1, [&](Index e0, Index e1) {
+        Eigen::Map<Eigen::Array<S, Eigen::Dynamic, 1>> a(c.att.data() + e0, e1 - e0);
+        a = a.exp();
+    });
+    // 3. Each row divided by its sum; mixed = Dropout(A) v
+#pragma omp parallel for if (splitExamples) schedule(static)
+    for (int b = 0; b < B; ++b) {
+        Scratch& w = scratch[omp_get_thread_num()];
+        const int len = shape.lengths[b];
+        const size_t LL = size_t(len) * len;
+        const S* rows = c.proj.data() + shape.start(b) * P;
+        c.mixed.middleRows(shape.start(b) + len, shape.span(b) - len).setZero();
+        for (int h = 0; h < H; ++h) {
+            const Block<const S> v{rows + 2 * C + h * D, len, D, P};
+            S* A = c.att.data() + c.blocks[b] + size_t(h) * LL;
+            for (int i = 0; i < len; ++i) {
+                S* row = A + size_t(i) * len;
                 S sum = 0;
                 for (int j = 0; j < len; ++j)
-                    sum += (row[j] = std::exp(row[j] - mx));
+                    sum += row[j];
                 for (int j = 0; j < len; ++j)
                     row[j] /= sum;
             }
-            zeroOutsideBlock(A, T, len);
             const S* applied = A;
             if (drop) {
-                w.dropped.resize(TT);
-                const S* m = c.drop.data() + base;
-                for (size_t e = 0; e < TT; ++e)
-                    w.dropped[e] = A[e] * m[e];
+                w.dropped.resize(LL);
+                const S* m = c.drop.data() + (size_t(b) * H + h) * TT;
+                for (int i = 0; i < len; ++i)
+                    for (int j = 0; j < len; ++j)
+                        w.dropped[size_t(i) * len + j] = A[size_t(i) * len + j] * m[size_t(i) * T + j];
                 applied = w.dropped.data();
             }
-            productAB<S>(Block<const S>{applied, len, len, T}, v, S(1),
+            productAB<S>(Block<const S>{applied, len, len, len}, v, S(1),
                          Block<S>{c.mixed.data() + shape.start(b) * C + h * D, len, D, C}, false);
         }
     }
@@ -362,35 +390,36 @@ void SoftmaxAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, const 
 #pragma omp parallel for if (B >= 64 && omp_get_max_threads() > 1) schedule(static)
     for (int b = 0; b < B; ++b) {
         Scratch& w = scratch[omp_get_thread_num()];
-        w.dA.resize(TT);
-        if (drop)
-            w.dropped.resize(TT);
         const int len = shape.lengths[b];
+        const size_t LL = size_t(len) * len;
+        w.dA.resize(LL);
+        if (drop)
+            w.dropped.resize(LL);
         const S* rows = c.proj.data() + shape.start(b) * P;
         S* dRows = dProj.data() + shape.start(b) * P;
         dProj.middleRows(shape.start(b) + len, shape.span(b) - len).setZero();
         for (int h = 0; h < H; ++h) {
-            const size_t base = (size_t(b) * H + h) * TT;
             const Block<const S> q{rows + h * D, len, D, P}, k{rows + C + h * D, len, D, P},
                 v{rows + 2 * C + h * D, len, D, P};
             const Block<const S> dm{dMixed.data() + shape.start(b) * C + h * D, len, D, C};
-            const S* A = c.att.data() + base;
-            const S* m = drop ? c.drop.data() + base : nullptr;
+            const S* A = c.att.data() + c.blocks[b] + size_t(h) * LL;
+            const S* m = drop ? c.drop.data() + (size_t(b) * H + h) * TT : nullptr; // row stride T
             const S* applied = A;
             if (drop) {
-                for (size_t e = 0; e < TT; ++e)
-                    w.dropped[e] = A[e] * m[e];
+                for (int i = 0; i < len; ++i)
+                    for (int j = 0; j < len; ++j)
+                        w.dropped[size_t(i) * len + j] = A[size_t(i) * len + j] * m[size_t(i) * T + j];
                 applied = w.dropped.data();
             }
             S* dA = w.dA.data();
             // mixed = (A * mask) v
-            productABt<S>(dm, v, S(1), Block<S>{dA, len, len, T});
-            productAtB<S>(Block<const S>{applied, len, len, T}, dm, S(1),
+            productABt<S>(dm, v, S(1), Block<S>{dA, len, len, len});
+            productAtB<S>(Block<const S>{applied, len, len, len}, dm, S(1),
                           Block<S>{dRows + 2 * C + h * D, len, D, P}, false);
             // softmax: ds_ij = A_ij (dA_ij - sum_k dA_ik A_ik), with dA already multiplied by the mask
             for (int i = 0; i < len; ++i) {
-                S* dai = dA + size_t(i) * T;
-                const S* ai = A + size_t(i) * T;
+                S* dai = dA + size_t(i) * len;
+                const S* ai = A + size_t(i) * len;
                 if (drop)
                     for (int j = 0; j < len; ++j)
                         dai[j] *= m[size_t(i) * T + j];
@@ -400,7 +429,7 @@ void SoftmaxAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, const 
                 for (int j = 0; j < len; ++j)
                     dai[j] = ai[j] * (dai[j] - inner);
             }
-            const Block<const S> ds{dA, len, len, T};
+            const Block<const S> ds{dA, len, len, len};
             productAB<S>(ds, k, scale, Block<S>{dRows + h * D, len, D, P}, false);
             productAtB<S>(ds, q, scale, Block<S>{dRows + C + h * D, len, D, P}, false);
         }

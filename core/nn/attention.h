@@ -132,15 +132,18 @@ template <typename S> struct SoftmaxAttention {
         int wq = -1, wkv = -1, wo = -1;
     };
     struct Cache {
-        Mat<S> proj;           // (N, 3C): [q | k | v]
-        AlignedVector<S> att;  // (B, H, T, T) softmax weights
+        Mat<S> proj; // (N, 3C): [q | k | v]
+        // Softmax weights: example b's H maps are (len_b, len_b) blocks from blocks[b], as in
+        // GeometricAttention's cache.
+        std::vector<size_t> blocks;
+        AlignedVector<S> att;
         AlignedVector<S> drop; // (B, H, T, T) dropout multipliers on the weights (empty: none)
         Mat<S> mixed;          // (N, C)
         Mat<S> routed;         // (N, C) mixed scaled per head by the routing weights (empty: no routing)
     };
 
     struct Scratch {
-        AlignedVector<S> dA, dropped; // (T, T) each
+        AlignedVector<S> dA, dropped; // (len, len) each
     };
 
     Params p;
