@@ -9,6 +9,33 @@
 
 namespace ndr {
 
+namespace {
+
+// blocks (B + 1): the first element of each example's H maps of (len_b, len_b), one after another.
+void setMapBlocks(const BatchShape& shape, int heads, std::vector<size_t>& blocks) {
+    blocks.resize(size_t(shape.batch) + 1);
+    blocks[0] = 0;
+    for (int b = 0; b < shape.batch; ++b)
+        blocks[b + 1] = blocks[b] + size_t(heads) * shape.lengths[b] * shape.lengths[b];
+}
+
+// v = exp(v) over n values: one vectorised pass (split over the threads when long enough).
+template <typename S> void expInPlace(S* v, Index n) {
+    forRowRanges(n, 1, [&](Index e0, Index e1) {
+        Eigen::Map<Eigen::Array<S, Eigen::Dynamic, 1>> a(v + e0, e1 - e0);
+        a = a.exp();
+    });
+}
+
+// out (len, len) = a (len, len) * m, where the multipliers m have row stride T.
+template <typename S> void applyMultipliers(const S* a, const S* m, int len, int T, S* out) {
+    for (int i = 0; i < len; ++i)
+        for (int j = 0; j < len; ++j)
+            out[size_t(i) * len + j] = a[size_t(i) * len + j] * m[size_t(i) * T + j];
+}
+
+} // namespace
+
 // ---------------------------------------------------------------------------------------------
 // Geometric attention layer
 
@@ -46,10 +73,7 @@ void GeometricAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const
 
     const auto sc = store.value(p.scalars);
     const S alpha = sc(0, 0), rho = sc(0, 1), gamma = sc(0, 2);
-    c.blocks.resize(size_t(B) + 1);
-    c.blocks[0] = 0;
-    for (int b = 0; b < B; ++b)
-        c.blocks[b + 1] = c.blocks[b] + size_t(H) * shape.lengths[b] * shape.lengths[b];
+    setMapBlocks(shape, H, c.blocks);
     c.dot.resize(c.blocks[B]);
     c.logP.resize(c.blocks[B]);
     c.att.resize(c.blocks[B]);
@@ -107,10 +131,7 @@ void GeometricAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const
         }
     }
     // 4. A = exp(log A): one pass (exp(-inf) = 0 on the diagonal)
-    forRowRanges(Index(total), 1, [&](Index e0, Index e1) {
-        Eigen::Map<Eigen::Array<S, Eigen::Dynamic, 1>> a(c.att.data() + e0, e1 - e0);
-        a = a.exp();
-    });
+    expInPlace(c.att.data(), Index(total));
     // 5. Optional L1 normalisation; mixed = A v
 #pragma omp parallel for if (splitExamples) schedule(static)
     for (int b = 0; b < B; ++b) {
@@ -290,10 +311,7 @@ void SoftmaxAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const B
     const S scale = S(1.0 / std::sqrt(double(D)));
     linearForward<S>(x, store.valueRows(p.wq, p.wkv), c.proj);
     const size_t TT = size_t(T) * T;
-    c.blocks.resize(size_t(B) + 1);
-    c.blocks[0] = 0;
-    for (int b = 0; b < B; ++b)
-        c.blocks[b + 1] = c.blocks[b] + size_t(H) * shape.lengths[b] * shape.lengths[b];
+    setMapBlocks(shape, H, c.blocks);
     const size_t total = c.blocks[B];
     c.att.resize(total);
     const bool drop = training && attDropout > 0;
@@ -330,10 +348,7 @@ void SoftmaxAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const B
         }
     }
     // 2. exp: one vectorised pass over the batch
-    forRowRanges(Index(total), 1, [&](Index e0, Index e1) {
-        Eigen::Map<Eigen::Array<S, Eigen::Dynamic, 1>> a(c.att.data() + e0, e1 - e0);
-        a = a.exp();
-    });
+    expInPlace(c.att.data(), Index(total));
     // 3. Each row divided by its sum; mixed = Dropout(A) v
 #pragma omp parallel for if (splitExamples) schedule(static)
     for (int b = 0; b < B; ++b) {
@@ -356,10 +371,7 @@ void SoftmaxAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const B
             const S* applied = A;
             if (drop) {
                 w.dropped.resize(LL);
-                const S* m = c.drop.data() + (size_t(b) * H + h) * TT;
-                for (int i = 0; i < len; ++i)
-                    for (int j = 0; j < len; ++j)
-                        w.dropped[size_t(i) * len + j] = A[size_t(i) * len + j] * m[size_t(i) * T + j];
+                applyMultipliers(A, c.drop.data() + (size_t(b) * H + h) * TT, len, T, w.dropped.data());
                 applied = w.dropped.data();
             }
             productAB<S>(Block<const S>{applied, len, len, len}, v, S(1),
@@ -406,9 +418,7 @@ void SoftmaxAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, const 
             const S* m = drop ? c.drop.data() + (size_t(b) * H + h) * TT : nullptr; // row stride T
             const S* applied = A;
             if (drop) {
-                for (int i = 0; i < len; ++i)
-                    for (int j = 0; j < len; ++j)
-                        w.dropped[size_t(i) * len + j] = A[size_t(i) * len + j] * m[size_t(i) * T + j];
+                applyMultipliers(A, m, len, T, w.dropped.data());
                 applied = w.dropped.data();
             }
             S* dA = w.dA.data();
