@@ -88,6 +88,11 @@ private slots:
         QTest::newRow("d128 head: T8, D32") << 8 << 8 << 32;
         QTest::newRow("paper head: T8, D256") << 8 << 8 << 256;
         QTest::newRow("odd: T13, D17") << 13 << 13 << 17;
+        // Longer examples (16 and 17 positions, a ListOps head's 37 x 41 block) and a width just past 32.
+        QTest::newRow("T16, D32") << 16 << 16 << 32;
+        QTest::newRow("T17, D12") << 17 << 17 << 12;
+        QTest::newRow("listops head: 37 x 41, D32") << 37 << 41 << 32;
+        QTest::newRow("T7, D33") << 7 << 7 << 33;
     }
     void smallProducts() {
         QFETCH(int, m);
