@@ -50,6 +50,8 @@ json resultJson(const ndr::BenchResult& r) {
             {"flopsPerStep", r.flopsPerStep},
             {"gflops", r.gflops},
             {"gemmGflops", r.gemmGflops},
+            {"gemmGflopsPerRun", r.gemmPerRun},
+            {"fractionPerRun", r.fractionPerRun},
             {"fractionOfGemm", r.fractionOfGemm},
             {"peakMemoryMiB", r.peakMemoryMiB}};
 }
@@ -242,9 +244,9 @@ Command addBenchCommand(CLI::App& root) {
     cmd->add_option("--target", opts->target, "With --to-accuracy: the mean test accuracy to reach")
         ->capture_default_str()
         ->check(CLI::Range(0.0, 1.0));
-    cmd->footer(
-        "sgemm is Eigen's matrix product alone on the step's product shapes; fraction = GFLOP/s / sgemm.\n"
-        "peak MiB is the process's peak resident memory while the case ran.\n");
+    cmd->footer("sgemm is Eigen's matrix product alone on the step's product shapes, timed after each run;\n"
+                "fraction = the median over the runs of the run's GFLOP/s / the sgemm rate after it.\n"
+                "peak MiB is the process's peak resident memory while the case ran.\n");
     return {cmd, [opts] { return runBench(*opts); }};
 }
 

@@ -1,6 +1,6 @@
 // Speed measurement of training steps per configuration (the `ndr bench` command): steps/s as the
 // median of several runs, matrix-product GFLOP/s, Eigen's own sgemm rate on the same product shapes
-// measured in the same run, and the peak memory; and the time a preset's NDR takes to generalise.
+// measured after each run, and the peak memory; and the time a preset's NDR takes to generalise.
 #pragma once
 
 #include "core/config/config.h"
@@ -25,13 +25,15 @@ struct BenchResult {
     BenchCase config;
     std::vector<double> stepsPerSecond; // one per run
     double medianStepsPerSecond = 0;
-    double flopsPerStep = 0;   // matrix-product FLOPs of forward + backward
-    double gflops = 0;         // at the median rate
-    double gemmGflops = 0;     // Eigen sgemm alone on this step's product shapes (median)
-    double fractionOfGemm = 0; // gflops / gemmGflops
-    int positions = 0;         // T of the measured batches
-    double rows = 0;           // activation rows per step (mean over the measured batches)
-    double peakMemoryMiB = 0;  // the process's peak resident memory while the case ran (0: unknown)
+    double flopsPerStep = 0;            // matrix-product FLOPs of forward + backward
+    double gflops = 0;                  // at the median rate
+    double gemmGflops = 0;              // Eigen sgemm alone on this step's product shapes (median)
+    std::vector<double> gemmPerRun;     // the sgemm rate measured right after each run
+    std::vector<double> fractionPerRun; // each run's GFLOP/s over the sgemm rate right after it
+    double fractionOfGemm = 0;          // the median of fractionPerRun
+    int positions = 0;                  // T of the measured batches
+    double rows = 0;                    // activation rows per step (mean over the measured batches)
+    double peakMemoryMiB = 0;           // the process's peak resident memory while the case ran (0: unknown)
 };
 
 // The configurations of the issue: the stub NDR and vanilla (one thread), d 128 NDR and vanilla, and
@@ -39,7 +41,8 @@ struct BenchResult {
 // padded row layout, the plain reference of the packed one.
 std::vector<BenchCase> defaultBenchCases();
 
-// Trains `runs` times for about `secondsPerRun` each (after one warm-up step) on fresh task batches.
+// Trains `runs` times for about `secondsPerRun` each (after one warm-up step) on fresh task batches,
+// each run followed by a run of the sgemm reference (at most a second).
 BenchResult runBench(const BenchCase& c, int runs, double secondsPerRun);
 
 // Time to accuracy: a preset's first model (its NDR) trained alone on one thread from a seed (of the task

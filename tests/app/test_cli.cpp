@@ -457,6 +457,28 @@ private slots:
         QVERIFY2(peak > 1 && peak < 2048, qPrintable(QString::number(peak)));
     }
 
+    void benchPairsEachRunWithTheReference() {
+        // Each run's fraction is its own rate over the sgemm rate measured right after it; the reported
+        // fraction is their median (of two runs: their mean).
+        const QString file = path("bench-pairs.json");
+        const Result r =
+            runNdr({"bench", "--case", "stub NDR", "--runs", "2", "--seconds", "0.2", "--json", file});
+        QVERIFY2(r.exitCode == 0, describe(r));
+        const json res = readJson(file)["results"][0];
+        const auto steps = res["stepsPerSecond"].get<std::vector<double>>();
+        const auto gemm = res["gemmGflopsPerRun"].get<std::vector<double>>();
+        const auto fractions = res["fractionPerRun"].get<std::vector<double>>();
+        QCOMPARE(steps.size(), size_t(2));
+        QCOMPARE(gemm.size(), size_t(2));
+        QCOMPARE(fractions.size(), size_t(2));
+        const double flops = res["flopsPerStep"].get<double>();
+        for (size_t i = 0; i < 2; ++i) {
+            QVERIFY(gemm[i] > 0);
+            QVERIFY(qAbs(fractions[i] - flops * steps[i] / 1e9 / gemm[i]) < 1e-9 * fractions[i]);
+        }
+        QVERIFY(qAbs(res["fractionOfGemm"].get<double>() - 0.5 * (fractions[0] + fractions[1])) < 1e-12);
+    }
+
     void benchTimesAccuracy() {
         // The stub NDR of seed 1 is above 0.25 on its test depths at its first evaluation (step 250) and
         // never reaches 0.999 in 250 steps.
