@@ -141,6 +141,7 @@ std::vector<BenchCase> defaultBenchCases() {
 }
 
 BenchResult runBench(const BenchCase& c, int runs, double secondsPerRun) {
+    runs = std::max(1, runs);
     prepareComputeThread(c.threads);
     resetPeakMemory();
     BenchResult r;

@@ -41,8 +41,8 @@ struct BenchResult {
 // padded row layout, the plain reference of the packed one.
 std::vector<BenchCase> defaultBenchCases();
 
-// Trains `runs` times for about `secondsPerRun` each (after one warm-up step) on fresh task batches,
-// each run followed by a run of the sgemm reference (at most a second).
+// Trains `runs` (at least one) times for about `secondsPerRun` each (after one warm-up step) on fresh task
+// batches, each run followed by a run of the sgemm reference (at most a second).
 BenchResult runBench(const BenchCase& c, int runs, double secondsPerRun);
 
 // Time to accuracy: a preset's first model (its NDR) trained alone on one thread from a seed (of the task
