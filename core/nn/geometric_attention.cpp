@@ -57,7 +57,7 @@ void GeometricAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const
 
     const size_t total = c.blocks[B];
     logQ.resize(total);
-    const bool splitExamples = B >= 64 && omp_get_max_threads() > 1;
+    const bool splitExamples = splitOverExamples(B);
     // 1. Every block's scores (into logQ): s_ij = alpha q_i.k_j + rho (f_i if j > i, b_i if j <= i) + gamma
 #pragma omp parallel for if (splitExamples) schedule(static)
     for (int b = 0; b < B; ++b) {
@@ -161,7 +161,7 @@ void GeometricAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, cons
     dsAll.resize(total);
     if (normalizeL1)
         rawAll.resize(total);
-    const bool splitExamples = B >= 64 && omp_get_max_threads() > 1;
+    const bool splitExamples = splitOverExamples(B);
     // 1. mixed = A v: dA (into gAll) and dv; with L1, dA through the normalisation and the raw A
 #pragma omp parallel for if (splitExamples) schedule(static)
     for (int b = 0; b < B; ++b) {

@@ -66,6 +66,12 @@ inline bool splitOverThreads(Index elements) {
     return elements >= (Index(1) << 15) && omp_get_max_threads() > 1;
 }
 
+// Whether the attention layers' loops over a batch's examples (their per-example maps) are split over
+// the OpenMP threads: only with several threads and a batch of at least 64 examples.
+inline bool splitOverExamples(int batch) {
+    return batch >= 64 && omp_get_max_threads() > 1;
+}
+
 // Calls fn(j0, j1) for ranges of columns [0, cols) that together cover them: one range on one thread,
 // or, split, one range per thread. The ranges are whole 16-column packets, so no two threads write the
 // same cache line of a row.

@@ -112,7 +112,7 @@ void RelativeAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const 
     c.mixed.resize(N, C);
     scratch.resize(std::max<size_t>(scratch.size(), size_t(omp_get_max_threads())));
 
-#pragma omp parallel for if (B >= 64 && omp_get_max_threads() > 1) schedule(static)
+#pragma omp parallel for if (splitOverExamples(B)) schedule(static)
     for (int b = 0; b < B; ++b) {
         Scratch& w = scratch[omp_get_thread_num()];
         w.qu.resize(size_t(T) * D);
@@ -186,7 +186,7 @@ void RelativeAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, const
     }
     S dScale = 0;
 
-#pragma omp parallel for if (B >= 64 && omp_get_max_threads() > 1) schedule(static) reduction(+ : dScale)
+#pragma omp parallel for if (splitOverExamples(B)) schedule(static) reduction(+ : dScale)
     for (int b = 0; b < B; ++b) {
         Scratch& w = scratch[omp_get_thread_num()];
         w.qu.resize(size_t(T) * D);

@@ -55,7 +55,7 @@ void SoftmaxAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const B
     c.mixed.resize(N, C);
     scratch.resize(std::max<size_t>(scratch.size(), size_t(omp_get_max_threads())));
 
-    const bool splitExamples = B >= 64 && omp_get_max_threads() > 1;
+    const bool splitExamples = splitOverExamples(B);
     // 1. Every block's scores, less their row's maximum
 #pragma omp parallel for if (splitExamples) schedule(static)
     for (int b = 0; b < B; ++b) {
@@ -128,7 +128,7 @@ void SoftmaxAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, const 
     const bool drop = !c.drop.empty();
     scratch.resize(std::max<size_t>(scratch.size(), size_t(omp_get_max_threads())));
 
-#pragma omp parallel for if (B >= 64 && omp_get_max_threads() > 1) schedule(static)
+#pragma omp parallel for if (splitOverExamples(B)) schedule(static)
     for (int b = 0; b < B; ++b) {
         Scratch& w = scratch[omp_get_thread_num()];
         const int len = shape.lengths[b];
