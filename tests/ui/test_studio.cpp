@@ -132,14 +132,18 @@ private slots:
             const double longer =
                 ndr::splitMean(w.session().config().task, e.depths, e.baseline, ndr::Split::Test);
             QVERIFY(longer > 0);
-            auto* curves = w.dashboard().learningCurves().findChild<QCustomPlot*>();
-            curves->replot();
-            bool listed = false;
-            for (int i = 0; i < curves->legend->itemCount(); ++i)
-                if (auto* item = qobject_cast<QCPPlottableLegendItem*>(curves->legend->item(i)))
-                    listed =
-                        listed || item->plottable()->name() == QString("majority %1").arg(longer, 0, 'f', 3);
-            QVERIFY(listed);
+            // So is the length-generalisation view's.
+            for (QWidget* view : {static_cast<QWidget*>(&w.dashboard().learningCurves()),
+                                  static_cast<QWidget*>(&w.dashboard().lengthGeneralisation())}) {
+                auto* plot = view->findChild<QCustomPlot*>();
+                plot->replot();
+                bool listed = false;
+                for (int i = 0; i < plot->legend->itemCount(); ++i)
+                    if (auto* item = qobject_cast<QCPPlottableLegendItem*>(plot->legend->item(i)))
+                        listed = listed ||
+                                 item->plottable()->name() == QString("majority %1").arg(longer, 0, 'f', 3);
+                QVERIFY(listed);
+            }
         }
         const auto& probe = w.session().models()[0].history.back().probe;
         QCOMPARE(w.dashboard().attention().weight(0, 1, 0, 2, 1), double(probe.att(0, 0, 2, 1)));

@@ -233,11 +233,17 @@ private slots:
         LengthGeneralisationView view;
         const std::vector<int> depths = run_.task->allDepths();
         view.setDepths(depths, run_.splits);
-        view.setChance(0.25);
+        view.setReference(0.25);
         for (int m = 0; m < 2; ++m)
             view.setHistory(m, run_.names[m], run_.histories[m]);
         showAt(&view);
         QCustomPlot* p = plotOf(&view);
+        QVERIFY(legendNames(p).contains("chance 0.250"));
+        // The Longer depths' majority baseline takes the chance line's place, as in the learning curves.
+        view.setReference(0.25, 0.3);
+        p->replot();
+        QVERIFY(legendNames(p).contains("majority 0.300"));
+        QVERIFY(!legendNames(p).contains("chance 0.250"));
         QCOMPARE(view.currentModel(), 0);
         QCOMPARE(p->graphCount(), int(depths.size()));
         for (size_t i = 0; i < depths.size(); ++i) {

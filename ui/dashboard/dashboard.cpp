@@ -249,7 +249,6 @@ void Dashboard::draw(const ndr::RunRecord& record, int uptoEval, int selected) {
             names << QString::fromStdString(m.config.name);
         curves_->setModelNames(names);
         bars_->setChance(chance);
-        length_->setChance(chance);
         shownShape_ = shape;
     }
 
@@ -320,6 +319,7 @@ void Dashboard::draw(const ndr::RunRecord& record, int uptoEval, int selected) {
             break;
         }
     curves_->setReference(chance, longerBaseline);
+    length_->setReference(chance, longerBaseline);
     attention_->setTraces(traces, names);
     gates_->setTraces(traces, names);
     headUsage_->setVisible(headUsage_->hasData());

@@ -27,7 +27,7 @@ LengthGeneralisationView::LengthGeneralisationView(QWidget* parent) : PlotView(p
     controls()->addWidget(model_);
     controls()->addStretch(1);
     connect(model_, &QComboBox::currentIndexChanged, this, [this] { rebuild(); });
-    setChance(0);
+    setReference(0);
     applyPalette();
 }
 
@@ -61,8 +61,8 @@ void LengthGeneralisationView::setHistory(int model, const QString& name,
         rebuild();
 }
 
-void LengthGeneralisationView::setChance(double chance) {
-    ndrui::setChance(chance_, chance);
+void LengthGeneralisationView::setReference(double chance, double longerBaseline) {
+    ndrui::setReference(chance_, chance, longerBaseline);
     requestReplot();
 }
 

@@ -25,7 +25,9 @@ public:
                    const QStringList& labels = {});
     // The evaluation history of `model`; shown when it is the selected model.
     void setHistory(int model, const QString& name, const std::vector<ndr::EvalRecord>& history);
-    void setChance(double chance);
+    // The reference line: the Longer depths' majority baseline when there is one, else chance (as the
+    // learning curves'; see ndrui::setReference).
+    void setReference(double chance, double longerBaseline = 0);
     void clear();
 
     void setCurrentModel(int model);
