@@ -201,6 +201,13 @@ void validateThoughtNet(const ModelConfig& m, const std::string& at, Problems& p
 void validateModel(const ModelConfig& m, const std::string& at, Problems& p) {
     if (m.name.empty())
         p.add(at + ".name", "must not be empty");
+    if (m.kind != ModelKind::Encoder && m.readout != ReadoutColumn::Last)
+        p.add(at + ".readout",
+              std::string("'first' is for encoders; ") +
+                  (m.kind == ModelKind::Lstm ? "the LSTM reads its state after the last token"
+                                             : "ThoughtNet reads an answer digit at every "
+                                               "position") +
+                  ": set it to last");
     if (m.kind == ModelKind::Lstm) {
         validateLstm(m, at, p);
         return;
@@ -275,6 +282,11 @@ std::vector<std::string> validate(const RunConfig& config) {
         if (m.kind == ModelKind::Lstm && config.task.kind == TaskKind::MultiDigit)
             p.add(at + ".kind", "the LSTM reads one answer after the last token; multi-digit arithmetic "
                                 "needs an answer digit at every position: use an encoder or ThoughtNet");
+        if (m.kind == ModelKind::Encoder && m.readout == ReadoutColumn::First &&
+            config.task.kind == TaskKind::MultiDigit)
+            p.add(at + ".readout",
+                  "multi-digit arithmetic reads answer digit k at position k; 'first' is for "
+                  "tasks with one answer per example: set it to last");
         if (!m.name.empty() && !names.insert(m.name).second)
             p.add(at + ".name",
                   "'" + m.name + "' is already the name of another model; names must be unique");

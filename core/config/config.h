@@ -17,6 +17,9 @@ enum class UpdateKind { Residual, CopyGate, CopyGateTanh };
 // the embeddings. AbsRel gates, per query and head, between the relative and the absolute key position.
 enum class PositionalKind { None, Sinusoidal, Relative, AbsRel };
 enum class GeomNorm { Off, L1 };
+// The column an encoder reads its one answer from (docs/design.md §1): `[E]`, the last real position,
+// or `[B]`, the first.
+enum class ReadoutColumn { Last, First };
 // Encoder: the configurable encoder (NDR, the Transformers); Lstm: the paper's LSTM baseline;
 // ThoughtNet: learned operators mixed per token by a selector with a zero operator (docs/design.md §2).
 enum class ModelKind { Encoder, Lstm, ThoughtNet };
@@ -87,6 +90,8 @@ struct ModelConfig {
     // which every gate of its real positions is below the threshold and reads the answer there.
     double thoughtCost = 0;
     double haltThreshold = 0;
+    // The column the answer is read from (encoders, tasks with one answer per example).
+    ReadoutColumn readout = ReadoutColumn::Last;
 
     int effectiveEvalSteps() const { return evalSteps > 0 ? evalSteps : steps; }
     double effectiveLearningRate(double runRate) const { return learningRate > 0 ? learningRate : runRate; }

@@ -248,6 +248,8 @@ constexpr EnumName<PositionalKind> kPositionals[] = {{PositionalKind::None, "non
                                                      {PositionalKind::Relative, "relative"},
                                                      {PositionalKind::AbsRel, "abs-rel"}};
 constexpr EnumName<GeomNorm> kGeomNorms[] = {{GeomNorm::Off, "off"}, {GeomNorm::L1, "l1"}};
+constexpr EnumName<ReadoutColumn> kReadoutColumns[] = {{ReadoutColumn::Last, "last"},
+                                                       {ReadoutColumn::First, "first"}};
 constexpr EnumName<DroppedHeads> kDroppedHeads[] = {{DroppedHeads::Masked, "masked"},
                                                     {DroppedHeads::SeedExact, "seed-exact"}};
 constexpr EnumName<TaskKind> kTaskKinds[] = {{TaskKind::Ctl, "ctl"},

@@ -77,6 +77,9 @@ void readModel(const json& j, ModelConfig& c, const std::string& path, bool requ
             f.read("thoughtCost", c.thoughtCost);
         if (j.contains("haltThreshold"))
             f.read("haltThreshold", c.haltThreshold);
+        // Added with the choice of readout column: absent, the answer is read at [E].
+        if (j.contains("readout"))
+            f.readEnum("readout", c.readout, kReadoutColumns);
     }
 }
 
@@ -170,7 +173,8 @@ void to_json(json& j, const ModelConfig& c) {
              {"routeDropped", enumName(c.routeDropped, kDroppedHeads)},
              {"routeEntropy", c.routeEntropy},
              {"thoughtCost", c.thoughtCost},
-             {"haltThreshold", c.haltThreshold}};
+             {"haltThreshold", c.haltThreshold},
+             {"readout", enumName(c.readout, kReadoutColumns)}};
 }
 void from_json(const json& j, ModelConfig& c) {
     readModel(j, c, "", true);

@@ -68,6 +68,7 @@ S Encoder<S>::forward(const Batch& batch, int steps, bool training, Rng& rng, bo
     if (!cfg_.sharedWeights && steps > cfg_.steps)
         throw std::invalid_argument("a model with separate layers cannot run more steps than it has layers");
     batch_ = batch;
+    batch_.readFirst = cfg_.readout == ReadoutColumn::First;
     setShape();
     steps_ = steps;
     kept_ = keepCaches;
@@ -190,6 +191,7 @@ Trace Encoder<S>::trace(const std::vector<int>& tokens, int readouts, int steps,
     batch.targets.assign(size_t(readouts), 0);
     batch.depths = {0};
     batch_ = batch;
+    batch_.readFirst = cfg_.readout == ReadoutColumn::First;
     setShape();
     kept_ = false;
     if (caches_.empty())

@@ -30,8 +30,9 @@ struct Example {
 };
 
 // A padded batch of model inputs `[B] tokens [E] [PAD]...`, row-major (B, T).
-// With one readout per example (R = 1) the answer is read at [E], position lengths[b]-1. With R > 1
-// (ThoughtNet's arithmetic: one output digit per input position) readout k is read at position k.
+// With one readout per example (R = 1) the answer is read at [E], position lengths[b]-1, or, when the
+// model reads the first column (ModelConfig::readout), at [B], position 0. With R > 1 (ThoughtNet's
+// arithmetic: one output digit per input position) readout k is read at position k.
 struct Batch {
     int batch = 0;            // B
     int positions = 0;        // T, the longest sequence in the batch
@@ -40,9 +41,12 @@ struct Batch {
     std::vector<int> lengths; // (B) real length including [B] and [E]; [E] sits at lengths[b]-1
     std::vector<int> targets; // (B*R) the answer of each readout, example-major
     std::vector<int> depths;  // (B)
+    bool readFirst = false;   // R = 1: read at [B] in place of [E] (set by the model that reads)
 
     // The position readout k of example b is read at.
-    int readoutPosition(int b, int k) const { return readouts == 1 ? lengths[size_t(b)] - 1 : k; }
+    int readoutPosition(int b, int k) const {
+        return readouts > 1 ? k : readFirst ? 0 : lengths[size_t(b)] - 1;
+    }
 };
 
 // The answer R readouts spell: their digits in base S, the first readout most significant. With one

@@ -122,9 +122,15 @@ inline ModelConfig modelVariant(int variant) {
     case 7: // + abs/rel + gate
         return smallModel(AttentionKind::Softmax, UpdateKind::CopyGateTanh, PositionalKind::AbsRel, true,
                           GeomNorm::Off);
-    default: // + abs/rel + gate with separate layers
+    case 8: // + abs/rel + gate with separate layers
         return smallModel(AttentionKind::Softmax, UpdateKind::CopyGateTanh, PositionalKind::AbsRel, false,
                           GeomNorm::Off);
+    default: { // NDR reading its answer at [B]
+        ModelConfig m = smallModel(AttentionKind::Geometric, UpdateKind::CopyGate, PositionalKind::None, true,
+                                   GeomNorm::Off);
+        m.readout = ReadoutColumn::First;
+        return m;
+    }
     }
 }
 

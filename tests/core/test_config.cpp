@@ -53,6 +53,8 @@ std::string configDiff(const RunConfig& a, const RunConfig& b) {
         check(at + "attentionDropout", x.attentionDropout, y.attentionDropout);
         check(at + "gateDropout", x.gateDropout, y.gateDropout);
         check(at + "gateBiasInit", x.gateBiasInit, y.gateBiasInit);
+        check(at + "readout", x.readout, y.readout);
+        check(at + "(a field not listed above)", x == y, true);
     }
     check("train.batchSize", a.train.batchSize, b.train.batchSize);
     check("train.learningRate", a.train.learningRate, b.train.learningRate);
@@ -423,6 +425,7 @@ private slots:
         c.models[0].dropout = 0.3f;
         c.models[0].attentionDropout = 1e-7f;
         c.models[0].gateBiasInit = -2.7182817f;
+        c.models[0].readout = ReadoutColumn::First;
         c.models[1].sharedWeights = false;
         c.train.learningRate = 1.5e-4;
         c.train.weightDecay = 0.0025;
@@ -445,6 +448,37 @@ private slots:
         const RunConfig older = runConfigFromJson(j.dump());
         QCOMPARE(older.train.lrDecaySteps, 0);
         QCOMPARE(older.train.lrDecayFactor, TrainConfig{}.lrDecayFactor);
+        // and those from before the choice of readout column read at [E].
+        QVERIFY2(text.find("\"readout\": \"first\"") != std::string::npos, text.c_str());
+        j["models"][0].erase("readout");
+        QCOMPARE(runConfigFromJson(j.dump()).models[0].readout, ReadoutColumn::Last);
+        j["models"][0]["readout"] = "middle";
+        QCOMPARE(errorOf([&] { runConfigFromJson(j.dump()); }),
+                 QString("models[0].readout: unknown value 'middle'; expected last or first"));
+    }
+
+    // Reading at [B] is for encoders on tasks with one answer per example.
+    void readoutFirstOnlyWhereThereIsOneColumn() {
+        RunConfig c = presetConfig("listops");
+        for (auto& m : c.models)
+            m.readout = ReadoutColumn::First;
+        QVERIFY2(validate(c).empty(), joined(validate(c)).c_str());
+        c.models[1] = lstmModel();
+        c.models[1].readout = ReadoutColumn::First;
+        QCOMPARE(validate(c),
+                 std::vector<std::string>{"models[1].readout: 'first' is for encoders; the LSTM reads "
+                                          "its state after the last token: set it to last"});
+        RunConfig digits = presetConfig("thoughtnet");
+        digits.models[1].readout = ReadoutColumn::First;
+        QCOMPARE(validate(digits), std::vector<std::string>{
+                                       "models[1].readout: multi-digit arithmetic reads answer digit k at "
+                                       "position k; 'first' is for tasks with one answer per example: set it "
+                                       "to last"});
+        digits.models[0].readout = ReadoutColumn::First;
+        QCOMPARE(validate(digits).size(), size_t(2));
+        QCOMPARE(validate(digits)[0],
+                 std::string("models[0].readout: 'first' is for encoders; ThoughtNet reads an "
+                             "answer digit at every position: set it to last"));
     }
 
     void presetWithOverrides() {

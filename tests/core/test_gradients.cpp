@@ -232,6 +232,8 @@ private slots:
         QTest::newRow("+rel, padded row layout") << 5 << false;
         QTest::newRow("+rel+gate, padded row layout") << 6 << false;
         QTest::newRow("+abs/rel+gate, padded row layout") << 7 << false;
+        QTest::newRow("NDR reading at [B]") << 9 << true;
+        QTest::newRow("NDR reading at [B], padded row layout") << 9 << false;
     }
     void wholeModel() {
         QFETCH(int, variant);
@@ -268,6 +270,7 @@ private slots:
         QTest::newRow("+rel+gate") << 6;
         QTest::newRow("+abs/rel+gate") << 7;
         QTest::newRow("+abs/rel+gate with separate layers") << 8;
+        QTest::newRow("NDR reading at [B]") << 9;
     }
     void packedEqualsPadded() {
         QFETCH(int, variant);
@@ -305,6 +308,38 @@ private slots:
         }
         QVERIFY2(largest > 1e-3, "the gradients are not all zero");
         QVERIFY2(worst < 1e-12, qPrintable(QString("largest gradient difference %1").arg(worst)));
+    }
+
+    // ModelConfig::readout chooses the column the answer is read from. Before the first step a
+    // model without positional encoding holds each token's embedding, so the answer read at [B] of
+    // `[B] x y [E]` is the answer read at the last column of the reversed sequence `[E] y x [B]`.
+    void readoutColumn() {
+        ModelConfig first = modelVariant(9), last = modelVariant(0);
+        QCOMPARE(first.readout, ReadoutColumn::First);
+        Encoder<double> a(first, 7, 3), b(last, 7, 3);
+        a.init(11);
+        b.init(11);
+        const std::vector<int> tokens = {4, 0, 3, 1, 5}, reversed(tokens.rbegin(), tokens.rend());
+        const Trace atB = a.trace(tokens, 1, 2), atE = b.trace(tokens, 1, 2),
+                    reversedAtE = b.trace(reversed, 1, 2);
+        for (int s = 0; s < 3; ++s)
+            QCOMPARE(atB.probsAfter(0)[s], reversedAtE.probsAfter(0)[s]);
+        double differs = 0;
+        for (int s = 0; s < 3; ++s)
+            differs += std::abs(atB.probsAfter(0)[s] - atE.probsAfter(0)[s]);
+        QVERIFY2(differs > 1e-6, "[B] and [E] have different embeddings, so different answers");
+        // Training batches read there too: the loss of a one-example batch is -log of the trace's
+        // probability of its target after the last step.
+        Batch batch;
+        batch.batch = 1;
+        batch.positions = 5;
+        batch.tokens = tokens;
+        batch.lengths = {5};
+        batch.targets = {2};
+        batch.depths = {1};
+        Rng drop(1);
+        const double loss = a.forward(batch, 2, false, drop, false);
+        QVERIFY(std::abs(loss + std::log(double(atB.probsAfter(2)[2]))) < 1e-5);
     }
 };
 

@@ -388,6 +388,7 @@ private slots:
         b.evalSteps = 20;
         b.gateDropout = 0.15f;
         b.gateBiasInit = -2.75f;
+        b.readout = ndr::ReadoutColumn::First;
         c.models = {b, a};
         c.train.batchSize = 48;
         c.train.learningRate = 2.5e-4;

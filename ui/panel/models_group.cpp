@@ -176,6 +176,14 @@ void ModelsGroup::buildColumns(int count) {
            tr("One layer unrolled for every step (weights shared across steps). Needed to run more steps "
               "at evaluation than in training."),
            [&](Column& c) { return c.shared = new QCheckBox(tr("weights"), p); });
+    addRow(tr("readout"), "readout",
+           tr("The column the answer is read from after the last step: [E] at the end (the paper's table "
+              "lookup and arithmetic NDR), or [B] at the start (the authors' ListOps models, where the "
+              "outermost operation comes first)."),
+           [&](Column& c) {
+               return c.readout = makeComboField({{"[E] (last)", int(ndr::ReadoutColumn::Last)},
+                                                  {"[B] (first)", int(ndr::ReadoutColumn::First)}});
+           });
     addSizeRow(tr("d_model"), "dModel", tr("Width of each column's state (d_model); heads must divide it."),
                [&](Column& c) { return c.dModel = makeIntField(1, 4096, 1, p); });
     addSizeRow(tr("heads"), "heads", tr("Attention heads H; each head has d_model / H channels."),
@@ -292,7 +300,8 @@ void ModelsGroup::buildColumns(int count) {
                 applyRow(i, row);
         });
         connect(c.name, &QLineEdit::textChanged, this, changed);
-        for (QComboBox* combo : {c.kind, c.attention, c.geomNorm, c.update, c.positional, c.routeDropped})
+        for (QComboBox* combo :
+             {c.kind, c.attention, c.geomNorm, c.update, c.positional, c.readout, c.routeDropped})
             connect(combo, &QComboBox::currentIndexChanged, this, changed);
         connect(c.shared, &QCheckBox::toggled, this, changed);
         // Ticking routing on a model without an entropy coefficient starts from the write-up's 0.01.
@@ -328,6 +337,7 @@ void ModelsGroup::fillColumn(Column& c, const ndr::ModelConfig& m) {
     selectData(c.update, int(m.update));
     selectData(c.positional, int(m.positional));
     c.shared->setChecked(m.sharedWeights);
+    selectData(c.readout, int(m.readout));
     c.dModel->setValue(m.dModel);
     c.heads->setValue(m.heads);
     c.dFF->setValue(m.dFF);
@@ -360,6 +370,7 @@ ndr::ModelConfig ModelsGroup::readColumn(const Column& c) const {
     m.update = comboValue<ndr::UpdateKind>(c.update);
     m.positional = comboValue<ndr::PositionalKind>(c.positional);
     m.sharedWeights = c.shared->isChecked();
+    m.readout = comboValue<ndr::ReadoutColumn>(c.readout);
     m.dModel = c.dModel->value();
     m.heads = c.heads->value();
     m.dFF = c.dFF->value();

@@ -51,6 +51,7 @@ private:
         QComboBox* update = nullptr;
         QComboBox* positional = nullptr;
         QCheckBox* shared = nullptr;
+        QComboBox* readout = nullptr;
         QSpinBox* dModel = nullptr;
         QSpinBox* heads = nullptr;
         QSpinBox* dFF = nullptr;
