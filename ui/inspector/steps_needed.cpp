@@ -179,8 +179,9 @@ void StepsNeededPanel::fill() {
             auto* c = new QTableWidgetItem(settles);
             auto* b = new QTableWidgetItem(right);
             a->setToolTip(tip);
-            c->setToolTip(tr("mean (min–max) step from which the answer read on [E] is right after every "
-                             "later step, over the examples answered right at the end"));
+            c->setToolTip(
+                tr("mean (min–max) step from which the model's answer is right after every later step, "
+                   "over the examples answered right at the end"));
             b->setToolTip(tip);
             table_->setItem(r, 1 + 3 * m, a);
             table_->setItem(r, 2 + 3 * m, c);

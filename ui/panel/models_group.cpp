@@ -192,7 +192,7 @@ void ModelsGroup::buildColumns(int count) {
                [&](Column& c) { return c.dFF = makeIntField(1, 16384, 1, p); });
     addSizeRow(tr("steps"), "steps",
                tr("Layer applications (unrolled steps) in training. An example of depth d needs about d + 1 "
-                  "steps to route its answer to the [E] column."),
+                  "steps to route its answer to the column it is read from."),
                [&](Column& c) { return c.steps = makeIntField(1, 64, 1, p); });
     addSizeRow(tr("eval steps"), "evalSteps",
                tr("Steps at evaluation; 'same' uses the training steps. With shared weights a model can run "
