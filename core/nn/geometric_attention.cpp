@@ -141,12 +141,9 @@ void GeometricAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, cons
                                      Mat<S>* dHeadWeights) const {
     const int B = shape.batch, T = shape.positions, C = channels, H = heads, D = C / H;
     const Index N = shape.rows(), P = 3 * C + 2 * H;
-    // out = mixed Wo^T
-    linearBackward<S>(dOut, c.routed.size() > 0 ? c.routed : c.mixed, store.value(p.wo), store.grad(p.wo),
-                      &dMixed);
-    // routed = mixed scaled per head: dMixed and the routing weights' gradient
-    if (c.routed.size() > 0)
-        scaleHeadsBackward(c.mixed, *headWeights, dMixed, *dHeadWeights);
+    // out = mixed Wo^T (routed: mixed scaled per head)
+    projectHeadsBackward<S>(dOut, c.mixed, c.routed, store.value(p.wo), store.grad(p.wo), headWeights, dMixed,
+                            dHeadWeights);
 
     const auto sc = store.value(p.scalars);
     const S alpha = sc(0, 0), rho = sc(0, 1);

@@ -69,4 +69,14 @@ void projectHeads(const Mat<S>& mixed, const Mat<S>* weights, const W& wo, Mat<S
     }
 }
 
+// The backward of projectHeads: Wo's gradient (added to gradWo) and dMixed; with routing (a `routed`
+// kept by the forward), dMixed through the scaling and the weights' gradient dWeights (N, H).
+template <typename S, typename W, typename G>
+void projectHeadsBackward(const Mat<S>& dOut, const Mat<S>& mixed, const Mat<S>& routed, const W& wo,
+                          G&& gradWo, const Mat<S>* weights, Mat<S>& dMixed, Mat<S>* dWeights) {
+    linearBackward<S>(dOut, routed.size() > 0 ? routed : mixed, wo, gradWo, &dMixed);
+    if (routed.size() > 0)
+        scaleHeadsBackward(mixed, *weights, dMixed, *dWeights);
+}
+
 } // namespace ndr

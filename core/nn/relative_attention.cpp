@@ -164,12 +164,9 @@ void RelativeAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, const
     const int B = shape.batch, T = shape.positions, C = channels, H = heads, D = C / H, R = 2 * T - 1;
     const Index N = shape.rows(), P = 3 * C + (absRel ? H : 0);
     const int last = absRel ? p.wag : p.wkv;
-    // out = mixed Wo^T
-    linearBackward<S>(dOut, c.routed.size() > 0 ? c.routed : c.mixed, store.value(p.wo), store.grad(p.wo),
-                      &dMixed);
-    // routed = mixed scaled per head: dMixed and the routing weights' gradient
-    if (c.routed.size() > 0)
-        scaleHeadsBackward(c.mixed, *headWeights, dMixed, *dHeadWeights);
+    // out = mixed Wo^T (routed: mixed scaled per head)
+    projectHeadsBackward<S>(dOut, c.mixed, c.routed, store.value(p.wo), store.grad(p.wo), headWeights, dMixed,
+                            dHeadWeights);
 
     const S s = store.value(p.scale)(0, 0);
     const S* u = store.valuePtr(p.contentBias);

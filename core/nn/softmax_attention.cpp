@@ -117,11 +117,9 @@ void SoftmaxAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, const 
     const int B = shape.batch, T = shape.positions, C = channels, H = heads, D = C / H;
     const Index N = shape.rows(), P = 3 * C;
     const S scale = S(1.0 / std::sqrt(double(D)));
-    linearBackward<S>(dOut, c.routed.size() > 0 ? c.routed : c.mixed, store.value(p.wo), store.grad(p.wo),
-                      &dMixed);
-    // routed = mixed scaled per head: dMixed and the routing weights' gradient
-    if (c.routed.size() > 0)
-        scaleHeadsBackward(c.mixed, *headWeights, dMixed, *dHeadWeights);
+    // out = mixed Wo^T (routed: mixed scaled per head)
+    projectHeadsBackward<S>(dOut, c.mixed, c.routed, store.value(p.wo), store.grad(p.wo), headWeights, dMixed,
+                            dHeadWeights);
     const size_t TT = size_t(T) * T;
     // Every entry of dProj is assigned below (padded rows set to zero), so no clearing pass.
     dProj.resize(N, P);
