@@ -18,6 +18,7 @@
 #include "ui/plots/learning_curves_view.h"
 #include "ui/plots/length_generalisation_view.h"
 #include "ui/shell/main_window.h"
+#include "view_fixture.h"
 
 #include <QComboBox>
 #include <QDirIterator>
@@ -137,12 +138,7 @@ private slots:
                                   static_cast<QWidget*>(&w.dashboard().lengthGeneralisation())}) {
                 auto* plot = view->findChild<QCustomPlot*>();
                 plot->replot();
-                bool listed = false;
-                for (int i = 0; i < plot->legend->itemCount(); ++i)
-                    if (auto* item = qobject_cast<QCPPlottableLegendItem*>(plot->legend->item(i)))
-                        listed = listed ||
-                                 item->plottable()->name() == QString("majority %1").arg(longer, 0, 'f', 3);
-                QVERIFY(listed);
+                QVERIFY(viewtest::legendNames(plot).contains(QString("majority %1").arg(longer, 0, 'f', 3)));
             }
         }
         const auto& probe = w.session().models()[0].history.back().probe;
