@@ -86,7 +86,8 @@ void addTrainOptions(CLI::App* cmd, TrainOptions& o) {
            "--eval-interval", [&o](int v) { o.overrides.evalInterval = v; }, "Evaluate every N steps")
         ->check(positive());
     cmd->add_option_function<int>(
-           "--threads", [&o](int v) { o.overrides.threads = v; }, "Eigen/OpenMP threads per model")
+           "--threads", [&o](int v) { o.overrides.threads = v; },
+           "Threads per model: a training step splits its batch over them")
         ->check(positive());
     cmd->add_flag("--quiet,-q", o.quiet, "No progress display on stderr");
     cmd->add_option("--autosave-every", o.autosaveEvery,

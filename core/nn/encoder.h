@@ -113,6 +113,11 @@ public:
     // multiplier per stored row, so with dropout the two layouts draw different masks.
     void setPackedRows(bool packed) override { packedRows_ = packed; }
     void setHaltThreshold(double threshold) override { cfg_.haltThreshold = threshold; }
+    // The routing entropy and the thought cost are means over real tokens, not examples.
+    bool lossIsExampleMean() const override {
+        return (!cfg_.headRouting || cfg_.routeEntropy == 0) &&
+               (!copyGated(cfg_.update) || cfg_.thoughtCost == 0);
+    }
     bool packedRows() const { return packedRows_; }
 
 private:

@@ -33,6 +33,7 @@ public:
     // Rows hold only real tokens whatever the flag says.
     void setPackedRows(bool) override {}
     void setHaltThreshold(double) override {}
+    bool lossIsExampleMean() const override { return true; } // the mean cross-entropy alone
 
 private:
     using Model<S>::stats_;

@@ -56,6 +56,9 @@ public:
     // The evaluation's halting threshold (ModelConfig::haltThreshold; 0: run every step). Only a
     // copy-gated encoder halts; other models ignore it.
     virtual void setHaltThreshold(double threshold) = 0;
+    // True when every term of forward()'s loss is a mean over the batch's examples, so that a batch's
+    // gradient is its parts' gradients weighted by their share of the examples (SplitStep).
+    virtual bool lossIsExampleMean() const = 0;
     // Of the last forward.
     const ForwardStats& stats() const { return stats_; }
 

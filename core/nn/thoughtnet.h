@@ -84,6 +84,8 @@ public:
     double trainingFlops(const Batch& batch, int steps) const override;
     void setPackedRows(bool) override {} // always packed: only real positions are stored
     void setHaltThreshold(double threshold) override { cfg_.haltThreshold = threshold; }
+    // The mean cross-entropy and the thought cost, a mean over the batch's examples.
+    bool lossIsExampleMean() const override { return true; }
 
 private:
     using Model<S>::stats_;

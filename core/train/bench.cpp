@@ -4,6 +4,7 @@
 #include "core/nn/encoder.h"
 #include "core/nn/optimizer.h"
 #include "core/task/task.h"
+#include "core/train/split_step.h"
 #include "core/train/trainer.h"
 
 #include <algorithm>
@@ -154,10 +155,18 @@ BenchResult runBench(const BenchCase& c, int runs, double secondsPerRun) {
     AdamW adam;
     std::mt19937_64 batchRng(1);
     Rng dropRng(1);
+    // As a run trains (Trainer::trainStep): on more than one thread the batch splits over them.
+    std::unique_ptr<SplitStep> split;
+    if (SplitStep::applies(model, c.threads) && !c.paddedRows)
+        split = std::make_unique<SplitStep>(model, c.threads);
     auto step = [&](const Batch& batch) {
         model.params().zeroGrad();
-        model.forward(batch, c.model.steps, true, dropRng, true);
-        model.backward();
+        if (split) {
+            split->forwardBackward(model, batch, c.model.steps, dropRng);
+        } else {
+            model.forward(batch, c.model.steps, true, dropRng, true);
+            model.backward();
+        }
         clipGradNorm(model.params().grads().data(), model.params().size(), 5.0);
         adam.step(model.params().values().data(), model.params().grads().data(), model.params().size());
     };

@@ -84,10 +84,20 @@ double Trainer::trainStep() {
     const Batch batch = task_.trainBatch(config_.train.batchSize, batchRng_);
     auto& store = model_.params();
     store.zeroGrad();
-    const float loss = model_.forward(batch, model_.config().steps, true, dropoutRng_, true);
-    if (!std::isfinite(loss))
-        return loss;
-    model_.backward();
+    const int threads = config_.train.threads;
+    if (SplitStep::applies(model_, threads) && !split_)
+        split_ = std::make_unique<SplitStep>(model_, threads);
+    float loss = 0;
+    if (split_) {
+        loss = split_->forwardBackward(model_, batch, model_.config().steps, dropoutRng_);
+        if (!std::isfinite(loss))
+            return loss;
+    } else {
+        loss = model_.forward(batch, model_.config().steps, true, dropoutRng_, true);
+        if (!std::isfinite(loss))
+            return loss;
+        model_.backward();
+    }
     clipGradNorm(store.grads().data(), store.size(), config_.train.gradClip);
     adam_.learningRate = learningRateAt(config_.train, baseLearningRate_, record_.stepsDone);
     adam_.step(store.values().data(), store.grads().data(), store.size());

@@ -8,6 +8,7 @@
 #include "core/nn/optimizer.h"
 #include "core/records/records.h"
 #include "core/task/task.h"
+#include "core/train/split_step.h"
 
 #include <atomic>
 #include <functional>
@@ -110,6 +111,7 @@ private:
     double baseLearningRate_ = 0; // the model's rate before any decay
     std::mt19937_64 batchRng_;
     Rng dropoutRng_;
+    std::unique_ptr<SplitStep> split_; // with more than one thread, when the model's loss allows
     ModelRecord record_;
     std::vector<float> bestParams_;
     double trainSeconds_ = 0;

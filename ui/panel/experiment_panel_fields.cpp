@@ -188,7 +188,8 @@ QWidget* ExperimentPanel::buildTrainGroup() {
         tr("Seed of initialisation, batches and dropout: the same seed and config give the same curves."));
     threads_ = makeIntField(1, 64);
     add(tr("threads"), "train.threads", threads_,
-        tr("CPU threads used by each model; the models train at the same time."));
+        tr("CPU threads of each model (a training step splits its batch over them); the models train at the "
+           "same time."));
 
     for (QSpinBox* s : {batch_, lrDecaySteps_, steps_, evalInterval_, threads_})
         connect(s, &QSpinBox::valueChanged, this, &ExperimentPanel::onFieldEdited);
