@@ -63,6 +63,17 @@ TaskConfig ctlConfig() {
     return t;
 }
 
+// A small NDR's run on the CTL task above, on two threads.
+RunConfig twoThreadRun(int batchSize, uint64_t seed) {
+    RunConfig run;
+    run.task = ctlConfig();
+    run.models = {ndrModel(32, 4, 64, 4)};
+    run.train.batchSize = batchSize;
+    run.train.threads = 2;
+    run.train.seed = seed;
+    return run;
+}
+
 } // namespace
 
 class TestThreads : public QObject {
@@ -122,13 +133,7 @@ private slots:
     }
     void trainingStepsAgree() {
         QFETCH(bool, gated);
-        TaskConfig t;
-        t.symbols = 8;
-        t.functions = 9;
-        t.trainMinDepth = 1;
-        t.trainMaxDepth = 5;
-        t.evalExamplesPerDepth = 16;
-        const CtlTask task(t);
+        const CtlTask task(ctlConfig());
         std::mt19937_64 batchRng(3);
         const Batch batch = task.trainBatch(256, batchRng); // ~2,000 rows of 64: every pass splits
         ModelConfig cfg = gated ? ndrModel(64, 4, 128, 4) : vanillaModel(64, 4, 128, 4);
@@ -272,12 +277,7 @@ private slots:
 
     // Training on two threads is as repeatable as on one: two runs of a seed give the same losses.
     void splitTrainingIsRepeatable() {
-        RunConfig run;
-        run.task = ctlConfig();
-        run.models = {ndrModel(32, 4, 64, 4)};
-        run.train.batchSize = 64;
-        run.train.threads = 2;
-        run.train.seed = 3;
+        const RunConfig run = twoThreadRun(64, 3);
         const std::unique_ptr<Task> task = makeTask(run.task);
         const Example probe = defaultProbe(*task);
         auto losses = [&] {
@@ -295,12 +295,7 @@ private slots:
     // A run on two threads resumed from a checkpoint continues as if it had not stopped: the parts'
     // dropout streams come from the model's, which the checkpoint holds.
     void splitRunResumes() {
-        RunConfig run;
-        run.task = ctlConfig();
-        run.models = {ndrModel(32, 4, 64, 4)};
-        run.train.batchSize = 32;
-        run.train.threads = 2;
-        run.train.seed = 5;
+        const RunConfig run = twoThreadRun(32, 5);
         const std::unique_ptr<Task> task = makeTask(run.task);
         const Example probe = defaultProbe(*task);
         Trainer a(run, 0, *task, probe);
