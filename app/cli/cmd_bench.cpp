@@ -31,6 +31,7 @@ struct BenchOptions {
     std::vector<std::string> presets; // with toAccuracy
     int seeds = 3;
     double target = 0.99;
+    int threads = 0; // with toAccuracy; 0: not given (one thread)
 };
 
 json resultJson(const ndr::BenchResult& r) {
@@ -62,6 +63,7 @@ json accuracyJson(const ndr::AccuracyResult& r) {
             {"target", r.target},
             {"evalInterval", r.config.evalInterval},
             {"maxSteps", r.config.maxSteps},
+            {"threads", r.config.threads},
             {"reached", r.reached},
             {"step", r.step},
             {"testAccuracy", r.testAccuracy},
@@ -107,8 +109,11 @@ int runToAccuracy(const BenchOptions& o) {
     }
     if (chosen.empty())
         chosen = all;
-    std::printf("engine: %s; the preset's NDR alone, one thread, until the mean test accuracy >= %g\n",
-                ndr::describeLevel(ndr::engineLevel()).c_str(), o.target);
+    const int threads = std::max(1, o.threads);
+    for (auto& c : chosen)
+        c.threads = threads;
+    std::printf("engine: %s; the preset's NDR alone, %d thread%s, until the mean test accuracy >= %g\n",
+                ndr::describeLevel(ndr::engineLevel()).c_str(), threads, threads == 1 ? "" : "s", o.target);
     std::printf("%-14s %4s  %8s  %6s  %8s  %8s  %6s  %8s\n", "preset", "seed", "reached", "step", "accuracy",
                 "seconds", "eval", "peak MiB");
     std::printf("%s\n", std::string(75, '-').c_str());
@@ -158,6 +163,10 @@ int runBench(const BenchOptions& o) {
         return runToAccuracy(o);
     if (!o.presets.empty())
         throw CliError("--preset names a time-to-accuracy preset: give --to-accuracy as well", kExitUsage);
+    if (o.threads != 0)
+        throw CliError("--threads sets the time-to-accuracy model's threads (a case's are fixed): give "
+                       "--to-accuracy as well",
+                       kExitUsage);
     const auto all = ndr::defaultBenchCases();
     if (o.list) {
         for (const auto& c : all)
@@ -232,7 +241,8 @@ Command addBenchCommand(CLI::App& root) {
     cmd->add_option("--json", opts->jsonFile, "Also write the results to this JSON file");
     cmd->add_flag("--list", opts->list, "Print the case names and exit");
     cmd->add_flag("--to-accuracy", opts->toAccuracy,
-                  "Instead: seconds (training and evaluations, one thread) until the preset's NDR first "
+                  "Instead: seconds (training and evaluations, one thread unless --threads) until the "
+                  "preset's NDR first "
                   "reaches --target on its test depths, per seed and their median");
     cmd->add_option("--preset", opts->presets,
                     "With --to-accuracy: stub or paper-forward (repeatable; default both)")
@@ -244,6 +254,10 @@ Command addBenchCommand(CLI::App& root) {
     cmd->add_option("--target", opts->target, "With --to-accuracy: the mean test accuracy to reach")
         ->capture_default_str()
         ->check(CLI::Range(0.0, 1.0));
+    cmd->add_option("--threads", opts->threads,
+                    "With --to-accuracy: threads of the model, default 1 (a training step splits its batch "
+                    "over them)")
+        ->check(CLI::Range(1, 64));
     cmd->footer("sgemm is Eigen's matrix product alone on the step's product shapes, timed after each run;\n"
                 "fraction = the median over the runs of the run's GFLOP/s / the sgemm rate after it.\n"
                 "peak MiB is the process's peak resident memory while the case ran.\n");

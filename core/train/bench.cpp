@@ -241,7 +241,7 @@ AccuracyResult timeToAccuracy(const AccuracyCase& c, uint64_t seed, double targe
     config.models.resize(1);
     config.task.seed = seed; // as `ndr train --seed`: the task's tables and the training
     config.train.seed = seed;
-    config.train.threads = 1;
+    config.train.threads = c.threads;
     config.train.steps = c.maxSteps;
     config.train.evalInterval = c.evalInterval;
     resetPeakMemory();

@@ -45,14 +45,15 @@ std::vector<BenchCase> defaultBenchCases();
 // batches, each run followed by a run of the sgemm reference (at most a second).
 BenchResult runBench(const BenchCase& c, int runs, double secondsPerRun);
 
-// Time to accuracy: a preset's first model (its NDR) trained alone on one thread from a seed (of the task
-// and of the training, as `ndr train --seed`), evaluated every `evalInterval` steps on every depth as a
-// run evaluates it, until the mean accuracy on the test depths first reaches the target or `maxSteps`
-// are done.
+// Time to accuracy: a preset's first model (its NDR) trained alone on `threads` threads (one unless
+// asked) from a seed (of the task and of the training, as `ndr train --seed`), evaluated every
+// `evalInterval` steps on every depth as a run evaluates it, until the mean accuracy on the test depths
+// first reaches the target or `maxSteps` are done.
 struct AccuracyCase {
     std::string preset;
     int evalInterval = 250;
     int maxSteps = 6000;
+    int threads = 1;
 };
 
 // `stub` (every 250 steps, at most 6000) and `paper-forward` (every 500, at most 12000: the presets'

@@ -490,6 +490,7 @@ private slots:
         const json doc = readJson(file);
         const json& one = doc["results"][0];
         QCOMPARE(one["preset"].get<std::string>(), std::string("stub"));
+        QCOMPARE(one["threads"].get<int>(), 1);
         QVERIFY(one["reached"].get<bool>());
         QCOMPARE(one["step"].get<int>(), 250);
         QVERIFY(one["testAccuracy"].get<double>() >= 0.25);
@@ -501,6 +502,8 @@ private slots:
         QVERIFY2(bad.exitCode == 2 && bad.err.contains("--preset arith"), describe(bad));
         const Result alone = runNdr({"bench", "--preset", "stub"});
         QVERIFY2(alone.exitCode == 2 && alone.err.contains("--to-accuracy"), describe(alone));
+        const Result threads = runNdr({"bench", "--threads", "2", "--case", "stub NDR"});
+        QVERIFY2(threads.exitCode == 2 && threads.err.contains("--to-accuracy"), describe(threads));
     }
 };
 
