@@ -165,18 +165,12 @@ BenchResult runBench(const BenchCase& c, int runs, double secondsPerRun) {
     AdamW adam;
     std::mt19937_64 batchRng(1);
     Rng dropRng(1);
-    // As a run trains (Trainer::trainStep): on more than one thread the batch splits over them.
-    std::unique_ptr<SplitStep> split;
-    if (SplitStep::applies(model, c.threads) && !c.paddedRows)
-        split = std::make_unique<SplitStep>(model, c.threads);
+    // As a run trains (Trainer::trainStep): on more than one thread the batch splits over them (the
+    // copies are of the packed layout, so a padded case keeps its batch whole).
+    SplitStep pass(model, c.paddedRows ? 1 : c.threads);
     auto step = [&](const Batch& batch) {
         model.params().zeroGrad();
-        if (split) {
-            split->forwardBackward(model, batch, c.model.steps, dropRng);
-        } else {
-            model.forward(batch, c.model.steps, true, dropRng, true);
-            model.backward();
-        }
+        pass.forwardBackward(model, batch, c.model.steps, dropRng);
         clipGradNorm(model.params().grads().data(), model.params().size(), 5.0);
         adam.step(model.params().values().data(), model.params().grads().data(), model.params().size());
     };

@@ -2,6 +2,7 @@
 #include "core/train/split_step.h"
 
 #include <algorithm>
+#include <cmath>
 #include <exception>
 #include <omp.h>
 
@@ -51,12 +52,19 @@ bool SplitStep::applies(const Model<float>& model, int threads) {
     return threads > 1 && model.lossIsExampleMean();
 }
 
-SplitStep::SplitStep(const Model<float>& model, int threads) : threads_(std::max(1, threads)) {
+SplitStep::SplitStep(const Model<float>& model, int threads)
+    : threads_(applies(model, threads) ? threads : 1) {
     for (int k = 1; k < threads_; ++k)
         copies_.push_back(makeModel<float>(model.config(), model.vocabSize(), model.symbols()));
 }
 
 float SplitStep::forwardBackward(Model<float>& model, const Batch& batch, int steps, Rng& rng) {
+    if (threads_ == 1) {
+        const float loss = model.forward(batch, steps, true, rng, true);
+        if (std::isfinite(loss))
+            model.backward();
+        return loss;
+    }
     const std::vector<int> starts = balancedParts(batch.lengths, threads_);
     const int parts = int(starts.size()) - 1;
     std::vector<Batch> batches;

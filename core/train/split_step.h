@@ -24,17 +24,19 @@ public:
     // their share of the examples are the whole batch's.
     static bool applies(const Model<float>& model, int threads);
 
-    // Copies of `model`'s kind for threads 2..threads (thread 1 runs the model itself).
+    // Where applies(): copies of `model`'s kind for threads 2..threads (thread 1 runs the model itself).
+    // Otherwise the batch stays whole.
     SplitStep(const Model<float>& model, int threads);
 
     // The loss of `batch` (steps `steps`, training mode) and its gradient added to `model`'s gradients,
-    // which must be zero. The parts run at once, each on one thread with `model`'s parameter values and
-    // its own dropout stream, seeded by a word of `rng` (one per part). The gradient is the parts'
-    // gradients weighted by their share of the examples, summed in part order.
+    // which must be zero. Split: the parts run at once, each on one thread with `model`'s parameter
+    // values and its own dropout stream, seeded by a word of `rng` (one per part); the gradient is the
+    // parts' gradients weighted by their share of the examples, summed in part order. Whole: one forward
+    // drawing from `rng`, and its backward when the loss is finite.
     float forwardBackward(Model<float>& model, const Batch& batch, int steps, Rng& rng);
 
 private:
-    int threads_;
+    int threads_;                                       // 1: the batch stays whole
     std::vector<std::unique_ptr<Model<float>>> copies_; // threads_ - 1
     std::vector<float> losses_;
 };

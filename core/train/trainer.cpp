@@ -37,7 +37,8 @@ Trainer::Trainer(const RunConfig& config, int modelIndex, const Task& task, cons
     : config_(config), modelIndex_(modelIndex), task_(task), probe_(probe),
       owned_(makeModel<float>(config.models.at(modelIndex), task.vocabSize(), task.answerCount())),
       model_(*owned_), batchRng_(config.train.seed),
-      dropoutRng_(uint32_t(config.train.seed * 2654435761ULL ^ kDropoutStream)) {
+      dropoutRng_(uint32_t(config.train.seed * 2654435761ULL ^ kDropoutStream)),
+      step_(model_, config.train.threads) {
     model_.init(config.train.seed);
     baseLearningRate_ = config.models[modelIndex].effectiveLearningRate(config.train.learningRate);
     adam_.learningRate = baseLearningRate_;
@@ -84,20 +85,9 @@ double Trainer::trainStep() {
     const Batch batch = task_.trainBatch(config_.train.batchSize, batchRng_);
     auto& store = model_.params();
     store.zeroGrad();
-    const int threads = config_.train.threads;
-    if (SplitStep::applies(model_, threads) && !split_)
-        split_ = std::make_unique<SplitStep>(model_, threads);
-    float loss = 0;
-    if (split_) {
-        loss = split_->forwardBackward(model_, batch, model_.config().steps, dropoutRng_);
-        if (!std::isfinite(loss))
-            return loss;
-    } else {
-        loss = model_.forward(batch, model_.config().steps, true, dropoutRng_, true);
-        if (!std::isfinite(loss))
-            return loss;
-        model_.backward();
-    }
+    const float loss = step_.forwardBackward(model_, batch, model_.config().steps, dropoutRng_);
+    if (!std::isfinite(loss))
+        return loss;
     clipGradNorm(store.grads().data(), store.size(), config_.train.gradClip);
     adam_.learningRate = learningRateAt(config_.train, baseLearningRate_, record_.stepsDone);
     adam_.step(store.values().data(), store.grads().data(), store.size());

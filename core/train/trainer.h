@@ -111,7 +111,7 @@ private:
     double baseLearningRate_ = 0; // the model's rate before any decay
     std::mt19937_64 batchRng_;
     Rng dropoutRng_;
-    std::unique_ptr<SplitStep> split_; // with more than one thread, when the model's loss allows
+    SplitStep step_; // the batch split over config.train.threads, where the model's loss allows
     ModelRecord record_;
     std::vector<float> bestParams_;
     double trainSeconds_ = 0;
