@@ -2,6 +2,7 @@
 // about, so a config file or the experiment panel can point at what to fix.
 #include "core/config/config.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <set>
@@ -68,6 +69,25 @@ struct DepthRange {
     bool empty() const { return lo > hi; }
 };
 
+// ListOps' operation subset: at least one, each known and listed once. Other tasks have none to choose.
+void validateOperations(const TaskConfig& t, Problems& p) {
+    const std::vector<std::string>& known = listOpsOperationNames();
+    if (t.kind != TaskKind::ListOps) {
+        if (t.operations != known)
+            p.add("task.operations", "chooses ListOps' operations; this task has none: leave it out");
+        return;
+    }
+    if (t.operations.empty())
+        p.add("task.operations", "must list at least one of MIN, MAX, MED, SM");
+    for (size_t i = 0; i < t.operations.size(); ++i) {
+        const std::string& op = t.operations[i];
+        if (std::find(known.begin(), known.end(), op) == known.end())
+            p.add("task.operations", "unknown operation '" + op + "'; expected MIN, MAX, MED or SM");
+        else if (std::find(t.operations.begin(), t.operations.begin() + i, op) != t.operations.begin() + i)
+            p.add("task.operations", "lists " + op + " twice");
+    }
+}
+
 void validateTask(const TaskConfig& t, Problems& p) {
     const bool ctl = t.kind == TaskKind::Ctl;
     if (ctl) {
@@ -79,6 +99,7 @@ void validateTask(const TaskConfig& t, Problems& p) {
                                                                        : digits ? kMultiDigitKinds
                                                                                 : kMaxTreeDepth;
     p.intRange("task.evalExamplesPerDepth", t.evalExamplesPerDepth, 1, 100000);
+    validateOperations(t, p);
 
     const DepthRange ranges[] = {{"train", "train", t.trainMinDepth, t.trainMaxDepth, false},
                                  {"valid", "validation", t.validMinDepth, t.validMaxDepth, true},

@@ -40,6 +40,12 @@ inline bool relativePositions(PositionalKind p) {
     return p == PositionalKind::Relative || p == PositionalKind::AbsRel;
 }
 
+// ListOps' operations in the order of its vocabulary and of the generator's draws.
+inline const std::vector<std::string>& listOpsOperationNames() {
+    static const std::vector<std::string> names = {"MIN", "MAX", "MED", "SM"};
+    return names;
+}
+
 struct TaskConfig {
     TaskKind kind = TaskKind::Ctl;
     int symbols = 8;   // S (CTL only)
@@ -50,6 +56,9 @@ struct TaskConfig {
     Order order = Order::Forward;    // CTL only
     uint64_t seed = 1;               // function tables and held-out sets
     int evalExamplesPerDepth = 1000; // fewer when the depth has fewer distinct cases
+    // ListOps only: the operations its generator draws from, each once, any order (all four: the
+    // paper's task); typed questions may use any of the four.
+    std::vector<std::string> operations = listOpsOperationNames();
 
     bool operator==(const TaskConfig&) const = default;
 };

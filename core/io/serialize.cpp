@@ -27,6 +27,9 @@ void readTask(const json& j, TaskConfig& c, const std::string& path, bool requir
     f.readEnum("order", c.order, kOrders);
     f.read("seed", c.seed);
     f.read("evalExamplesPerDepth", c.evalExamplesPerDepth);
+    // ListOps' operation subset: optional, absent means all four (run files from before it).
+    if (const json* ops = find(j, "operations"))
+        c.operations = toArray<std::string>(*ops, field(path, "operations"), toString);
 }
 
 void readModel(const json& j, ModelConfig& c, const std::string& path, bool required) {
@@ -140,6 +143,8 @@ void to_json(json& j, const TaskConfig& c) {
              {"order", enumName(c.order, kOrders)},
              {"seed", c.seed},
              {"evalExamplesPerDepth", c.evalExamplesPerDepth}};
+    if (c.kind == TaskKind::ListOps)
+        j["operations"] = c.operations;
 }
 void from_json(const json& j, TaskConfig& c) {
     readTask(j, c, "", true);
@@ -282,8 +287,11 @@ void checkFieldNames(const json& j) {
     std::vector<std::string> problems;
     // "comment": JSON has no comments, so a config file may carry one note.
     unknownFields(j, "", {"preset", "task", "models", "train", "comment"}, problems);
-    if (const json* task = find(j, "task"))
-        unknownFields(*task, "task", keysOf(json(TaskConfig{})), problems);
+    if (const json* task = find(j, "task")) {
+        TaskConfig every; // ListOps' section is written with every task field
+        every.kind = TaskKind::ListOps;
+        unknownFields(*task, "task", keysOf(json(every)), problems);
+    }
     if (const json* train = find(j, "train"))
         unknownFields(*train, "train", keysOf(json(TrainConfig{})), problems);
     if (const json* models = find(j, "models"); models && models->is_array()) {

@@ -133,6 +133,9 @@ protected:
     std::vector<std::pair<int, int>> splitWords(const std::string& text) const override;
     std::string expectedWords() const override { return "a digit, [MIN, [MAX, [MED, [SM or ]"; }
     std::vector<Example> enumerate(int) const override { return {}; }
+
+private:
+    std::vector<int> drawn_; // the words of the operations the generator draws from
 };
 
 } // namespace ndr

@@ -23,6 +23,15 @@ ListOpsTask::ListOpsTask(const TaskConfig& config)
                      Digit0, " ") {
     if (config.kind != TaskKind::ListOps)
         throw std::invalid_argument("ListOpsTask: the configuration names another task");
+    // The drawn operations in the vocabulary's order, whatever the configuration's: all four draw
+    // exactly as the authors' generator does.
+    const std::vector<std::string>& names = listOpsOperationNames();
+    for (size_t k = 0; k < names.size(); ++k)
+        if (std::find(config.operations.begin(), config.operations.end(), names[k]) !=
+            config.operations.end())
+            drawn_.push_back(Min + int(k));
+    if (drawn_.empty())
+        throw std::invalid_argument("ListOpsTask: task.operations lists none of MIN, MAX, MED, SM");
     buildEvalSets();
 }
 
@@ -127,7 +136,7 @@ std::vector<int> ListOpsTask::generate(int lo, int hi, double p, std::mt19937_64
     auto over = [&] { return length > kMaxLength; };
     auto operation = [&](std::vector<Drawn>& args) {
         Drawn s;
-        s.toks.push_back(Min + int(uniformBelow(rng, 4)));
+        s.toks.push_back(drawn_[uniformBelow(rng, drawn_.size())]);
         s.depth = 0;
         for (const Drawn& a : args) {
             s.toks.insert(s.toks.end(), a.toks.begin(), a.toks.end());

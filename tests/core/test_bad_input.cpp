@@ -616,7 +616,8 @@ void TestBadInput::configFileRows() {
     configFile("unknown field in a full config", with([](json& j) { j["models"][1]["layers"] = 6; }),
                "models[1].layers: unknown field");
     configFile("every unknown field named", R"({"preset": "stub", "task": {"x": 1}, "train": {"y": 2}})",
-               "unknown field; known fields are evalExamplesPerDepth, functions, kind, order, seed, symbols, "
+               "unknown field; known fields are evalExamplesPerDepth, functions, kind, operations, order, "
+               "seed, symbols, "
                "testMaxDepth, testMinDepth, trainMaxDepth, trainMinDepth, validMaxDepth, "
                "validMinDepth\ntrain.y: unknown field");
     configFile("string for integer", with([](json& j) { j["task"]["symbols"] = "eight"; }),

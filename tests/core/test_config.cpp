@@ -34,6 +34,8 @@ std::string configDiff(const RunConfig& a, const RunConfig& b) {
     check("task.order", a.task.order, b.task.order);
     check("task.seed", a.task.seed, b.task.seed);
     check("task.evalExamplesPerDepth", a.task.evalExamplesPerDepth, b.task.evalExamplesPerDepth);
+    check("task.operations", a.task.operations, b.task.operations);
+    check("task (a field not listed above)", a.task == b.task, true);
     check("models.size", a.models.size(), b.models.size());
     for (size_t i = 0; d.empty() && i < a.models.size(); ++i) {
         const ModelConfig &x = a.models[i], &y = b.models[i];
@@ -481,6 +483,35 @@ private slots:
                              "answer digit at every position: set it to last"));
     }
 
+    // ListOps' operation subset: validated by name, written for ListOps alone, absent in older files.
+    void listOpsOperations() {
+        RunConfig c = presetConfig("listops");
+        QCOMPARE(c.task.operations, listOpsOperationNames());
+        c.task.operations = {"MAX", "MIN"};
+        QVERIFY2(validate(c).empty(), joined(validate(c)).c_str());
+        json j = c;
+        QCOMPARE(j["task"]["operations"], json({"MAX", "MIN"}));
+        QVERIFY2(configDiff(c, runConfigFromJson(j.dump())).empty(), j.dump().c_str());
+        j["task"].erase("operations");
+        QCOMPARE(runConfigFromJson(j.dump()).task.operations, listOpsOperationNames());
+        const RunConfig over =
+            runConfigFromJson(R"({"preset": "listops", "task": {"operations": ["SM", "MED"]}})");
+        QCOMPARE(over.task.operations, (std::vector<std::string>{"SM", "MED"}));
+
+        c.task.operations = {"MAX", "SUM", "MAX"};
+        QCOMPARE(validate(c), (std::vector<std::string>{
+                                  "task.operations: unknown operation 'SUM'; expected MIN, MAX, MED or SM",
+                                  "task.operations: lists MAX twice"}));
+        c.task.operations = {};
+        QCOMPARE(validate(c),
+                 std::vector<std::string>{"task.operations: must list at least one of MIN, MAX, MED, SM"});
+        RunConfig arith = presetConfig("arith");
+        QVERIFY(!json(arith)["task"].contains("operations"));
+        arith.task.operations = {"MIN"};
+        QCOMPARE(validate(arith), std::vector<std::string>{"task.operations: chooses ListOps' operations; "
+                                                           "this task has none: leave it out"});
+    }
+
     void presetWithOverrides() {
         const std::string text = R"({
             "preset": "paper-backward",
@@ -594,6 +625,12 @@ private slots:
         QTest::newRow("unknown positional")
             << with([](json& j) { j["models"][1]["positional"] = "rotary"; })
             << "models[1].positional: unknown value 'rotary'; expected none, sinusoidal, relative or abs-rel";
+        QTest::newRow("operations not an array")
+            << QString(R"({"preset": "listops", "task": {"operations": "MIN MAX"}})")
+            << "task.operations: expected an array, got string";
+        QTest::newRow("operation not a string")
+            << QString(R"({"preset": "listops", "task": {"operations": ["MIN", 3]}})")
+            << "task.operations[1]: expected a string";
         QTest::newRow("syntax error") << QString(R"({"preset": "stub",)") << "invalid JSON at byte";
         QTest::newRow("not an object") << QString("[1, 2]") << "must be a JSON object";
         QTest::newRow("invalid after overrides")

@@ -201,6 +201,48 @@ private slots:
         }
     }
 
+    // A subset of ListOps' operations: only those are drawn, at every depth, for training and the
+    // held-out sets; the order they are listed in does not change the draws; typed questions may still
+    // use all four.
+    void listOpsOperationSubset() {
+        // Shallow depths: without SM deep dependency chains are rare draws.
+        TaskConfig shallow = listOpsConfig();
+        shallow.trainMinDepth = 2, shallow.trainMaxDepth = 3;
+        shallow.validMinDepth = 4, shallow.validMaxDepth = 4;
+        shallow.testMinDepth = 5, shallow.testMaxDepth = 5;
+        shallow.evalExamplesPerDepth = 50;
+        TaskConfig selection = shallow;
+        selection.operations = {"MAX", "MIN", "MED"};
+        const ListOpsTask task(selection);
+        std::mt19937_64 rng(11);
+        std::set<std::string> used;
+        auto collect = [&](const Example& e) {
+            for (int t : e.tokens)
+                if (task.tokenName(t)[0] == '[')
+                    used.insert(task.tokenName(t));
+        };
+        for (int d : task.allDepths()) {
+            for (const Example& e : task.evalSet(d))
+                collect(e);
+            for (int i = 0; i < 20; ++i) {
+                const Example e = task.sample(d, rng);
+                QCOMPARE(task.evaluate(e.tokens).depth, d);
+                collect(e);
+            }
+        }
+        QCOMPARE(used, (std::set<std::string>{"[MAX", "[MIN", "[MED"}));
+        QCOMPARE(task.answer(parsed(task, "[SM 7 8 9 ]")), 4);
+
+        TaskConfig reordered = shallow;
+        reordered.operations = {"SM", "MED", "MAX", "MIN"};
+        const ListOpsTask all(shallow), same(reordered);
+        for (int d : all.allDepths())
+            QVERIFY(all.evalSet(d) == same.evalSet(d));
+        TaskConfig none = shallow;
+        none.operations = {};
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, ListOpsTask{none});
+    }
+
     void arithParseErrors() {
         const ArithTask task(arithConfig());
         const std::vector<std::string> problems = {

@@ -205,6 +205,35 @@ private slots:
         QVERIFY(field<QWidget>(panel, "task.symbols")->isEnabled());
     }
 
+    // ListOps' operations: a field of words, enabled for ListOps alone, refused by name when unknown.
+    void listOpsOperationsField() {
+        ExperimentPanel panel(nullptr, false);
+        choosePreset(panel, "listops");
+        auto* operations = field<QLineEdit>(panel, "task.operations");
+        QVERIFY(operations->isEnabled());
+        QCOMPARE(operations->text(), QString("MIN MAX MED SM"));
+        typeInto(operations, "max  min med");
+        QCOMPARE(panel.config().task.operations, (std::vector<std::string>{"MAX", "MIN", "MED"}));
+        QCOMPARE(field<QComboBox>(panel, "preset")->currentText(), QString("custom"));
+        QVERIFY2(panel.problems().isEmpty(), qPrintable(panel.problems().join('\n')));
+        typeInto(operations, "MAX SUM");
+        QVERIFY2(noteOf(panel, "task.operations").contains("unknown operation 'SUM'"),
+                 qPrintable(noteOf(panel, "task.operations")));
+        QVERIFY(!field<QPushButton>(panel, "start")->isEnabled());
+        // Another task has no operations to choose: the field is off and its text does not count.
+        auto* kind = field<QComboBox>(panel, "task.kind");
+        kind->setCurrentIndex(kind->findData(int(ndr::TaskKind::Arith)));
+        QVERIFY(!operations->isEnabled());
+        QCOMPARE(panel.config().task.operations, ndr::listOpsOperationNames());
+        QVERIFY2(panel.problems().isEmpty(), qPrintable(panel.problems().join('\n')));
+        // A configuration with a subset fills the field.
+        ndr::RunConfig c = ndr::presetConfig("listops");
+        c.task.operations = {"SM"};
+        panel.setConfig(c);
+        QCOMPARE(operations->text(), QString("SM"));
+        QCOMPARE(panel.config().task.operations, std::vector<std::string>{"SM"});
+    }
+
     // A column of kind LSTM shows the LSTM's fields and hides the encoder's. Its fields reach the
     // configuration, and a configuration with the LSTM model preset fills them.
     void lstmColumnShowsOnlyItsFields() {

@@ -130,6 +130,11 @@ ndr::RunConfig ExperimentPanel::config() const {
     t.order = ndr::Order(order_->currentData().toInt());
     parseSeed(taskSeed_, &t.seed);
     t.evalExamplesPerDepth = evalExamples_->value();
+    if (t.kind == ndr::TaskKind::ListOps) {
+        t.operations.clear();
+        for (const QString& op : operations_->text().split(' ', Qt::SkipEmptyParts))
+            t.operations.push_back(op.toUpper().toStdString());
+    }
 
     c.models = models_->models();
 
@@ -180,6 +185,10 @@ void ExperimentPanel::fillFields(const ndr::RunConfig& c) {
     selectData(order_, int(t.order));
     taskSeed_->setText(QString::number(t.seed));
     evalExamples_->setValue(t.evalExamplesPerDepth);
+    QStringList operations;
+    for (const std::string& op : t.operations)
+        operations << QString::fromStdString(op);
+    operations_->setText(operations.join(' '));
 
     models_->setModels(c.models);
 
@@ -242,6 +251,7 @@ void ExperimentPanel::onTaskKindChanged() {
     const bool ctl = ndr::TaskKind(taskKind_->currentData().toInt()) == ndr::TaskKind::Ctl;
     for (QWidget* w : std::initializer_list<QWidget*>{symbols_, functions_, order_})
         w->setEnabled(ctl);
+    operations_->setEnabled(ndr::TaskKind(taskKind_->currentData().toInt()) == ndr::TaskKind::ListOps);
     onFieldEdited();
 }
 

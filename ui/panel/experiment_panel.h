@@ -109,6 +109,7 @@ private:
     QSpinBox* testMin_ = nullptr;
     QSpinBox* testMax_ = nullptr;
     QComboBox* order_ = nullptr;
+    QLineEdit* operations_ = nullptr; // ListOps only: its operations, separated by spaces
     QLineEdit* taskSeed_ = nullptr;
     QSpinBox* evalExamples_ = nullptr;
     // Models

@@ -136,6 +136,11 @@ QWidget* ExperimentPanel::buildTaskGroup() {
     add(tr("order"), "task.order", order_,
         tr("forward: x f1 f2 ... fd, e.g. 101 b d h means h(d(b(101))).\n"
            "backward: fd ... f2 f1 x, e.g. h d b 101."));
+    operations_ = narrow(new QLineEdit);
+    add(tr("operations"), "task.operations", operations_,
+        tr("ListOps: the operations its questions are drawn from, separated by spaces (the paper: MIN MAX "
+           "MED SM). Leaving one out leaves it out of training and of the held-out sets; typed questions "
+           "may still use all four."));
     taskSeed_ = makeSeed();
     add(tr("seed"), "task.seed", taskSeed_,
         tr("Seed of the function tables and the held-out evaluation sets."));
@@ -149,6 +154,7 @@ QWidget* ExperimentPanel::buildTaskGroup() {
     connect(order_, &QComboBox::currentIndexChanged, this, &ExperimentPanel::onFieldEdited);
     connect(taskKind_, &QComboBox::currentIndexChanged, this, &ExperimentPanel::onTaskKindChanged);
     connect(taskSeed_, &QLineEdit::textChanged, this, &ExperimentPanel::onFieldEdited);
+    connect(operations_, &QLineEdit::textChanged, this, &ExperimentPanel::onFieldEdited);
     return box;
 }
 
