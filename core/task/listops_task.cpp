@@ -130,53 +130,68 @@ int64_t ListOpsTask::caseCount(int) const {
 }
 
 std::vector<int> ListOpsTask::generate(int lo, int hi, double p, std::mt19937_64& rng) const {
-    // Every node drawn ends up in the expression, so the length measure (1 per digit, 3 per operation)
-    // is known while drawing: past kMaxLength the draw is abandoned (the caller rejects an empty one).
+    // The tokens are written in place, in order: an operation's word is drawn after its arguments (as
+    // the authors' generator draws it), so its slot is held and filled afterwards. Every node drawn
+    // ends up in the expression, so the length measure (1 per digit, 3 per operation) is known while
+    // drawing: past kMaxLength the draw is abandoned (the caller rejects an empty one) and nothing more
+    // is drawn from rng.
+    std::vector<int> out;
+    out.reserve(2 * kMaxLength);
     int length = 0;
     auto over = [&] { return length > kMaxLength; };
-    auto operation = [&](std::vector<Drawn>& args) {
-        Drawn s;
-        s.toks.push_back(drawn_[uniformBelow(rng, drawn_.size())]);
-        s.depth = 0;
-        for (const Drawn& a : args) {
-            s.toks.insert(s.toks.end(), a.toks.begin(), a.toks.end());
-            s.depth = std::max(s.depth, a.depth);
-        }
-        s.toks.push_back(Close);
-        ++s.depth;
-        length += 2;
-        return s;
-    };
-    // get_subtree of the authors' generator: a leaf at the depth limit or with probability 1 - p.
-    auto subtree = [&](auto& self, int maxDepth) -> Drawn {
+    // get_subtree of the authors' generator, appended to `to`: a leaf at the depth limit or with
+    // probability 1 - p. Returns the subtree's depth, or 0 once abandoned.
+    auto subtree = [&](auto& self, std::vector<int>& to, int maxDepth) -> int {
         if (over())
-            return {};
+            return 0;
         if (maxDepth == 1 || uniformUnit(rng) > p) {
             ++length;
-            return Drawn{{Digit0 + int(uniformBelow(rng, 10))}, 1};
+            to.push_back(Digit0 + int(uniformBelow(rng, 10)));
+            return 1;
         }
         const int n = 2 + int(uniformBelow(rng, kMaxArgs - 1)); // 2..kMaxArgs
-        std::vector<Drawn> args;
+        const size_t slot = to.size();
+        to.push_back(Close); // the operation's word, drawn below
+        int depth = 0;
         for (int k = 0; k < n && !over(); ++k)
-            args.push_back(self(self, maxDepth - 1));
-        return over() ? Drawn{} : operation(args);
+            depth = std::max(depth, self(self, to, maxDepth - 1));
+        if (over())
+            return 0;
+        to[slot] = drawn_[uniformBelow(rng, drawn_.size())];
+        to.push_back(Close);
+        length += 2;
+        return depth + 1;
     };
-    Drawn s = subtree(subtree, hi);
+    int depth = subtree(subtree, out, hi);
     // Too shallow: a new operation with one argument fewer gets the old tree as an extra argument, at
     // any position but the last (as the authors' generator inserts it).
-    while (!over() && s.depth < lo) {
+    std::vector<int> args, grown;
+    std::vector<size_t> ends;
+    while (!over() && depth < lo) {
         const int n = 2 + int(uniformBelow(rng, kMaxArgs - 2)); // 2..kMaxArgs-1
-        std::vector<Drawn> args;
-        for (int k = 0; k < n && !over(); ++k)
-            args.push_back(subtree(subtree, hi - 1));
+        args.clear();
+        ends.clear();
+        int argDepth = 0;
+        for (int k = 0; k < n && !over(); ++k) {
+            argDepth = std::max(argDepth, subtree(subtree, args, hi - 1));
+            ends.push_back(args.size());
+        }
         if (over())
             break;
-        args.insert(args.begin() + int(uniformBelow(rng, uint64_t(n))), std::move(s));
-        s = operation(args);
+        const size_t at = uniformBelow(rng, uint64_t(n)), split = at == 0 ? 0 : ends[at - 1];
+        grown.clear();
+        grown.push_back(drawn_[uniformBelow(rng, drawn_.size())]);
+        grown.insert(grown.end(), args.begin(), args.begin() + std::ptrdiff_t(split));
+        grown.insert(grown.end(), out.begin(), out.end());
+        grown.insert(grown.end(), args.begin() + std::ptrdiff_t(split), args.end());
+        grown.push_back(Close);
+        length += 2;
+        out.swap(grown);
+        depth = std::max(depth, argDepth) + 1;
     }
     if (over())
         return {};
-    return std::move(s.toks);
+    return out;
 }
 
 std::vector<std::pair<int, int>> ListOpsTask::splitWords(const std::string& text) const {

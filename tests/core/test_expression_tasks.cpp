@@ -48,6 +48,65 @@ std::string checkError(const Task& task, const std::string& text, int tokenIndex
     return {};
 }
 
+// The ListOps generator written plainly, one vector per node: the oracle of the task's in-place one.
+// ops are the words drawn from (1..4: [MIN, [MAX, [MED, [SM); ']' is word 0 and digit d word 5 + d.
+struct Drawn {
+    std::vector<int> toks;
+    int depth = 1;
+};
+std::vector<int> plainListOps(int lo, int hi, double p, std::mt19937_64& rng, const std::vector<int>& ops) {
+    constexpr int kClose = 0, kDigit0 = 5, kMaxArgs = 5;
+    int length = 0;
+    auto over = [&] { return length > ExpressionTask::kMaxLength; };
+    auto operation = [&](std::vector<Drawn>& args) {
+        Drawn s;
+        s.toks.push_back(ops[uniformBelow(rng, ops.size())]);
+        s.depth = 0;
+        for (const Drawn& a : args) {
+            s.toks.insert(s.toks.end(), a.toks.begin(), a.toks.end());
+            s.depth = std::max(s.depth, a.depth);
+        }
+        s.toks.push_back(kClose);
+        ++s.depth;
+        length += 2;
+        return s;
+    };
+    auto subtree = [&](auto& self, int maxDepth) -> Drawn {
+        if (over())
+            return {};
+        if (maxDepth == 1 || uniformUnit(rng) > p) {
+            ++length;
+            return Drawn{{kDigit0 + int(uniformBelow(rng, 10))}, 1};
+        }
+        const int n = 2 + int(uniformBelow(rng, kMaxArgs - 1));
+        std::vector<Drawn> args;
+        for (int k = 0; k < n && !over(); ++k)
+            args.push_back(self(self, maxDepth - 1));
+        return over() ? Drawn{} : operation(args);
+    };
+    Drawn s = subtree(subtree, hi);
+    while (!over() && s.depth < lo) {
+        const int n = 2 + int(uniformBelow(rng, kMaxArgs - 2));
+        std::vector<Drawn> args;
+        for (int k = 0; k < n && !over(); ++k)
+            args.push_back(subtree(subtree, hi - 1));
+        if (over())
+            break;
+        args.insert(args.begin() + int(uniformBelow(rng, uint64_t(n))), std::move(s));
+        s = operation(args);
+    }
+    if (over())
+        return {};
+    return std::move(s.toks);
+}
+
+// The task's generator, reachable from the test.
+class OpenListOps : public ListOpsTask {
+public:
+    using ListOpsTask::generate;
+    using ListOpsTask::ListOpsTask;
+};
+
 } // namespace
 
 class TestExpressionTasks : public QObject {
@@ -241,6 +300,35 @@ private slots:
         TaskConfig none = shallow;
         none.operations = {};
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, ListOpsTask{none});
+    }
+
+    // The in-place generator draws what the plain one draws, token for token, and leaves the random
+    // stream where the plain one leaves it (abandoned draws included), for all four operations and a
+    // subset.
+    void listOpsGeneratorMatchesThePlainOne() {
+        TaskConfig c = listOpsConfig();
+        c.trainMinDepth = 2, c.trainMaxDepth = 3;
+        c.validMinDepth = 4, c.validMaxDepth = 4;
+        c.testMinDepth = 5, c.testMaxDepth = 5;
+        c.evalExamplesPerDepth = 20;
+        const OpenListOps all(c);
+        c.operations = {"MED", "MIN"};
+        const OpenListOps some(c);
+        int abandoned = 0;
+        for (const auto& [task, ops] :
+             {std::pair{&all, std::vector<int>{1, 2, 3, 4}}, std::pair{&some, std::vector<int>{1, 3}}})
+            for (const auto& [lo, hi, p] :
+                 {std::tuple{2, 2, 0.3}, std::tuple{6, 6, 0.3}, std::tuple{8, 9, 0.3}, std::tuple{2, 6, 0.7},
+                  std::tuple{4, 10, 0.5}}) {
+                std::mt19937_64 a(lo * 100 + hi), b(lo * 100 + hi);
+                for (int i = 0; i < 400; ++i) {
+                    const std::vector<int> got = task->generate(lo, hi, p, a);
+                    QCOMPARE(got, plainListOps(lo, hi, p, b, ops));
+                    QCOMPARE(a(), b());
+                    abandoned += got.empty();
+                }
+            }
+        QVERIFY(abandoned > 100); // the comparison covers abandoned draws too
     }
 
     void arithParseErrors() {
