@@ -27,6 +27,17 @@ TaskConfig listOpsConfig() {
     return c;
 }
 
+// ListOps up to depth 5 with small held-out sets: quick to build with any operations (without SM, deep
+// dependency chains are rare draws).
+TaskConfig shallowListOpsConfig(int examplesPerDepth) {
+    TaskConfig c = listOpsConfig();
+    c.trainMinDepth = 2, c.trainMaxDepth = 3;
+    c.validMinDepth = 4, c.validMaxDepth = 4;
+    c.testMinDepth = 5, c.testMaxDepth = 5;
+    c.evalExamplesPerDepth = examplesPerDepth;
+    return c;
+}
+
 Example parsed(const Task& task, const std::string& text) {
     const ParseResult r = task.parseQuestion(text);
     if (!r.example)
@@ -264,12 +275,7 @@ private slots:
     // held-out sets; the order they are listed in does not change the draws; typed questions may still
     // use all four.
     void listOpsOperationSubset() {
-        // Shallow depths: without SM deep dependency chains are rare draws.
-        TaskConfig shallow = listOpsConfig();
-        shallow.trainMinDepth = 2, shallow.trainMaxDepth = 3;
-        shallow.validMinDepth = 4, shallow.validMaxDepth = 4;
-        shallow.testMinDepth = 5, shallow.testMaxDepth = 5;
-        shallow.evalExamplesPerDepth = 50;
+        const TaskConfig shallow = shallowListOpsConfig(50);
         TaskConfig selection = shallow;
         selection.operations = {"MAX", "MIN", "MED"};
         const ListOpsTask task(selection);
@@ -306,11 +312,7 @@ private slots:
     // stream where the plain one leaves it (abandoned draws included), for all four operations and a
     // subset.
     void listOpsGeneratorMatchesThePlainOne() {
-        TaskConfig c = listOpsConfig();
-        c.trainMinDepth = 2, c.trainMaxDepth = 3;
-        c.validMinDepth = 4, c.validMaxDepth = 4;
-        c.testMinDepth = 5, c.testMaxDepth = 5;
-        c.evalExamplesPerDepth = 20;
+        TaskConfig c = shallowListOpsConfig(20);
         const OpenListOps all(c);
         c.operations = {"MED", "MIN"};
         const OpenListOps some(c);
