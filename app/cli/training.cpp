@@ -63,7 +63,14 @@ bool stopRequested() {
 }
 
 std::string splitSummary(const ndr::TaskConfig& t) {
-    std::string s = "train " + range(t.trainMinDepth, t.trainMaxDepth);
+    std::string s;
+    if (t.kind == ndr::TaskKind::ListOps && t.operations != ndr::listOpsOperationNames()) {
+        s = "operations";
+        for (const std::string& op : t.operations)
+            s += " " + op;
+        s += ", ";
+    }
+    s += "train " + range(t.trainMinDepth, t.trainMaxDepth);
     if (t.validMinDepth <= t.validMaxDepth)
         s += ", valid " + range(t.validMinDepth, t.validMaxDepth);
     return s + ", test " + range(t.testMinDepth, t.testMaxDepth);

@@ -57,7 +57,7 @@ ndr::RunConfig configFromOptions(const TrainOptions& o);
 // One line on stderr saying what is about to be trained and where it goes.
 void announce(const ndr::RunConfig& c, const fs::path& out, const std::string& prefix);
 
-// "train 1-4, valid 5-6, test 7-8".
+// "train 1-4, valid 5-6, test 7-8", after "operations MAX MIN, " for ListOps on a subset of them.
 std::string splitSummary(const ndr::TaskConfig& task);
 
 } // namespace ndrcli

@@ -105,6 +105,29 @@ private slots:
         QVERIFY(run.models[0].checkpointFile != run.models[1].checkpointFile);
     }
 
+    // A ListOps run on a subset of its operations says which, in what it prints of the task.
+    void listOpsSubsetIsNamed() {
+        json c = tinyConfig();
+        c["preset"] = "listops";
+        c["task"] = {{"operations", {"MAX", "MIN"}},
+                     {"trainMinDepth", 2},
+                     {"trainMaxDepth", 3},
+                     {"validMinDepth", 4},
+                     {"validMaxDepth", 4},
+                     {"testMinDepth", 5},
+                     {"testMaxDepth", 5},
+                     {"evalExamplesPerDepth", 32}};
+        c["train"]["steps"] = 10;
+        c["train"]["evalInterval"] = 10;
+        QVERIFY(writeText(path("listops-subset.json"), c.dump()));
+        const QString out = path("listops-subset");
+        const Result r = runNdr({"train", "--config", path("listops-subset.json"), "--out", out, "--quiet"});
+        QVERIFY2(r.exitCode == 0, describe(r));
+        QVERIFY2(r.out.contains("operations MAX MIN, train 2-3, valid 4, test 5"), describe(r));
+        const RunRecord run = loadRunRecord((out + "/run.json").toStdString());
+        QCOMPARE(run.config.task.operations, (std::vector<std::string>{"MAX", "MIN"}));
+    }
+
     void predictReturnsTrace() {
         const RunRecord run = loadRunRecord(runFile_.toStdString());
         CtlTask task(run.config.task);
