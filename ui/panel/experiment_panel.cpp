@@ -248,10 +248,10 @@ void ExperimentPanel::onValidToggled(bool on) {
 }
 
 void ExperimentPanel::onTaskKindChanged() {
-    const bool ctl = ndr::TaskKind(taskKind_->currentData().toInt()) == ndr::TaskKind::Ctl;
+    const auto kind = ndr::TaskKind(taskKind_->currentData().toInt());
     for (QWidget* w : std::initializer_list<QWidget*>{symbols_, functions_, order_})
-        w->setEnabled(ctl);
-    operations_->setEnabled(ndr::TaskKind(taskKind_->currentData().toInt()) == ndr::TaskKind::ListOps);
+        w->setEnabled(kind == ndr::TaskKind::Ctl);
+    operations_->setEnabled(kind == ndr::TaskKind::ListOps);
     onFieldEdited();
 }
 
