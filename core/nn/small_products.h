@@ -1,7 +1,7 @@
 // The per-(example, head) products of attention, (T, T) by (T, D) on strided row-major blocks, as plain
 // loops. At CTL lengths (T <= ~12) an Eigen lazy product on strided maps spends as long on its setup as
-// on the arithmetic; these loops vectorise along D. The Eigen versions are kept in ndr::reference as
-// the plain statement of each product and the oracle of tests/test_kernels.cpp.
+// on the arithmetic; these loops vectorise along D (docs/design.md §2). The Eigen versions are kept in
+// ndr::reference as the plain statement of each product and the oracle of tests/test_kernels.cpp.
 #pragma once
 
 #include "core/nn/tensor.h"
@@ -40,43 +40,112 @@ template <typename S> inline void productABt(Block<const S> a, Block<const S> b,
 namespace detail {
 
 // The two products below sum rows of b into rows of c. With the row width NW known at compile time (a
-// head width) the row being summed stays in registers; otherwise it is loaded and stored per term.
-// Both sum in the same order.
+// head width) the output rows are held in registers as SIMD vectors (GCC's vector extension: an
+// array of scalars is not reliably kept in registers, and at NW = 32 GCC kept it on the stack), two
+// output rows at a time where registers allow, so that each row of b is loaded once for both. The general
+// loops below load and store the output row per term. Every output element sums its terms in the same order
+// in all of these forms, so they give the same bits.
+
+// A vector of S over 32 bytes when the build has AVX and a head's row fills whole ones, else over 16
+// (SSE2 splits a 32-byte vector into memory round trips).
+template <typename S, int NW> constexpr int vectorBytes() {
+#ifdef __AVX__
+    return (NW * int(sizeof(S))) % 32 == 0 ? 32 : 16;
+#else
+    return 16;
+#endif
+}
+// Two output rows at a time while their vectors take at most 16 registers (half of AVX-512's, all of
+// AVX2's), else one (a head of 64 floats on SSE2).
+template <typename S, int NW> constexpr int rowBlock() {
+    return 2 * NW * int(sizeof(S)) / vectorBytes<S, NW>() <= 16 ? 2 : 1;
+}
+
+// Loads and stores through it may be unaligned (a head's columns start anywhere in a row) and alias S.
+template <typename S, int Bytes> struct Vec {
+    typedef S type __attribute__((vector_size(Bytes), aligned(sizeof(S)), may_alias));
+};
+
+// Rows [i, i + R) of c (+)= scale * a b, as NV vectors of L lanes per row.
+template <int NW, int R, typename S>
+inline void productABRows(Block<const S> a, Block<const S> b, S scale, Block<S> c, bool accumulate, int i) {
+    constexpr int Bytes = vectorBytes<S, NW>(), L = Bytes / int(sizeof(S)), NV = NW / L;
+    using V = typename Vec<S, Bytes>::type;
+    V acc[R][NV];
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r)
+#pragma GCC unroll 16
+        for (int v = 0; v < NV; ++v)
+            acc[r][v] = accumulate ? *reinterpret_cast<const V*>(c.row(i + r) + v * L) : V{};
+    for (int j = 0; j < a.cols; ++j) {
+        const V* x = reinterpret_cast<const V*>(b.row(j));
+#pragma GCC unroll 16
+        for (int r = 0; r < R; ++r) {
+            const S w = scale * a.row(i + r)[j];
+#pragma GCC unroll 16
+            for (int v = 0; v < NV; ++v)
+                acc[r][v] += w * x[v];
+        }
+    }
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r)
+#pragma GCC unroll 16
+        for (int v = 0; v < NV; ++v)
+            *reinterpret_cast<V*>(c.row(i + r) + v * L) = acc[r][v];
+}
+
 template <int NW, typename S>
 inline void productABFixed(Block<const S> a, Block<const S> b, S scale, Block<S> c, bool accumulate) {
+    constexpr int R = rowBlock<S, NW>();
+    int i = 0;
+    for (; i + R <= a.rows; i += R)
+        productABRows<NW, R>(a, b, scale, c, accumulate, i);
+    for (; i < a.rows; ++i)
+        productABRows<NW, 1>(a, b, scale, c, accumulate, i);
+}
+
+// Rows [j, j + R) of c (+)= scale * a^T b.
+template <int NW, int R, typename S>
+inline void productAtBRows(Block<const S> a, Block<const S> b, S scale, Block<S> c, bool accumulate, int j) {
+    constexpr int Bytes = vectorBytes<S, NW>(), L = Bytes / int(sizeof(S)), NV = NW / L;
+    using V = typename Vec<S, Bytes>::type;
+    V acc[R][NV];
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r)
+#pragma GCC unroll 16
+        for (int v = 0; v < NV; ++v)
+            acc[r][v] = accumulate ? *reinterpret_cast<const V*>(c.row(j + r) + v * L) : V{};
     for (int i = 0; i < a.rows; ++i) {
-        const S* ai = a.row(i);
-        S* ci = c.row(i);
-        S acc[NW];
-        for (int t = 0; t < NW; ++t)
-            acc[t] = accumulate ? ci[t] : S(0);
-        for (int j = 0; j < a.cols; ++j) {
-            const S w = scale * ai[j];
-            const S* bj = b.row(j);
-            for (int t = 0; t < NW; ++t)
-                acc[t] += w * bj[t];
+        const V* x = reinterpret_cast<const V*>(b.row(i));
+        const S* ai = a.row(i) + j;
+#pragma GCC unroll 16
+        for (int r = 0; r < R; ++r) {
+            const S w = scale * ai[r];
+#pragma GCC unroll 16
+            for (int v = 0; v < NV; ++v)
+                acc[r][v] += w * x[v];
         }
-        for (int t = 0; t < NW; ++t)
-            ci[t] = acc[t];
     }
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r)
+#pragma GCC unroll 16
+        for (int v = 0; v < NV; ++v)
+            *reinterpret_cast<V*>(c.row(j + r) + v * L) = acc[r][v];
 }
 
 template <int NW, typename S>
 inline void productAtBFixed(Block<const S> a, Block<const S> b, S scale, Block<S> c, bool accumulate) {
-    for (int j = 0; j < a.cols; ++j) {
-        S* cj = c.row(j);
-        S acc[NW];
-        for (int t = 0; t < NW; ++t)
-            acc[t] = accumulate ? cj[t] : S(0);
-        for (int i = 0; i < a.rows; ++i) {
-            const S w = scale * a.row(i)[j];
-            const S* bi = b.row(i);
-            for (int t = 0; t < NW; ++t)
-                acc[t] += w * bi[t];
-        }
-        for (int t = 0; t < NW; ++t)
-            cj[t] = acc[t];
-    }
+    constexpr int R = rowBlock<S, NW>();
+    int j = 0;
+    for (; j + R <= a.cols; j += R)
+        productAtBRows<NW, R>(a, b, scale, c, accumulate, j);
+    for (; j < a.cols; ++j)
+        productAtBRows<NW, 1>(a, b, scale, c, accumulate, j);
+}
+
+// The columns [t0, t0 + n) of a row-major block.
+template <typename S> Block<S> columns(Block<S> m, int t0, int n) {
+    return Block<S>{m.data + t0, m.rows, n, m.stride};
 }
 
 } // namespace detail
@@ -97,6 +166,12 @@ inline void productAB(Block<const S> a, Block<const S> b, S scale, Block<S> c, b
         return detail::productABFixed<64>(a, b, scale, c, accumulate);
     default:
         break;
+    }
+    if (b.cols % 32 == 0) { // a wide head (the paper's one head of 256) in slices of 32 columns
+        for (int t0 = 0; t0 < b.cols; t0 += 32)
+            detail::productABFixed<32>(a, detail::columns(b, t0, 32), scale, detail::columns(c, t0, 32),
+                                       accumulate);
+        return;
     }
     const int m = a.rows, k = a.cols, n = b.cols;
     for (int i = 0; i < m; ++i) {
@@ -131,6 +206,12 @@ inline void productAtB(Block<const S> a, Block<const S> b, S scale, Block<S> c, 
         return detail::productAtBFixed<64>(a, b, scale, c, accumulate);
     default:
         break;
+    }
+    if (b.cols % 32 == 0) {
+        for (int t0 = 0; t0 < b.cols; t0 += 32)
+            detail::productAtBFixed<32>(a, detail::columns(b, t0, 32), scale, detail::columns(c, t0, 32),
+                                        accumulate);
+        return;
     }
     const int m = a.rows, k = a.cols, n = b.cols;
     for (int j = 0; j < k; ++j) {
