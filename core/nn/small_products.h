@@ -19,32 +19,16 @@ template <typename S> Block<S> blockOf(S* data, Index stride, int rows, int cols
     return Block<S>{data, rows, cols, stride};
 }
 
-// c (m, n) = scale * a (m, k) b (n, k)^T      q k^T, dMixed v^T
-template <typename S> inline void productABt(Block<const S> a, Block<const S> b, S scale, Block<S> c) {
-    const int m = a.rows, n = b.rows, k = a.cols;
-    for (int i = 0; i < m; ++i) {
-        const S* ai = a.row(i);
-        S* ci = c.row(i);
-        for (int j = 0; j < n; ++j) {
-            const S* bj = b.row(j);
-            S sum = 0;
-            // The reduction may be reordered into SIMD lanes (deterministic for a given k).
-#pragma omp simd reduction(+ : sum)
-            for (int t = 0; t < k; ++t)
-                sum += ai[t] * bj[t];
-            ci[j] = scale * sum;
-        }
-    }
-}
-
 namespace detail {
 
-// The two products below sum rows of b into rows of c. With the row width NW known at compile time (a
-// head width) the output rows are held in registers as SIMD vectors (GCC's vector extension: an
-// array of scalars is not reliably kept in registers, and at NW = 32 GCC kept it on the stack), two
-// output rows at a time where registers allow, so that each row of b is loaded once for both. The general
-// loops below load and store the output row per term. Every output element sums its terms in the same order
-// in all of these forms, so they give the same bits.
+// The kernels of the products below for a row width NW known at compile time (a head width) work on
+// SIMD vectors of GCC's vector extension held in registers: an array of scalars is not reliably kept
+// in registers (at NW = 32 GCC kept it on the stack, two loads and a store per term).
+//
+// The two that sum rows of b into rows of c (A v, dS k, and their transposed forms) hold two output
+// rows at a time where registers allow, so that each row of b is loaded once for both; every output
+// element sums its terms in the same order as the general loops, which load and store the output row
+// per term, so all forms give the same bits.
 
 // A vector of S over 32 bytes when the build has AVX and a head's row fills whole ones, else over 16
 // (SSE2 splits a 32-byte vector into memory round trips).
@@ -143,12 +127,91 @@ inline void productAtBFixed(Block<const S> a, Block<const S> b, S scale, Block<S
         productAtBRows<NW, 1>(a, b, scale, c, accumulate, j);
 }
 
+// The lanes of v summed: lane-wise partial sums are how the products below reduce.
+template <typename S, int L, typename V> inline S laneSum(const V& v) {
+    S sum = 0;
+#pragma GCC unroll 16
+    for (int l = 0; l < L; ++l)
+        sum += v[l];
+    return sum;
+}
+
+// c (m, n) = scale * a b^T with the row width NW of a and b known at compile time: a's row is held
+// in registers and each dot product is a vector of lane-wise partial sums (over t = l, l + L, ...),
+// then the sum of its lanes; two columns of c at a time.
+template <int NW, typename S>
+inline void productABtFixed(Block<const S> a, Block<const S> b, S scale, Block<S> c) {
+    constexpr int Bytes = vectorBytes<S, NW>(), L = Bytes / int(sizeof(S)), NV = NW / L;
+    using V = typename Vec<S, Bytes>::type;
+    for (int i = 0; i < a.rows; ++i) {
+        const V* ar = reinterpret_cast<const V*>(a.row(i));
+        V ai[NV];
+#pragma GCC unroll 16
+        for (int v = 0; v < NV; ++v)
+            ai[v] = ar[v];
+        S* ci = c.row(i);
+        int j = 0;
+        for (; j + 2 <= b.rows; j += 2) {
+            const V *b0 = reinterpret_cast<const V*>(b.row(j)),
+                    *b1 = reinterpret_cast<const V*>(b.row(j + 1));
+            V s0 = ai[0] * b0[0], s1 = ai[0] * b1[0];
+#pragma GCC unroll 16
+            for (int v = 1; v < NV; ++v) {
+                s0 += ai[v] * b0[v];
+                s1 += ai[v] * b1[v];
+            }
+            ci[j] = scale * laneSum<S, L>(s0);
+            ci[j + 1] = scale * laneSum<S, L>(s1);
+        }
+        if (j < b.rows) {
+            const V* bj = reinterpret_cast<const V*>(b.row(j));
+            V s0 = ai[0] * bj[0];
+#pragma GCC unroll 16
+            for (int v = 1; v < NV; ++v)
+                s0 += ai[v] * bj[v];
+            ci[j] = scale * laneSum<S, L>(s0);
+        }
+    }
+}
+
 // The columns [t0, t0 + n) of a row-major block.
 template <typename S> Block<S> columns(Block<S> m, int t0, int n) {
     return Block<S>{m.data + t0, m.rows, n, m.stride};
 }
 
 } // namespace detail
+
+// c (m, n) = scale * a (m, k) b (n, k)^T      q k^T, dMixed v^T
+template <typename S> inline void productABt(Block<const S> a, Block<const S> b, S scale, Block<S> c) {
+    switch (a.cols) {
+    case 8:
+        return detail::productABtFixed<8>(a, b, scale, c);
+    case 12:
+        return detail::productABtFixed<12>(a, b, scale, c);
+    case 16:
+        return detail::productABtFixed<16>(a, b, scale, c);
+    case 32:
+        return detail::productABtFixed<32>(a, b, scale, c);
+    case 64:
+        return detail::productABtFixed<64>(a, b, scale, c);
+    default:
+        break;
+    }
+    const int m = a.rows, n = b.rows, k = a.cols;
+    for (int i = 0; i < m; ++i) {
+        const S* ai = a.row(i);
+        S* ci = c.row(i);
+        for (int j = 0; j < n; ++j) {
+            const S* bj = b.row(j);
+            S sum = 0;
+            // The reduction may be reordered into SIMD lanes (deterministic for a given k).
+#pragma omp simd reduction(+ : sum)
+            for (int t = 0; t < k; ++t)
+                sum += ai[t] * bj[t];
+            ci[j] = scale * sum;
+        }
+    }
+}
 
 // c (m, n) = scale * a (m, k) b (k, n), or += when accumulate      A v, dS k
 template <typename S>
