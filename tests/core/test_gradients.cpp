@@ -38,24 +38,32 @@ private slots:
         QTest::addColumn<bool>("geometric");
         QTest::addColumn<bool>("l1");
         QTest::addColumn<bool>("training");
-        QTest::newRow("geometric") << true << false << false;
-        QTest::newRow("geometric with key dropout") << true << false << true;
-        QTest::newRow("geometric L1 with key dropout") << true << true << true;
-        QTest::newRow("softmax") << false << false << false;
-        QTest::newRow("softmax with attention dropout") << false << false << true;
+        // Two heads: a head width of 4 takes the per-head products' general loops, 12 and 32 their
+        // vector kernels (core/nn/small_products.h).
+        QTest::addColumn<int>("channels");
+        QTest::newRow("geometric") << true << false << false << 8;
+        QTest::newRow("geometric with key dropout") << true << false << true << 8;
+        QTest::newRow("geometric L1 with key dropout") << true << true << true << 8;
+        QTest::newRow("softmax") << false << false << false << 8;
+        QTest::newRow("softmax with attention dropout") << false << false << true << 8;
+        QTest::newRow("geometric, heads of 12") << true << false << false << 24;
+        QTest::newRow("geometric, heads of 32, with key dropout") << true << false << true << 64;
+        QTest::newRow("softmax, heads of 12") << false << false << false << 24;
+        QTest::newRow("softmax, heads of 32, with attention dropout") << false << false << true << 64;
     }
     void attention() {
         QFETCH(bool, geometric);
         QFETCH(bool, l1);
         QFETCH(bool, training);
+        QFETCH(int, channels);
         std::mt19937_64 rng(2);
         ParamStore<double> store;
         GeometricAttention<double> geo;
         SoftmaxAttention<double> soft;
         if (geometric)
-            geo.declare(store, "", 8, 2, l1);
+            geo.declare(store, "", channels, 2, l1);
         else
-            soft.declare(store, "", 8, 2);
+            soft.declare(store, "", channels, 2);
         store.finalize();
         if (geometric)
             geo.init(store, rng);
@@ -64,8 +72,8 @@ private slots:
         // Move the scalars and biases off their initial values so every term is exercised.
         for (auto& v : store.values())
             v += 0.1 * std::normal_distribution<double>(0, 1)(rng);
-        Md x = randomMat(12, 8, rng);
-        const Md r = randomMat(12, 8, rng);
+        Md x = randomMat(12, channels, rng);
+        const Md r = randomMat(12, channels, rng);
         const double p = training ? 0.3 : 0.0;
         auto run = [&](Md& out, auto& cacheG, auto& cacheS) {
             Rng drop(99);
