@@ -50,9 +50,10 @@ template <typename S, int Bytes> struct Vec {
     typedef S type __attribute__((vector_size(Bytes), aligned(sizeof(S)), may_alias));
 };
 
-// Rows [i, i + R) of c (+)= scale * a b, as NV vectors of L lanes per row.
-template <int NW, int R, typename S>
-inline void productABRows(Block<const S> a, Block<const S> b, S scale, Block<S> c, bool accumulate, int i) {
+// Rows [i, i + R) of c (+)= scale * op(a) b, where op(a) is a, or a^T when Transposed: term k of row
+// i + r is op(a)(i + r, k) times row k of b; NV vectors of L lanes per row.
+template <int NW, int R, bool Transposed, typename S>
+inline void sumRows(Block<const S> a, Block<const S> b, S scale, Block<S> c, bool accumulate, int i) {
     constexpr int Bytes = vectorBytes<S, NW>(), L = Bytes / int(sizeof(S)), NV = NW / L;
     using V = typename Vec<S, Bytes>::type;
     V acc[R][NV];
@@ -61,11 +62,12 @@ inline void productABRows(Block<const S> a, Block<const S> b, S scale, Block<S> 
 #pragma GCC unroll 16
         for (int v = 0; v < NV; ++v)
             acc[r][v] = accumulate ? *reinterpret_cast<const V*>(c.row(i + r) + v * L) : V{};
-    for (int j = 0; j < a.cols; ++j) {
-        const V* x = reinterpret_cast<const V*>(b.row(j));
+    const int terms = Transposed ? a.rows : a.cols;
+    for (int k = 0; k < terms; ++k) {
+        const V* x = reinterpret_cast<const V*>(b.row(k));
 #pragma GCC unroll 16
         for (int r = 0; r < R; ++r) {
-            const S w = scale * a.row(i + r)[j];
+            const S w = scale * (Transposed ? a.row(k)[i + r] : a.row(i + r)[k]);
 #pragma GCC unroll 16
             for (int v = 0; v < NV; ++v)
                 acc[r][v] += w * x[v];
@@ -78,53 +80,25 @@ inline void productABRows(Block<const S> a, Block<const S> b, S scale, Block<S> 
             *reinterpret_cast<V*>(c.row(i + r) + v * L) = acc[r][v];
 }
 
+// c (+)= scale * op(a) b, R rows of c at a time.
+template <int NW, bool Transposed, typename S>
+inline void sumRowsFixed(Block<const S> a, Block<const S> b, S scale, Block<S> c, bool accumulate) {
+    constexpr int R = rowBlock<S, NW>();
+    const int rows = Transposed ? a.cols : a.rows;
+    int i = 0;
+    for (; i + R <= rows; i += R)
+        sumRows<NW, R, Transposed>(a, b, scale, c, accumulate, i);
+    for (; i < rows; ++i)
+        sumRows<NW, 1, Transposed>(a, b, scale, c, accumulate, i);
+}
+
 template <int NW, typename S>
 inline void productABFixed(Block<const S> a, Block<const S> b, S scale, Block<S> c, bool accumulate) {
-    constexpr int R = rowBlock<S, NW>();
-    int i = 0;
-    for (; i + R <= a.rows; i += R)
-        productABRows<NW, R>(a, b, scale, c, accumulate, i);
-    for (; i < a.rows; ++i)
-        productABRows<NW, 1>(a, b, scale, c, accumulate, i);
+    sumRowsFixed<NW, false>(a, b, scale, c, accumulate);
 }
-
-// Rows [j, j + R) of c (+)= scale * a^T b.
-template <int NW, int R, typename S>
-inline void productAtBRows(Block<const S> a, Block<const S> b, S scale, Block<S> c, bool accumulate, int j) {
-    constexpr int Bytes = vectorBytes<S, NW>(), L = Bytes / int(sizeof(S)), NV = NW / L;
-    using V = typename Vec<S, Bytes>::type;
-    V acc[R][NV];
-#pragma GCC unroll 16
-    for (int r = 0; r < R; ++r)
-#pragma GCC unroll 16
-        for (int v = 0; v < NV; ++v)
-            acc[r][v] = accumulate ? *reinterpret_cast<const V*>(c.row(j + r) + v * L) : V{};
-    for (int i = 0; i < a.rows; ++i) {
-        const V* x = reinterpret_cast<const V*>(b.row(i));
-        const S* ai = a.row(i) + j;
-#pragma GCC unroll 16
-        for (int r = 0; r < R; ++r) {
-            const S w = scale * ai[r];
-#pragma GCC unroll 16
-            for (int v = 0; v < NV; ++v)
-                acc[r][v] += w * x[v];
-        }
-    }
-#pragma GCC unroll 16
-    for (int r = 0; r < R; ++r)
-#pragma GCC unroll 16
-        for (int v = 0; v < NV; ++v)
-            *reinterpret_cast<V*>(c.row(j + r) + v * L) = acc[r][v];
-}
-
 template <int NW, typename S>
 inline void productAtBFixed(Block<const S> a, Block<const S> b, S scale, Block<S> c, bool accumulate) {
-    constexpr int R = rowBlock<S, NW>();
-    int j = 0;
-    for (; j + R <= a.cols; j += R)
-        productAtBRows<NW, R>(a, b, scale, c, accumulate, j);
-    for (; j < a.cols; ++j)
-        productAtBRows<NW, 1>(a, b, scale, c, accumulate, j);
+    sumRowsFixed<NW, true>(a, b, scale, c, accumulate);
 }
 
 // The lanes of v summed: lane-wise partial sums are how the products below reduce.
