@@ -23,7 +23,7 @@ namespace detail {
 
 // The kernels of the products below for a row width NW known at compile time (a head width) work on
 // SIMD vectors of GCC's vector extension held in registers: an array of scalars is not reliably kept
-// in registers (at NW = 32 GCC kept it on the stack, two loads and a store per term).
+// in registers (at NW = 32 GCC keeps it on the stack, two loads and a store per term).
 //
 // The two that sum rows of b into rows of c (A v, dS k, and their transposed forms) hold two output
 // rows at a time where registers allow, so that each row of b is loaded once for both; every output
