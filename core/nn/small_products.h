@@ -6,6 +6,8 @@
 
 #include "core/nn/tensor.h"
 
+#include <type_traits>
+
 namespace ndr {
 
 // A row-major block inside a bigger row-major buffer: element (i, j) is data[i * stride + j].
@@ -92,15 +94,6 @@ inline void sumRowsFixed(Block<const S> a, Block<const S> b, S scale, Block<S> c
         sumRows<NW, 1, Transposed>(a, b, scale, c, accumulate, i);
 }
 
-template <int NW, typename S>
-inline void productABFixed(Block<const S> a, Block<const S> b, S scale, Block<S> c, bool accumulate) {
-    sumRowsFixed<NW, false>(a, b, scale, c, accumulate);
-}
-template <int NW, typename S>
-inline void productAtBFixed(Block<const S> a, Block<const S> b, S scale, Block<S> c, bool accumulate) {
-    sumRowsFixed<NW, true>(a, b, scale, c, accumulate);
-}
-
 // The lanes of v summed: lane-wise partial sums are how the products below reduce.
 template <typename S, int L, typename V> inline S laneSum(const V& v) {
     S sum = 0;
@@ -148,29 +141,64 @@ inline void productABtFixed(Block<const S> a, Block<const S> b, S scale, Block<S
     }
 }
 
+// Calls f(std::integral_constant<int, W>{}) when `width` is one of the kernels' widths W; returns
+// whether it did.
+template <typename F> bool withKernelWidth(int width, F&& f) {
+    switch (width) {
+    case 8:
+        return f(std::integral_constant<int, 8>{}), true;
+    case 12:
+        return f(std::integral_constant<int, 12>{}), true;
+    case 16:
+        return f(std::integral_constant<int, 16>{}), true;
+    case 32:
+        return f(std::integral_constant<int, 32>{}), true;
+    case 64:
+        return f(std::integral_constant<int, 64>{}), true;
+    default:
+        return false;
+    }
+}
+
 // The columns [t0, t0 + n) of a row-major block.
 template <typename S> Block<S> columns(Block<S> m, int t0, int n) {
     return Block<S>{m.data + t0, m.rows, n, m.stride};
+}
+
+// c (+)= scale * op(a) b at any row width: the kernels where the width is one of theirs, slices of 32
+// columns for a wider head (the paper's one head of 256), else the general loops, which load and store
+// the output row per term. Every output element sums its terms in order in all of them.
+template <bool Transposed, typename S>
+inline void sumRowsInto(Block<const S> a, Block<const S> b, S scale, Block<S> c, bool accumulate) {
+    if (withKernelWidth(b.cols, [&](auto w) { sumRowsFixed<w(), Transposed>(a, b, scale, c, accumulate); }))
+        return;
+    if (b.cols % 32 == 0) {
+        for (int t0 = 0; t0 < b.cols; t0 += 32)
+            sumRowsFixed<32, Transposed>(a, columns(b, t0, 32), scale, columns(c, t0, 32), accumulate);
+        return;
+    }
+    const int rows = Transposed ? a.cols : a.rows, terms = Transposed ? a.rows : a.cols, n = b.cols;
+    for (int i = 0; i < rows; ++i) {
+        S* ci = c.row(i);
+        if (!accumulate)
+            for (int t = 0; t < n; ++t)
+                ci[t] = S(0);
+        for (int k = 0; k < terms; ++k) {
+            const S w = scale * (Transposed ? a.row(k)[i] : a.row(i)[k]);
+            const S* bk = b.row(k);
+#pragma omp simd
+            for (int t = 0; t < n; ++t)
+                ci[t] += w * bk[t];
+        }
+    }
 }
 
 } // namespace detail
 
 // c (m, n) = scale * a (m, k) b (n, k)^T      q k^T, dMixed v^T
 template <typename S> inline void productABt(Block<const S> a, Block<const S> b, S scale, Block<S> c) {
-    switch (a.cols) {
-    case 8:
-        return detail::productABtFixed<8>(a, b, scale, c);
-    case 12:
-        return detail::productABtFixed<12>(a, b, scale, c);
-    case 16:
-        return detail::productABtFixed<16>(a, b, scale, c);
-    case 32:
-        return detail::productABtFixed<32>(a, b, scale, c);
-    case 64:
-        return detail::productABtFixed<64>(a, b, scale, c);
-    default:
-        break;
-    }
+    if (detail::withKernelWidth(a.cols, [&](auto w) { detail::productABtFixed<w()>(a, b, scale, c); }))
+        return;
     const int m = a.rows, n = b.rows, k = a.cols;
     for (int i = 0; i < m; ++i) {
         const S* ai = a.row(i);
@@ -190,80 +218,13 @@ template <typename S> inline void productABt(Block<const S> a, Block<const S> b,
 // c (m, n) = scale * a (m, k) b (k, n), or += when accumulate      A v, dS k
 template <typename S>
 inline void productAB(Block<const S> a, Block<const S> b, S scale, Block<S> c, bool accumulate) {
-    switch (b.cols) {
-    case 8:
-        return detail::productABFixed<8>(a, b, scale, c, accumulate);
-    case 12:
-        return detail::productABFixed<12>(a, b, scale, c, accumulate);
-    case 16:
-        return detail::productABFixed<16>(a, b, scale, c, accumulate);
-    case 32:
-        return detail::productABFixed<32>(a, b, scale, c, accumulate);
-    case 64:
-        return detail::productABFixed<64>(a, b, scale, c, accumulate);
-    default:
-        break;
-    }
-    if (b.cols % 32 == 0) { // a wide head (the paper's one head of 256) in slices of 32 columns
-        for (int t0 = 0; t0 < b.cols; t0 += 32)
-            detail::productABFixed<32>(a, detail::columns(b, t0, 32), scale, detail::columns(c, t0, 32),
-                                       accumulate);
-        return;
-    }
-    const int m = a.rows, k = a.cols, n = b.cols;
-    for (int i = 0; i < m; ++i) {
-        const S* ai = a.row(i);
-        S* ci = c.row(i);
-        if (!accumulate)
-            for (int t = 0; t < n; ++t)
-                ci[t] = S(0);
-        for (int j = 0; j < k; ++j) {
-            const S w = scale * ai[j];
-            const S* bj = b.row(j);
-#pragma omp simd
-            for (int t = 0; t < n; ++t)
-                ci[t] += w * bj[t];
-        }
-    }
+    detail::sumRowsInto<false>(a, b, scale, c, accumulate);
 }
 
 // c (k, n) = scale * a (m, k)^T b (m, n), or += when accumulate      A^T dMixed, dS^T q
 template <typename S>
 inline void productAtB(Block<const S> a, Block<const S> b, S scale, Block<S> c, bool accumulate) {
-    switch (b.cols) {
-    case 8:
-        return detail::productAtBFixed<8>(a, b, scale, c, accumulate);
-    case 12:
-        return detail::productAtBFixed<12>(a, b, scale, c, accumulate);
-    case 16:
-        return detail::productAtBFixed<16>(a, b, scale, c, accumulate);
-    case 32:
-        return detail::productAtBFixed<32>(a, b, scale, c, accumulate);
-    case 64:
-        return detail::productAtBFixed<64>(a, b, scale, c, accumulate);
-    default:
-        break;
-    }
-    if (b.cols % 32 == 0) {
-        for (int t0 = 0; t0 < b.cols; t0 += 32)
-            detail::productAtBFixed<32>(a, detail::columns(b, t0, 32), scale, detail::columns(c, t0, 32),
-                                        accumulate);
-        return;
-    }
-    const int m = a.rows, k = a.cols, n = b.cols;
-    for (int j = 0; j < k; ++j) {
-        S* cj = c.row(j);
-        if (!accumulate)
-            for (int t = 0; t < n; ++t)
-                cj[t] = S(0);
-        for (int i = 0; i < m; ++i) {
-            const S w = scale * a.row(i)[j];
-            const S* bi = b.row(i);
-#pragma omp simd
-            for (int t = 0; t < n; ++t)
-                cj[t] += w * bi[t];
-        }
-    }
+    detail::sumRowsInto<true>(a, b, scale, c, accumulate);
 }
 
 namespace reference {
