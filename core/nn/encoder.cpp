@@ -13,7 +13,7 @@ namespace ndr {
 
 template <typename S>
 Encoder<S>::Encoder(const ModelConfig& config, int vocabSize, int symbols)
-    : cfg_(config), vocab_(vocabSize), symbols_(symbols) {
+    : Model<S>(config, vocabSize, symbols) {
     if (cfg_.dModel <= 0 || cfg_.heads <= 0 || cfg_.dModel % cfg_.heads != 0 || cfg_.steps <= 0)
         throw std::invalid_argument("invalid model configuration");
     embedding_ = store_.add("embedding", vocab_, cfg_.dModel);

@@ -84,12 +84,6 @@ template <typename S> class Encoder final : public Model<S> {
 public:
     Encoder(const ModelConfig& config, int vocabSize, int symbols);
 
-    const ModelConfig& config() const override { return cfg_; }
-    ParamStore<S>& params() override { return store_; }
-    const ParamStore<S>& params() const override { return store_; }
-    int vocabSize() const override { return vocab_; }
-    int symbols() const override { return symbols_; }
-
     // Fresh initialisation (docs/design.md §2: Xavier-uniform, gain sqrt(2) into ReLUs, embeddings N(0,1)).
     void init(uint64_t seed) override;
 
@@ -121,7 +115,7 @@ public:
     bool packedRows() const { return packedRows_; }
 
 private:
-    using Model<S>::stats_;
+    using Model<S>::cfg_, Model<S>::vocab_, Model<S>::symbols_, Model<S>::store_, Model<S>::stats_;
     EncoderLayer<S>& layer(int step) { return layers_[cfg_.sharedWeights ? 0 : step]; }
     const EncoderLayer<S>& layer(int step) const { return layers_[cfg_.sharedWeights ? 0 : step]; }
     void embed(const Batch& batch, bool training, Rng& rng);
@@ -130,9 +124,6 @@ private:
     bool afterStep(int t, int steps, bool halting, const Mat<S>& h, typename EncoderLayer<S>::Cache& c);
     void setShape(); // shape_ (and starts_) from batch_ and the row layout
 
-    ModelConfig cfg_;
-    int vocab_, symbols_;
-    ParamStore<S> store_;
     int embedding_ = -1;
     std::vector<EncoderLayer<S>> layers_;
 

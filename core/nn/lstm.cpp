@@ -12,8 +12,7 @@ namespace ndr {
 
 template <typename S>
 Lstm<S>::Lstm(const ModelConfig& config, int vocabSize, int symbols)
-    : cfg_(config), vocab_(vocabSize), symbols_(symbols), hidden_(config.lstmHidden),
-      embed_(config.lstmEmbedding) {
+    : Model<S>(config, vocabSize, symbols), hidden_(config.lstmHidden), embed_(config.lstmEmbedding) {
     if (hidden_ <= 0 || embed_ <= 0 || vocab_ <= 0 || symbols_ <= 0)
         throw std::invalid_argument("invalid LSTM configuration");
     const int H = hidden_, E = embed_;

@@ -13,12 +13,6 @@ template <typename S> class Lstm final : public Model<S> {
 public:
     Lstm(const ModelConfig& config, int vocabSize, int symbols);
 
-    const ModelConfig& config() const override { return cfg_; }
-    ParamStore<S>& params() override { return store_; }
-    const ParamStore<S>& params() const override { return store_; }
-    int vocabSize() const override { return vocab_; }
-    int symbols() const override { return symbols_; }
-
     // PyTorch's defaults (as the paper's code): embeddings N(0, 1); every LSTM weight and both bias
     // vectors U(-1/sqrt(hidden), 1/sqrt(hidden)); the readout U(-1/sqrt(hidden), 1/sqrt(hidden)).
     void init(uint64_t seed) override;
@@ -36,16 +30,13 @@ public:
     bool lossIsExampleMean() const override { return true; } // the mean cross-entropy alone
 
 private:
-    using Model<S>::stats_;
+    using Model<S>::cfg_, Model<S>::vocab_, Model<S>::symbols_, Model<S>::store_, Model<S>::stats_;
     // The row layout of a batch: count_, rank_, offset_, tokens_ (see below).
     void arrange(const Batch& batch);
     // logits_ and probs_ of the readout of `states` (rows, H).
     void readout(const Mat<S>& states);
 
-    ModelConfig cfg_;
-    int vocab_, symbols_;
     int hidden_, embed_; // H, E
-    ParamStore<S> store_;
     int embedding_ = -1, wIh_ = -1, wHh_ = -1, bIh_ = -1, bHh_ = -1, readoutW_ = -1, readoutB_ = -1;
 
     // State of the last forward. Rows are time-major: the block of time step t holds the examples that

@@ -1,5 +1,7 @@
-// What a trainer needs of a model, whatever its kind (docs/design.md §2): the encoder and the LSTM
-// baseline both implement it. One virtual call per forward or backward; the work inside is not virtual.
+// What a trainer needs of a model, whatever its kind (docs/design.md §2): the encoder, the LSTM
+// baseline and ThoughtNet implement it. It holds what every kind has (its configuration, vocabulary,
+// parameters and last statistics). One virtual call per forward or backward; the work inside is not
+// virtual.
 #pragma once
 
 #include "core/config/config.h"
@@ -28,11 +30,11 @@ template <typename S> class Model {
 public:
     virtual ~Model() = default;
 
-    virtual const ModelConfig& config() const = 0;
-    virtual ParamStore<S>& params() = 0;
-    virtual const ParamStore<S>& params() const = 0;
-    virtual int vocabSize() const = 0;
-    virtual int symbols() const = 0;
+    const ModelConfig& config() const { return cfg_; }
+    ParamStore<S>& params() { return store_; }
+    const ParamStore<S>& params() const { return store_; }
+    int vocabSize() const { return vocab_; }
+    int symbols() const { return symbols_; }
 
     // Fresh initialisation from `seed` (the kind's own scheme, docs/design.md §2).
     virtual void init(uint64_t seed) = 0;
@@ -63,6 +65,12 @@ public:
     const ForwardStats& stats() const { return stats_; }
 
 protected:
+    Model(const ModelConfig& config, int vocabSize, int symbols)
+        : cfg_(config), vocab_(vocabSize), symbols_(symbols) {}
+
+    ModelConfig cfg_;
+    int vocab_, symbols_;
+    ParamStore<S> store_;
     ForwardStats stats_;
 };
 

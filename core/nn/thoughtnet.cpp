@@ -136,8 +136,7 @@ void OperatorSelector<S>::backward(ParamStore<S>& store, const Mat<S>& x, const 
 
 template <typename S>
 ThoughtNet<S>::ThoughtNet(const ModelConfig& config, int vocabSize, int symbols)
-    : cfg_(config), vocab_(vocabSize), symbols_(symbols), K_(config.operators), C_(config.dModel),
-      P_(config.positionDims) {
+    : Model<S>(config, vocabSize, symbols), K_(config.operators), C_(config.dModel), P_(config.positionDims) {
     if (C_ <= 0 || cfg_.heads <= 0 || C_ % cfg_.heads != 0 || cfg_.steps <= 0 || K_ <= 0 || P_ < 0 ||
         cfg_.dFF <= 0)
         throw std::invalid_argument("invalid ThoughtNet configuration");

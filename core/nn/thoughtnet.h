@@ -62,11 +62,6 @@ template <typename S> class ThoughtNet final : public Model<S> {
 public:
     ThoughtNet(const ModelConfig& config, int vocabSize, int symbols);
 
-    const ModelConfig& config() const override { return cfg_; }
-    ParamStore<S>& params() override { return store_; }
-    const ParamStore<S>& params() const override { return store_; }
-    int vocabSize() const override { return vocab_; }
-    int symbols() const override { return symbols_; }
     void init(uint64_t seed) override;
 
     // Runs `steps` iterations; loss = mean cross-entropy of the readouts + urgency * thought cost, the
@@ -88,7 +83,7 @@ public:
     bool lossIsExampleMean() const override { return true; }
 
 private:
-    using Model<S>::stats_;
+    using Model<S>::cfg_, Model<S>::vocab_, Model<S>::symbols_, Model<S>::store_, Model<S>::stats_;
     struct StepCache {
         Mat<S> x; // (N, C + P) [h | positions]
         std::vector<typename ThoughtOperator<S>::Cache> ops;
@@ -97,9 +92,7 @@ private:
     void setShape(const Batch& batch);
     void step(const Mat<S>& h, StepCache& c, Mat<S>& out);
 
-    ModelConfig cfg_;
-    int vocab_, symbols_, K_, C_, P_;
-    ParamStore<S> store_;
+    int K_, C_, P_;
     int embedding_ = -1;
     std::vector<ThoughtOperator<S>> ops_;
     OperatorSelector<S> selector_;
