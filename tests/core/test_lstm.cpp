@@ -8,6 +8,7 @@
 #include "core/train/run.h"
 #include "core/train/trainer.h"
 #include "testutil.h"
+#include "training_helpers.h"
 
 #include <QTemporaryDir>
 #include <nlohmann/json.hpp>
@@ -59,24 +60,6 @@ Batch subBatch(const Batch& batch, const std::vector<int>& which) {
         b.depths.push_back(batch.depths[size_t(i)]);
     }
     return b;
-}
-
-RunConfig stubWith(std::vector<ModelConfig> models, uint64_t seed) {
-    RunConfig c = presetConfig("stub");
-    c.task.evalExamplesPerDepth = 64;
-    c.models = std::move(models);
-    c.train.batchSize = 16;
-    c.train.seed = seed;
-    c.train.steps = 40;
-    c.train.evalInterval = 20;
-    return c;
-}
-
-std::vector<double> losses(Trainer& t, int n) {
-    std::vector<double> out;
-    for (int i = 0; i < n; ++i)
-        out.push_back(t.trainStep());
-    return out;
 }
 
 QString errorOf(const std::function<void()>& f) {
@@ -260,11 +243,11 @@ private slots:
         auto run = [](double modelDecay) {
             ModelConfig m = lstmModel(16, 4);
             m.weightDecay = modelDecay;
-            RunConfig c = stubWith({m}, 2);
+            RunConfig c = ndrtest::quickStubRun({m}, 2);
             c.train.weightDecay = 0.1;
             const CtlTask task(c.task);
             Trainer t(c, 0, task, defaultProbe(task));
-            return losses(t, 6);
+            return ndrtest::nextLosses(t, 6);
         };
         const auto runs = run(-1);
         QCOMPARE(run(0.1), runs);
@@ -272,14 +255,14 @@ private slots:
     }
 
     void sameSeedSameLosses() {
-        const RunConfig c = stubWith({lstmModel(24, 8)}, 7);
+        const RunConfig c = ndrtest::quickStubRun({lstmModel(24, 8)}, 7);
         const CtlTask task(c.task);
         Trainer a(c, 0, task, defaultProbe(task)), b(c, 0, task, defaultProbe(task));
-        const auto la = losses(a, 12), lb = losses(b, 12);
+        const auto la = ndrtest::nextLosses(a, 12), lb = ndrtest::nextLosses(b, 12);
         for (size_t i = 0; i < la.size(); ++i)
             QCOMPARE(la[i], lb[i]); // bit for bit
-        Trainer d(stubWith({lstmModel(24, 8)}, 8), 0, task, defaultProbe(task));
-        QVERIFY2(losses(d, 12) != la, "a different seed gave the same losses");
+        Trainer d(ndrtest::quickStubRun({lstmModel(24, 8)}, 8), 0, task, defaultProbe(task));
+        QVERIFY2(ndrtest::nextLosses(d, 12) != la, "a different seed gave the same losses");
     }
 
     // Saved beside an encoder and opened again, the LSTM's weights, moments and generator come back:
@@ -287,13 +270,13 @@ private slots:
     void checkpointsRoundTrip() {
         QTemporaryDir dir;
         const std::filesystem::path file = dir.filePath("run.json").toStdString();
-        const RunConfig c = stubWith({lstmModel(24, 8), ndrModel(16, 2, 32, 5)}, 9);
+        const RunConfig c = ndrtest::quickStubRun({lstmModel(24, 8), ndrModel(16, 2, 32, 5)}, 9);
         Run whole(c), halves(c);
         std::vector<std::vector<double>> expected;
         for (int m = 0; m < 2; ++m) {
-            losses(whole.trainer(m), 6);
-            expected.push_back(losses(whole.trainer(m), 6));
-            losses(halves.trainer(m), 6);
+            ndrtest::nextLosses(whole.trainer(m), 6);
+            expected.push_back(ndrtest::nextLosses(whole.trainer(m), 6));
+            ndrtest::nextLosses(halves.trainer(m), 6);
             halves.trainer(m).evaluate();
         }
         halves.save(file);
@@ -303,7 +286,7 @@ private slots:
         QCOMPARE(opened->record().models[0].history.back().probe.heads, 0);
         for (int m = 0; m < 2; ++m) {
             QCOMPARE(opened->trainer(m).step(), 6);
-            QCOMPARE(losses(opened->trainer(m), 6), expected[m]);
+            QCOMPARE(ndrtest::nextLosses(opened->trainer(m), 6), expected[m]);
         }
 
         // An LSTM's checkpoint does not fit an encoder, nor an LSTM of another size.
@@ -324,13 +307,13 @@ private slots:
     // On the stub task (S4 F4, depths 1-4) the LSTM learns: its training loss falls well below chance
     // (ln 4) and the shallowest depth is answered.
     void learnsTheStubTask() {
-        RunConfig c = stubWith({lstmModel(64, 16)}, 1);
+        RunConfig c = ndrtest::quickStubRun({lstmModel(64, 16)}, 1);
         c.train.batchSize = 64;
         c.train.steps = 400;
         c.train.evalInterval = 400;
         const CtlTask task(c.task);
         Trainer t(c, 0, task, defaultProbe(task));
-        const auto l = losses(t, 400);
+        const auto l = ndrtest::nextLosses(t, 400);
         const auto meanOf = [&](size_t from, size_t to) {
             double s = 0;
             for (size_t i = from; i < to; ++i)

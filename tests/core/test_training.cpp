@@ -4,6 +4,7 @@
 #include "core/train/run.h"
 #include "core/train/trainer.h"
 #include "testutil.h"
+#include "training_helpers.h"
 
 #include <QTemporaryDir>
 #include <limits>
@@ -14,21 +15,7 @@ using namespace ndr;
 namespace {
 
 RunConfig tinyRun(uint64_t seed) {
-    RunConfig c = presetConfig("stub");
-    c.task.evalExamplesPerDepth = 64;
-    c.models = {ndrModel(16, 2, 32, 5), vanillaModel(16, 2, 32, 5)};
-    c.train.batchSize = 16;
-    c.train.seed = seed;
-    c.train.steps = 40;
-    c.train.evalInterval = 20;
-    return c;
-}
-
-std::vector<double> losses(Trainer& t, int n) {
-    std::vector<double> out;
-    for (int i = 0; i < n; ++i)
-        out.push_back(t.trainStep());
-    return out;
+    return ndrtest::quickStubRun({ndrModel(16, 2, 32, 5), vanillaModel(16, 2, 32, 5)}, seed);
 }
 
 } // namespace
@@ -42,12 +29,12 @@ private slots:
             const RunConfig c = tinyRun(7);
             const CtlTask task(c.task);
             Trainer a(c, m, task, defaultProbe(task)), b(c, m, task, defaultProbe(task));
-            const auto la = losses(a, 15), lb = losses(b, 15);
+            const auto la = ndrtest::nextLosses(a, 15), lb = ndrtest::nextLosses(b, 15);
             for (size_t i = 0; i < la.size(); ++i)
                 QCOMPARE(la[i], lb[i]); // bit for bit
             const RunConfig other = tinyRun(8);
             Trainer d(other, m, task, defaultProbe(task));
-            QVERIFY2(losses(d, 15) != la, "a different seed gave the same losses");
+            QVERIFY2(ndrtest::nextLosses(d, 15) != la, "a different seed gave the same losses");
         }
     }
 
@@ -77,7 +64,7 @@ private slots:
         for (int m = 0; m < 2; ++m) {
             Trainer t(c, m, task, defaultProbe(task));
             t.model().setPackedRows(packed);
-            const auto l = losses(t, 5);
+            const auto l = ndrtest::nextLosses(t, 5);
             NDR_EXPECT_CLOSE(c.models[m].name + " first losses", l.data(), golden[m].data(), l.size(), 1e-4,
                              1e-4);
         }
@@ -122,15 +109,15 @@ private slots:
         const RunConfig c = tinyRun(5);
         const CtlTask task(c.task);
         Trainer a(c, 0, task, defaultProbe(task));
-        losses(a, 10);
+        ndrtest::nextLosses(a, 10);
         a.evaluate();
         const CheckpointData ckpt = a.checkpoint();
         const ModelRecord rec = a.record();
-        const auto rest = losses(a, 10);
+        const auto rest = ndrtest::nextLosses(a, 10);
         Trainer b(c, 0, task, defaultProbe(task));
         b.restore(ckpt, rec, "memory");
         QCOMPARE(b.step(), 10);
-        const auto resumed = losses(b, 10);
+        const auto resumed = ndrtest::nextLosses(b, 10);
         for (size_t i = 0; i < rest.size(); ++i)
             QCOMPARE(resumed[i], rest[i]);
     }
@@ -152,16 +139,16 @@ private slots:
         decayed.train.lrDecayFactor = 0.1;
         const CtlTask task(constant.task);
         Trainer a(constant, 0, task, defaultProbe(task)), b(decayed, 0, task, defaultProbe(task));
-        const auto la = losses(a, 6), lb = losses(b, 6);
+        const auto la = ndrtest::nextLosses(a, 6), lb = ndrtest::nextLosses(b, 6);
         for (int i = 0; i < 5; ++i) // the loss of step i + 1 is the first to see step i's update
             QCOMPARE(lb[size_t(i)], la[size_t(i)]);
         QVERIFY(lb[5] != la[5]);
         const CheckpointData ckpt = b.checkpoint();
         const ModelRecord rec = b.record();
-        const auto rest = losses(b, 6);
+        const auto rest = ndrtest::nextLosses(b, 6);
         Trainer c(decayed, 0, task, defaultProbe(task));
         c.restore(ckpt, rec, "memory");
-        const auto resumed = losses(c, 6);
+        const auto resumed = ndrtest::nextLosses(c, 6);
         for (size_t i = 0; i < rest.size(); ++i)
             QCOMPARE(resumed[i], rest[i]);
     }
@@ -174,9 +161,9 @@ private slots:
         Run whole(c), halves(c);
         std::vector<std::vector<double>> expected;
         for (int m = 0; m < 2; ++m) {
-            losses(whole.trainer(m), 6);
-            expected.push_back(losses(whole.trainer(m), 6));
-            losses(halves.trainer(m), 6);
+            ndrtest::nextLosses(whole.trainer(m), 6);
+            expected.push_back(ndrtest::nextLosses(whole.trainer(m), 6));
+            ndrtest::nextLosses(halves.trainer(m), 6);
             halves.trainer(m).evaluate();
         }
         halves.save(file);
@@ -186,13 +173,13 @@ private slots:
         QCOMPARE(tablesOf(opened->task()), tablesOf(halves.task()));
         for (int m = 0; m < 2; ++m) {
             QCOMPARE(opened->trainer(m).step(), 6);
-            QCOMPARE(losses(opened->trainer(m), 6), expected[m]);
+            QCOMPARE(ndrtest::nextLosses(opened->trainer(m), 6), expected[m]);
         }
         QVERIFY(opened->trainer(0).useBestWeights());
         QCOMPARE(checkpointStems({ndrModel(8, 2, 8, 2), ndrModel(8, 2, 8, 2)}),
                  (std::vector<std::string>{"ndr", "ndr-2"}));
         // Saving again after more training replaces the earlier checkpoints.
-        losses(opened->trainer(0), 2);
+        ndrtest::nextLosses(opened->trainer(0), 2);
         opened->save(file);
         QDir folder(dir.path());
         QCOMPARE(folder.entryList({"*.ckpt"}, QDir::Files, QDir::Name),
@@ -235,7 +222,7 @@ private slots:
         c.models = {vanillaModel(48, 4, 96, 8)};
         const CtlTask task(c.task);
         Trainer t(c, 0, task, defaultProbe(task));
-        losses(t, 400);
+        ndrtest::nextLosses(t, 400);
         const double depth1 = t.accuracy(task.evalSet(1)).first;
         QVERIFY2(depth1 > 0.9, qPrintable(QString("depth 1 at %1 after 400 steps").arg(depth1)));
     }

@@ -1,0 +1,35 @@
+// Helpers shared by the training test suites: a short run of the stub task and the losses of a
+// trainer's next steps.
+#pragma once
+
+#include "core/config/config.h"
+#include "core/train/trainer.h"
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace ndrtest {
+
+// The stub preset with the given models, made quick: batch 16, 40 steps, an evaluation every 20
+// steps on 64 examples per depth.
+inline ndr::RunConfig quickStubRun(std::vector<ndr::ModelConfig> models, uint64_t seed) {
+    ndr::RunConfig c = ndr::presetConfig("stub");
+    c.task.evalExamplesPerDepth = 64;
+    c.models = std::move(models);
+    c.train.batchSize = 16;
+    c.train.seed = seed;
+    c.train.steps = 40;
+    c.train.evalInterval = 20;
+    return c;
+}
+
+// The losses of the trainer's next n steps.
+inline std::vector<double> nextLosses(ndr::Trainer& t, int n) {
+    std::vector<double> out;
+    for (int i = 0; i < n; ++i)
+        out.push_back(t.trainStep());
+    return out;
+}
+
+} // namespace ndrtest
