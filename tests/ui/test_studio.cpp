@@ -1,8 +1,8 @@
 // The desktop app driven through its real widgets: pick a preset, start both models, watch every
 // dashboard view fill, pause, resume, stop, save, reopen the run and get the same curves back; bad
 // values do not start; a bad run file is refused with a message and changes nothing; a dropped run
-// file opens; an opened run trains further; a NaN loss stops only that model; closing mid-training stops
-// the workers, and closing during a save waits for it.
+// file opens; an opened run shows each model's progress and trains further; a NaN loss stops only that model;
+// closing mid-training stops the workers, and closing during a save waits for it.
 #include "core/io/files.h"
 #include "core/train/run.h"
 #include "message_box_answer.h"
@@ -277,6 +277,30 @@ private slots:
                  qPrintable(w.statusBar()->currentMessage()));
         auto* bar = child<QProgressBar>(w.panel(), "progress[0]");
         QVERIFY2(bar->toolTip().contains("diverged"), qPrintable(bar->toolTip()));
+    }
+
+    void anOpenedRunShowsEachModelsProgress() {
+        // One model, where the panel starts with two: 3 of its 50 steps trained.
+        ndr::RunConfig c = ndr::presetConfig("stub");
+        c.task.evalExamplesPerDepth = 16;
+        c.models = {ndr::ndrModel(16, 2, 32, 4)};
+        c.train.batchSize = 8;
+        c.train.steps = 50;
+        const QString file = dir_.filePath("partial/run.json");
+        QDir().mkpath(dir_.filePath("partial"));
+        {
+            ndr::Run run(c);
+            for (int i = 0; i < 3; ++i)
+                run.trainer(0).trainStep();
+            run.save(file.toStdString());
+        }
+        MainWindow w(false);
+        w.show();
+        QVERIFY(w.openRun(file));
+        QVERIFY(!w.panel().findChild<QProgressBar*>("progress[1]"));
+        auto* bar = child<QProgressBar>(w.panel(), "progress[0]");
+        QVERIFY2(bar->toolTip().startsWith("NDR  3/50"), qPrintable(bar->toolTip()));
+        QCOMPARE(bar->value(), 3);
     }
 
     void badValuesDoNotStart() {

@@ -100,6 +100,9 @@ bool MainWindow::openRun(const QString& file) {
         return false;
     }
     panel_->setConfig(session_.config());
+    // The panel rebuilds its progress bars when the run has another number of models.
+    for (size_t i = 0; i < session_.models().size(); ++i)
+        showModelProgress(int(i));
     addRecent(file);
     if (session_.hasWeights())
         statusBar()->showMessage(tr("Opened %1").arg(QDir::toNativeSeparators(file)), 5000);
