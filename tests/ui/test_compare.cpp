@@ -1,6 +1,7 @@
 // Tests of the Compare tab through its widgets: a seed sweep and a Table 1 sweep read from their
 // folders (table cells, bars with the paper's markers, one curve per finished run and model), cells
-// filling in as runs finish, hiding a curve from the legend, exports (files and CSV), and bad sources.
+// filling in as runs finish, hiding a curve from the legend, exports (files and CSV), bad sources, and
+// the run dialog opening where the last one was left.
 #include "core/io/sweep_plan.h"
 #include "core/train/run.h"
 #include "core/train/sweep.h"
@@ -9,11 +10,17 @@
 #include "ui/plots/compare_bars_view.h"
 #include "ui/plots/overlay_curves_view.h"
 
+#include <QApplication>
+#include <QFileDialog>
+#include <QLineEdit>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QtTest>
 #include <cmath>
+#include <functional>
 #include <qcustomplot.h>
 
 using namespace ndrui;
@@ -38,6 +45,23 @@ void trainEntry(const std::filesystem::path& dir, const ndr::SweepPlan& plan, in
         run.trainer(m).run([](const ndr::TrainProgress&) {}, nullptr);
     std::filesystem::create_directories(dir / e.dir);
     run.save(dir / e.dir / "run.json");
+}
+
+// Clicks `button` and hands the file dialog it opens to `use` once it shows.
+void withDialog(QPushButton* button, const std::function<void(QFileDialog*)>& use) {
+    bool used = false;
+    QTimer poll;
+    QObject::connect(&poll, &QTimer::timeout, [&] {
+        for (QWidget* w : QApplication::topLevelWidgets())
+            if (auto* dialog = qobject_cast<QFileDialog*>(w); dialog && dialog->isVisible() && !used) {
+                used = true;
+                use(dialog);
+                return;
+            }
+    });
+    poll.start(20);
+    button->click();
+    QVERIFY(used);
 }
 
 bool waitLoaded(CompareView& view, QSignalSpy& spy) {
@@ -164,6 +188,33 @@ private slots:
         QCOMPARE(view.curves()->curveCount(), 3);
         if (const QString shots = qEnvironmentVariable("NDR_COMPARE_SHOTS"); !shots.isEmpty())
             view.grab().save(shots + "/compare-table1.png");
+    }
+
+    void theRunDialogOpensWhereTheLastWasLeft() {
+        const QString folder = tmp_.filePath("dialog-runs");
+        QDir().mkpath(folder);
+        const QString file = folder + "/run.json";
+        ndr::Run(tinyRun()).save(file.toStdString());
+        CompareView view;
+        view.show();
+        auto* addRuns = view.findChild<QPushButton*>("compareAddRuns");
+        QVERIFY(addRuns);
+        QSignalSpy spy(&view, &CompareView::loaded);
+        withDialog(addRuns, [&](QFileDialog* dialog) {
+            auto* name = dialog->findChild<QLineEdit*>("fileNameEdit");
+            QVERIFY(name);
+            name->setText(file);
+            QTest::keyClick(name, Qt::Key_Return);
+        });
+        QCOMPARE(int(view.sources().size()), 1);
+        QVERIFY(waitLoaded(view, spy));
+        QString opened;
+        withDialog(addRuns, [&](QFileDialog* dialog) {
+            opened = dialog->directory().absolutePath();
+            dialog->reject();
+        });
+        QCOMPARE(opened, QDir(folder).absolutePath());
+        QCOMPARE(int(view.sources().size()), 1);
     }
 
     void badSourcesAreNamed() {

@@ -204,11 +204,15 @@ QStringList CompareView::exportTo(const QString& folder, bool overwrite, QString
 void CompareView::addDialog(bool folder) {
     QStringList paths;
     if (folder) {
-        const QString dir = QFileDialog::getExistingDirectory(this, tr("Add a sweep folder"));
-        if (!dir.isEmpty())
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Add a sweep folder"), lastDir_);
+        if (!dir.isEmpty()) {
             paths << dir;
+            lastDir_ = QFileInfo(dir).absolutePath(); // its parent: the next sweep is likely beside it
+        }
     } else {
-        paths = QFileDialog::getOpenFileNames(this, tr("Add runs"), {}, tr("NDR Studio runs (*.json)"));
+        paths = QFileDialog::getOpenFileNames(this, tr("Add runs"), lastDir_, tr("NDR Studio runs (*.json)"));
+        if (!paths.isEmpty())
+            lastDir_ = QFileInfo(paths.front()).absolutePath();
     }
     for (const QString& p : paths) {
         QString error;
@@ -218,9 +222,11 @@ void CompareView::addDialog(bool folder) {
 }
 
 void CompareView::exportDialog() {
-    const QString folder = QFileDialog::getExistingDirectory(this, tr("Export the comparison to a folder"));
+    const QString folder =
+        QFileDialog::getExistingDirectory(this, tr("Export the comparison to a folder"), lastDir_);
     if (folder.isEmpty())
         return;
+    lastDir_ = folder;
     if (const QStringList existing = existingExports(folder); !existing.isEmpty()) {
         const auto answer =
             QMessageBox::question(this, tr("Replace files?"),

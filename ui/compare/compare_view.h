@@ -64,6 +64,7 @@ private:
     OverlayCurvesView* curves_;
     QLabel* status_;
     QTimer poll_;
+    QString lastDir_; // where the last dialog was left: the next one opens there
     std::thread loader_;
     std::atomic<bool> loading_{false};
     bool again_ = false; // sources changed while a reading was under way

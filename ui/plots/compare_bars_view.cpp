@@ -43,6 +43,7 @@ CompareBarsView::CompareBarsView(QWidget* parent) : PlotView(parent) {
     p->xAxis->setSubTicks(false);
     p->xAxis->grid()->setVisible(false);
     p->xAxis->setTickLabelRotation(-25);
+    p->xAxis->setTicker(QSharedPointer<QCPAxisTickerText>::create()); // no labels until there are runs
     auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
     ticker->setTickStep(0.2);
     p->yAxis->setTicker(ticker);
