@@ -331,6 +331,18 @@ public:
             out = toEnum(*v, path(key), names);
     }
 
+    // A field that files written before it existed lack: absent, `out` keeps its value.
+    template <typename T, typename... Options>
+    void readOptional(const char* key, T& out, Options... options) const {
+        if (find(j_, key))
+            read(key, out, options...);
+    }
+    template <typename E, size_t N>
+    void readEnumOptional(const char* key, E& out, const EnumName<E> (&names)[N]) const {
+        if (find(j_, key))
+            readEnum(key, out, names);
+    }
+
 private:
     const json& j_;
     std::string path_;

@@ -54,35 +54,22 @@ void readModel(const json& j, ModelConfig& c, const std::string& path, bool requ
         f.read("learningRate", c.learningRate);
     // Added with the LSTM, also optional: absent, a model is an encoder with the run's weight decay.
     if (j.is_object()) {
-        if (j.contains("kind"))
-            f.readEnum("kind", c.kind, kModelKinds);
-        if (j.contains("weightDecay"))
-            f.read("weightDecay", c.weightDecay);
-        if (j.contains("lstmHidden"))
-            f.read("lstmHidden", c.lstmHidden);
-        if (j.contains("lstmEmbedding"))
-            f.read("lstmEmbedding", c.lstmEmbedding);
+        f.readEnumOptional("kind", c.kind, kModelKinds);
+        f.readOptional("weightDecay", c.weightDecay);
+        f.readOptional("lstmHidden", c.lstmHidden);
+        f.readOptional("lstmEmbedding", c.lstmEmbedding);
         // Added with ThoughtNet: absent, the defaults (a file without them holds no ThoughtNet).
-        if (j.contains("operators"))
-            f.read("operators", c.operators);
-        if (j.contains("positionDims"))
-            f.read("positionDims", c.positionDims);
+        f.readOptional("operators", c.operators);
+        f.readOptional("positionDims", c.positionDims);
         // Added with head routing and thought cost (run format 2): absent, both are off.
-        if (j.contains("headRouting"))
-            f.read("headRouting", c.headRouting);
-        if (j.contains("routeTopK"))
-            f.read("routeTopK", c.routeTopK);
-        if (j.contains("routeDropped"))
-            f.readEnum("routeDropped", c.routeDropped, kDroppedHeads);
-        if (j.contains("routeEntropy"))
-            f.read("routeEntropy", c.routeEntropy);
-        if (j.contains("thoughtCost"))
-            f.read("thoughtCost", c.thoughtCost);
-        if (j.contains("haltThreshold"))
-            f.read("haltThreshold", c.haltThreshold);
+        f.readOptional("headRouting", c.headRouting);
+        f.readOptional("routeTopK", c.routeTopK);
+        f.readEnumOptional("routeDropped", c.routeDropped, kDroppedHeads);
+        f.readOptional("routeEntropy", c.routeEntropy);
+        f.readOptional("thoughtCost", c.thoughtCost);
+        f.readOptional("haltThreshold", c.haltThreshold);
         // Added with the choice of readout column: absent, the answer is read at [E].
-        if (j.contains("readout"))
-            f.readEnum("readout", c.readout, kReadoutColumns);
+        f.readEnumOptional("readout", c.readout, kReadoutColumns);
     }
 }
 
@@ -97,15 +84,11 @@ void readTrain(const json& j, TrainConfig& c, const std::string& path, bool requ
     f.read("seed", c.seed);
     f.read("threads", c.threads);
     // Added with early stopping: optional, absent means training for every step.
-    if (j.contains("stopPatience"))
-        f.read("stopPatience", c.stopPatience);
-    if (j.contains("stopIid"))
-        f.read("stopIid", c.stopIid);
+    f.readOptional("stopPatience", c.stopPatience);
+    f.readOptional("stopIid", c.stopIid);
     // Added with the learning-rate decay: absent means a constant rate.
-    if (j.contains("lrDecaySteps"))
-        f.read("lrDecaySteps", c.lrDecaySteps);
-    if (j.contains("lrDecayFactor"))
-        f.read("lrDecayFactor", c.lrDecayFactor);
+    f.readOptional("lrDecaySteps", c.lrDecaySteps);
+    f.readOptional("lrDecayFactor", c.lrDecayFactor);
 }
 
 std::vector<ModelConfig> readModels(const json& j, const std::string& path) {

@@ -179,8 +179,7 @@ void readEval(const json& j, EvalRecord& r, const std::string& path) {
     f.read("testAccuracy", r.testAccuracy, true);
     readTrace(*f.get("probe"), r.probe, f.path("probe"));
     // Added with head routing and gate halting (run format 2): optional.
-    if (j.contains("routeEntropy"))
-        f.read("routeEntropy", r.routeEntropy, true);
+    f.readOptional("routeEntropy", r.routeEntropy, true);
     if (j.contains("headShare"))
         r.headShare = toArray<double>(*f.get("headShare"), f.path("headShare"), nullable);
     if (j.contains("haltCounts")) {
