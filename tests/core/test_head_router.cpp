@@ -1,6 +1,7 @@
 // Head routing's gate network in double precision: the weights it gives (top-k kept, dropped heads at
 // exactly 0 or, seed-exact, at e^0 / Z), the entropy term, and every gradient against central finite
-// differences, with every head, with top-2 masked and with top-2 seed-exact.
+// differences, with every head, with top-2 masked and with top-2 seed-exact; and the float router (whose
+// GELU runs on SIMD packets) against the double one.
 #include "gradient_check.h"
 
 using namespace ndr;
@@ -135,6 +136,44 @@ private slots:
             QVERIFY2(std::abs(fd - grad) < 1e-6 * std::max(1.0, std::abs(fd)),
                      qPrintable(QString("parameter %1: %2 vs %3").arg(i).arg(grad).arg(fd)));
         }
+    }
+
+    // The float router on the double router's parameters and inputs: the weights and every gradient
+    // agree to float precision. Inputs scaled by 3 put pre-activations beyond +-4, where float erf is
+    // clamped to +-1.
+    void floatAgreesWithDouble() {
+        Router m(0, DroppedHeads::Masked, 21);
+        ParamStore<float> fstore;
+        HeadRouter<float> fr;
+        fr.declare(fstore, "", 12, 4, 0, DroppedHeads::Masked);
+        fstore.finalize();
+        for (size_t i = 0; i < m.store.values().size(); ++i)
+            fstore.values()[i] = float(m.store.values()[i]);
+        std::mt19937_64 rng(22);
+        const Md x = 3.0 * randomMat(9, 12, rng);
+        const Md dWeights = randomMat(9, 4, rng);
+        const Mat<float> xf = x.cast<float>(), dWeightsF = dWeights.cast<float>();
+
+        HeadRouter<double>::Cache c;
+        m.r.forward(m.store, x, c);
+        QVERIFY2(c.pre.cwiseAbs().maxCoeff() > 4, "no pre-activation beyond the clamp");
+        m.store.zeroGrad();
+        Md dx = Md::Zero(9, 12);
+        m.r.backward(m.store, x, c, dWeights, dx);
+
+        HeadRouter<float>::Cache cf;
+        fr.forward(fstore, xf, cf);
+        fstore.zeroGrad();
+        Mat<float> dxf = Mat<float>::Zero(9, 12);
+        fr.backward(fstore, xf, cf, dWeightsF, dxf);
+
+        const Md hiddenF = cf.hidden.cast<double>(), weightsF = cf.weights.cast<double>(),
+                 dxF = dxf.cast<double>();
+        NDR_EXPECT_CLOSE("GELU hidden", hiddenF.data(), c.hidden.data(), size_t(c.hidden.size()), 1e-5, 1e-5);
+        NDR_EXPECT_CLOSE("weights", weightsF.data(), c.weights.data(), size_t(c.weights.size()), 1e-5, 1e-4);
+        NDR_EXPECT_CLOSE("d/d input", dxF.data(), dx.data(), size_t(dx.size()), 1e-5, 1e-4);
+        std::vector<double> gradsF(fstore.grads().begin(), fstore.grads().end());
+        NDR_EXPECT_CLOSE("d/d parameters", gradsF.data(), m.store.grads().data(), gradsF.size(), 1e-5, 1e-4);
     }
 };
 
