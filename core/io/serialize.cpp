@@ -14,8 +14,7 @@ namespace jsonio {
 void readTask(const json& j, TaskConfig& c, const std::string& path, bool required) {
     const Fields f(j, path, required);
     // Added with the arithmetic and ListOps tasks: optional, absent means compositional table lookup.
-    if (j.is_object() && j.contains("kind"))
-        f.readEnum("kind", c.kind, kTaskKinds);
+    f.readEnumOptional("kind", c.kind, kTaskKinds);
     f.read("symbols", c.symbols);
     f.read("functions", c.functions);
     f.read("trainMinDepth", c.trainMinDepth);
@@ -50,27 +49,24 @@ void readModel(const json& j, ModelConfig& c, const std::string& path, bool requ
     f.read("gateDropout", c.gateDropout);
     f.read("gateBiasInit", c.gateBiasInit);
     // Added after format version 1 was first written: optional, 0 (the run's rate) when absent.
-    if (j.is_object() && j.contains("learningRate"))
-        f.read("learningRate", c.learningRate);
+    f.readOptional("learningRate", c.learningRate);
     // Added with the LSTM, also optional: absent, a model is an encoder with the run's weight decay.
-    if (j.is_object()) {
-        f.readEnumOptional("kind", c.kind, kModelKinds);
-        f.readOptional("weightDecay", c.weightDecay);
-        f.readOptional("lstmHidden", c.lstmHidden);
-        f.readOptional("lstmEmbedding", c.lstmEmbedding);
-        // Added with ThoughtNet: absent, the defaults (a file without them holds no ThoughtNet).
-        f.readOptional("operators", c.operators);
-        f.readOptional("positionDims", c.positionDims);
-        // Added with head routing and thought cost (run format 2): absent, both are off.
-        f.readOptional("headRouting", c.headRouting);
-        f.readOptional("routeTopK", c.routeTopK);
-        f.readEnumOptional("routeDropped", c.routeDropped, kDroppedHeads);
-        f.readOptional("routeEntropy", c.routeEntropy);
-        f.readOptional("thoughtCost", c.thoughtCost);
-        f.readOptional("haltThreshold", c.haltThreshold);
-        // Added with the choice of readout column: absent, the answer is read at [E].
-        f.readEnumOptional("readout", c.readout, kReadoutColumns);
-    }
+    f.readEnumOptional("kind", c.kind, kModelKinds);
+    f.readOptional("weightDecay", c.weightDecay);
+    f.readOptional("lstmHidden", c.lstmHidden);
+    f.readOptional("lstmEmbedding", c.lstmEmbedding);
+    // Added with ThoughtNet: absent, the defaults (a file without them holds no ThoughtNet).
+    f.readOptional("operators", c.operators);
+    f.readOptional("positionDims", c.positionDims);
+    // Added with head routing and thought cost (run format 2): absent, both are off.
+    f.readOptional("headRouting", c.headRouting);
+    f.readOptional("routeTopK", c.routeTopK);
+    f.readEnumOptional("routeDropped", c.routeDropped, kDroppedHeads);
+    f.readOptional("routeEntropy", c.routeEntropy);
+    f.readOptional("thoughtCost", c.thoughtCost);
+    f.readOptional("haltThreshold", c.haltThreshold);
+    // Added with the choice of readout column: absent, the answer is read at [E].
+    f.readEnumOptional("readout", c.readout, kReadoutColumns);
 }
 
 void readTrain(const json& j, TrainConfig& c, const std::string& path, bool required) {
