@@ -19,16 +19,18 @@ constexpr double kEntropyEps = 1e-8;
 
 // GELU in its exact form x Phi(x), Phi(x) = (1 + erf(x / sqrt 2)) / 2, over a whole matrix: Eigen's
 // erf runs on SIMD packets in float (a rational approximation within a few ulp) and is std::erf in
-// double, so the double-precision gradient checks test the same formula.
-template <typename S> void geluInto(const Mat<S>& pre, Mat<S>& out) {
+// double, so the double-precision gradient checks test the same formula. erfTerm keeps 1 + erf for the
+// backward.
+template <typename S> void geluInto(const Mat<S>& pre, Mat<S>& erfTerm, Mat<S>& out) {
     const auto x = pre.array();
-    out = (S(0.5) * x * (S(1) + (x * S(M_SQRT1_2)).erf())).matrix();
+    erfTerm = (S(1) + (x * S(M_SQRT1_2)).erf()).matrix();
+    out = (S(0.5) * x * erfTerm.array()).matrix();
 }
 // d *= Phi(pre) + pre phi(pre), the derivative of GELU at pre, with phi(x) = exp(-x^2 / 2) / sqrt(2 pi).
-template <typename S> void geluBackwardInPlace(const Mat<S>& pre, Mat<S>& d) {
+template <typename S> void geluBackwardInPlace(const Mat<S>& pre, const Mat<S>& erfTerm, Mat<S>& d) {
     const auto x = pre.array();
     const S invSqrt2Pi = S(0.5 * M_2_SQRTPI * M_SQRT1_2);
-    d.array() *= S(0.5) * (S(1) + (x * S(M_SQRT1_2)).erf()) + x * (S(-0.5) * x.square()).exp() * invSqrt2Pi;
+    d.array() *= S(0.5) * erfTerm.array() + x * (S(-0.5) * x.square()).exp() * invSqrt2Pi;
 }
 
 } // namespace
@@ -61,7 +63,7 @@ template <typename S> void HeadRouter<S>::forward(ParamStore<S>& store, const Ma
     const int H = heads, k = kept();
     c.pre.noalias() = x * store.value(p.w1).transpose();
     c.pre.rowwise() += store.value(p.b1).row(0);
-    geluInto(c.pre, c.hidden);
+    geluInto(c.pre, c.erfTerm, c.hidden);
     c.logits.noalias() = c.hidden * store.value(p.w2).transpose();
     c.logits.rowwise() += store.value(p.b2).row(0);
     c.kept.setZero(N, H);
@@ -161,7 +163,7 @@ void HeadRouter<S>::backward(ParamStore<S>& store, const Mat<S>& x, const Cache&
     store.grad(p.w2).noalias() += dLogits.transpose() * c.hidden;
     store.grad(p.b2).row(0) += dLogits.colwise().sum();
     Mat<S> dPre = dLogits * store.value(p.w2);
-    geluBackwardInPlace(c.pre, dPre);
+    geluBackwardInPlace(c.pre, c.erfTerm, dPre);
     store.grad(p.w1).noalias() += dPre.transpose() * x;
     store.grad(p.b1).row(0) += dPre.colwise().sum();
     dx.noalias() += dPre * store.value(p.w1);

@@ -20,6 +20,7 @@ template <typename S> struct HeadRouter {
     struct Cache {
         Mat<S> pre;     // (N, C/2) W1 x + b1
         Mat<S> hidden;  // (N, C/2) GELU(pre)
+        Mat<S> erfTerm; // (N, C/2) 1 + erf(pre / sqrt 2), which GELU and its derivative share
         Mat<S> logits;  // (N, H) W2 hidden + b2
         Mat<S> kept;    // (N, H) 1 for the top-k heads of each row, else 0
         Mat<S> weights; // (N, H) the routing weights
