@@ -1,4 +1,5 @@
-// `ndr eval`: reloads a saved run's weights and measures accuracy on every depth's evaluation set.
+// `ndr eval`: reloads a saved run's weights and measures accuracy on every depth's evaluation set, on
+// the problems of a fixed training set, or on a test set sampled independently of training.
 #include "commands.h"
 #include "common.h"
 #include "routing_report.h"
@@ -9,6 +10,7 @@
 #include <iostream>
 #include <memory>
 #include <thread>
+#include <unordered_set>
 
 namespace ndrcli {
 
@@ -19,7 +21,59 @@ struct EvalOptions {
     int steps = 0;
     std::string weights = "final";
     double haltThreshold = -1; // below 0: each model's own
+    std::string on = "held-out";
+    int examples = 0;    // --on independent: per depth; 0: the task's evaluation set size
+    int sampleSeed = -1; // --on independent: the sample's seed; below 0: 1
 };
+
+int sampleSeedOf(const EvalOptions& o) {
+    return o.sampleSeed < 0 ? 1 : o.sampleSeed;
+}
+
+// What each model is measured on: the evaluation sets (nullopt), or the sets `--on` names.
+std::optional<ndr::Trainer::DepthSets> setsToMeasure(const EvalOptions& o, const ndr::Task& task) {
+    if (o.on == "held-out")
+        return std::nullopt;
+    ndr::Trainer::DepthSets sets;
+    if (o.on == "training") {
+        for (int d : task.depths(ndr::Split::Train)) {
+            std::optional<std::vector<ndr::Example>> examples = task.fixedTrainingExamples(d);
+            if (!examples)
+                throw CliError(
+                    "--on training: " + ndr::taskName(task.config()) +
+                        " draws fresh training examples at every step and has no fixed training "
+                        "set; `--on independent` measures on examples drawn as training draws them",
+                    kExitUsage);
+            sets.emplace_back(d, std::move(*examples));
+        }
+        return sets;
+    }
+    const int count = o.examples > 0 ? o.examples : task.config().evalExamplesPerDepth;
+    for (int d : task.allDepths())
+        sets.emplace_back(d, task.independentSample(d, count, uint64_t(sampleSeedOf(o))));
+    return sets;
+}
+
+// For each set, the share of its examples that are problems of the task's fixed training set (none
+// without one).
+std::vector<double> shareInTraining(const ndr::Trainer::DepthSets& sets, const ndr::Task& task) {
+    std::unordered_set<std::string> training;
+    for (int d : task.depths(ndr::Split::Train)) {
+        const auto examples = task.fixedTrainingExamples(d);
+        if (!examples)
+            return {};
+        for (const ndr::Example& e : *examples)
+            training.insert(task.format(e));
+    }
+    std::vector<double> shares;
+    for (const auto& [depth, examples] : sets) {
+        size_t in = 0;
+        for (const ndr::Example& e : examples)
+            in += training.count(task.format(e));
+        shares.push_back(examples.empty() ? 0.0 : double(in) / double(examples.size()));
+    }
+    return shares;
+}
 
 struct ModelResult {
     ndr::EvalRecord eval; // accuracy per depth, routing and halting figures
@@ -27,9 +81,17 @@ struct ModelResult {
 };
 
 int runEval(const EvalOptions& o) {
+    if (o.on != "independent" && (o.examples > 0 || o.sampleSeed >= 0))
+        throw CliError("--examples and --sample-seed go with --on independent", kExitUsage);
     LoadedRun run = loadRun(o.runFile, o.weights);
     const ndr::Task& task = *run.task;
-    const auto depths = task.allDepths();
+    const std::optional<ndr::Trainer::DepthSets> sets = setsToMeasure(o, task);
+    std::vector<int> depths;
+    if (sets)
+        for (const auto& [d, examples] : *sets)
+            depths.push_back(d);
+    else
+        depths = task.allDepths();
     const size_t n = run.trainers.size();
     if (o.haltThreshold >= 0)
         for (size_t m = 0; m < n; ++m) {
@@ -43,7 +105,8 @@ int runEval(const EvalOptions& o) {
     for (size_t m = 0; m < n; ++m) {
         threads.emplace_back([&, m] {
             try {
-                results[m].eval = run.trainers[m]->measure(o.steps);
+                results[m].eval =
+                    sets ? run.trainers[m]->measureOn(*sets, o.steps) : run.trainers[m]->measure(o.steps);
             } catch (const std::exception& e) {
                 results[m].error = e.what();
             }
@@ -83,8 +146,30 @@ int runEval(const EvalOptions& o) {
             row.push_back(fixed(ndr::splitMean(task.config(), depths, results[0].eval.baseline, split), 3));
         table.addRow(row);
     }
-    std::cout << "Accuracy per depth of " << o.runFile << " (" << splitSummary(task.config()) << "; chance "
-              << chanceText(task.config()) << ")\n";
+    if (sets) {
+        // How many examples each depth's accuracy counts, and, beside a fixed training set, how many of
+        // them are training problems.
+        std::vector<std::string> row = {"examples", "", ""};
+        for (const auto& [d, examples] : *sets)
+            row.push_back(std::to_string(examples.size()));
+        table.addRow(row);
+        const std::vector<double> shares =
+            o.on == "independent" ? shareInTraining(*sets, task) : std::vector<double>{};
+        if (!shares.empty()) {
+            row = {"share in training", "", ""};
+            for (double share : shares)
+                row.push_back(fixed(share, 3));
+            table.addRow(row);
+        }
+    }
+    const std::string what = o.on == "training" ? "the problems of the fixed training set, each once"
+                             : o.on == "independent"
+                                 ? std::to_string((*sets).front().second.size()) +
+                                       " examples per depth sampled independently of training, sample seed " +
+                                       std::to_string(sampleSeedOf(o))
+                                 : "the evaluation sets";
+    std::cout << "Accuracy per depth of " << o.runFile << " on " << what << " ("
+              << splitSummary(task.config()) << "; chance " << chanceText(task.config()) << ")\n";
     table.print(std::cout);
     for (size_t m = 0; m < n; ++m) {
         const auto& cfg = run.record.models[m].config;
@@ -113,6 +198,16 @@ Command addEvalCommand(CLI::App& root) {
            "--halt-threshold", opts->haltThreshold,
            "Halting threshold of every copy-gated model (0: run every step; default: each model's own)")
         ->check(CLI::Range(0.0, 1.0));
+    cmd->add_option("--on", opts->on,
+                    "What to measure on: held-out (the evaluation sets), training (each problem of a fixed "
+                    "training set once: multi-digit arithmetic), or independent (examples drawn as the task "
+                    "draws them, training problems included)")
+        ->check(CLI::IsMember({"held-out", "training", "independent"}));
+    cmd->add_option("--examples", opts->examples,
+                    "With --on independent: examples per depth (default: the task's evaluation set size)")
+        ->check(CLI::Range(1, 1000000));
+    cmd->add_option("--sample-seed", opts->sampleSeed, "With --on independent: the sample's seed (default 1)")
+        ->check(CLI::NonNegativeNumber);
     return {cmd, [opts] { return runEval(*opts); }};
 }
 

@@ -4,6 +4,7 @@
 #include "core/task/text.h"
 
 #include <stdexcept>
+#include <unordered_set>
 
 namespace ndr {
 
@@ -155,6 +156,15 @@ std::vector<Example> MultiDigitTask::enumerate(int depth) const {
     if (k.bothOrders && k.digitsA != k.digitsB)
         all(k.digitsB, k.digitsA);
     return out;
+}
+
+std::optional<std::vector<Example>> MultiDigitTask::fixedTrainingExamples(int depth) const {
+    std::vector<Example> examples;
+    std::unordered_set<std::string> seen;
+    for (const Example& e : train_)
+        if (e.treeDepth == depth && seen.insert(key(e)).second)
+            examples.push_back(e);
+    return examples;
 }
 
 Batch MultiDigitTask::trainBatch(int batchSize, std::mt19937_64& rng) const {

@@ -53,6 +53,7 @@ public:
     // Uniform draws (with replacement) from the fixed training set.
     Batch trainBatch(int batchSize, std::mt19937_64& rng) const override;
     const std::vector<Example>& trainingSet() const { return train_; }
+    std::optional<std::vector<Example>> fixedTrainingExamples(int depth) const override;
 
     // The example of `a op b`, its depth the kind whose digit counts it has (0 if none).
     static Example make(int a, bool times, int b);

@@ -278,6 +278,17 @@ Example Task::firstEvalExample(int depth) const {
     return sample(depth, rng);
 }
 
+std::vector<Example> Task::independentSample(int depth, int count, uint64_t seed) const {
+    if (count < 0)
+        throw std::invalid_argument("independentSample: negative count");
+    std::mt19937_64 rng(mixSeed(seed ^ 0x696E646570656E64ull, uint64_t(depth)));
+    std::vector<Example> examples;
+    examples.reserve(size_t(count));
+    for (int i = 0; i < count; ++i)
+        examples.push_back(sample(depth, rng));
+    return examples;
+}
+
 bool Task::evalSetHeldOut(int depth) const {
     switch (splitOf(depth)) {
     case Split::Valid:

@@ -169,6 +169,16 @@ public:
     // held out and training is not restricted).
     bool isHeldOut(const Example& e) const;
     bool evalSetHeldOut(int depth) const;
+    // The examples training draws from at a depth, each problem once, in the order the training set
+    // holds them, for a task with a fixed training set (multi-digit arithmetic); nullopt for a task
+    // whose training draws fresh examples every step.
+    virtual std::optional<std::vector<Example>> fixedTrainingExamples(int /*depth*/) const {
+        return std::nullopt;
+    }
+    // `count` examples of a depth drawn as sample() draws them, from a generator seeded by `seed` and the
+    // depth, with repetition and whether or not an example is held out or in a training set: a test set
+    // sampled independently of training, as ThoughtNet's write-up sampled its test sets.
+    std::vector<Example> independentSample(int depth, int count, uint64_t seed) const;
 
 protected:
     explicit Task(const TaskConfig& config);

@@ -216,14 +216,22 @@ EvalRecord Trainer::evaluate() {
     return *evaluateUnless(nullptr);
 }
 
-std::optional<EvalRecord> Trainer::measureUnless(int steps, const std::atomic<bool>* stop) {
+EvalRecord Trainer::measureOn(const DepthSets& sets, int steps) {
+    return *measureUnless(steps, nullptr, &sets);
+}
+
+std::optional<EvalRecord> Trainer::measureUnless(int steps, const std::atomic<bool>* stop,
+                                                 const DepthSets* sets) {
     EvalRecord r;
     std::vector<double> train, valid, test;
     RoutingTally all;
-    for (int d : task_.allDepths()) {
+    const std::vector<int> depths = task_.allDepths();
+    const size_t n = sets ? sets->size() : depths.size();
+    for (size_t i = 0; i < n; ++i) {
+        const int d = sets ? (*sets)[i].first : depths[i];
         std::pair<double, double> result;
         RoutingTally tally;
-        const std::vector<Example>& set = task_.evalSet(d);
+        const std::vector<Example>& set = sets ? (*sets)[i].second : task_.evalSet(d);
         if (!accuracyInto(set, steps, stop, result, &tally))
             return std::nullopt;
         all.weight += tally.weight;

@@ -72,6 +72,11 @@ public:
     // routing and halting figures, as evaluate() measures them but without recording anything (the
     // step, timing and probe fields stay empty).
     EvalRecord measure(int steps = 0) { return *measureUnless(steps, nullptr); }
+    // Examples to measure on, per depth: (depth, examples), depths ascending.
+    using DepthSets = std::vector<std::pair<int, std::vector<Example>>>;
+    // As measure(), on these examples in place of the evaluation sets; the split means count each
+    // depth by the task's split of it.
+    EvalRecord measureOn(const DepthSets& sets, int steps = 0);
 
     // Changes how many steps run() trains in all (to continue a finished run).
     void setTotalSteps(int steps) { config_.train.steps = steps; }
@@ -98,7 +103,9 @@ private:
     // the cross-entropy alone; `tally`, when given, receives the routing and halting figures.
     bool accuracyInto(const std::vector<Example>& examples, int steps, const std::atomic<bool>* stop,
                       std::pair<double, double>& out, RoutingTally* tally = nullptr);
-    std::optional<EvalRecord> measureUnless(int steps, const std::atomic<bool>* stop);
+    // On `sets` when given, otherwise on every depth's evaluation set.
+    std::optional<EvalRecord> measureUnless(int steps, const std::atomic<bool>* stop,
+                                            const DepthSets* sets = nullptr);
     std::optional<EvalRecord> evaluateUnless(const std::atomic<bool>* stop);
 
     RunConfig config_;

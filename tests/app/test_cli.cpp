@@ -15,6 +15,7 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <array>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -426,6 +427,87 @@ private slots:
         QVERIFY2(r.exitCode == 0, describe(r));
         QVERIFY2(r.out.contains("d1") && r.out.contains("d7"), describe(r));
         QVERIFY2(r.out.contains(QString::fromStdString(run.config.models[0].name)), describe(r));
+    }
+
+    // `--on training` measures each problem of a fixed training set once; `--on independent` draws
+    // each depth's examples as the task draws them and says how many of them training holds.
+    void evalOnTrainingProblemsAndIndependentSamples() {
+        const json config = {{"preset", "thoughtnet"},
+                             {"task", {{"evalExamplesPerDepth", 32}}},
+                             {"train", {{"steps", 10}, {"evalInterval", 10}, {"batchSize", 16}}},
+                             {"models", {{{"dModel", 16}, {"heads", 2}, {"dFF", 16}, {"steps", 3}}}}};
+        QVERIFY(writeText(path("digits.json"), config.dump()));
+        const QString runFile = path("digits/run.json");
+        Result r = runNdr({"train", "--config", path("digits.json"), "--out", path("digits"), "--quiet"});
+        QVERIFY2(r.exitCode == 0, describe(r));
+        const auto loaded = Run::open(runFile.toStdString());
+        const Task& task = loaded->task();
+        const std::string model = loaded->record().models[0].config.name;
+
+        // The header, the model's row and the rows labelled `first` (the label's words dropped).
+        const auto rows = [&](const Result& res, const QString& first) {
+            QStringList header, values, extra;
+            for (const QString& line : res.out.split('\n')) {
+                QStringList cells = line.split(' ', Qt::SkipEmptyParts);
+                if (cells.value(0) == "model")
+                    header = cells.mid(3);
+                else if (cells.value(0) == QString::fromStdString(model))
+                    values = cells.mid(3);
+                else if (cells.value(0) == first)
+                    extra = cells.mid(cells.size() - (header.size() - 3)); // no IID, valid, Longer
+            }
+            return std::array<QStringList, 3>{header, values, extra};
+        };
+
+        r = runNdr({"eval", runFile, "--on", "training"});
+        QVERIFY2(r.exitCode == 0 && r.out.contains("on the problems of the fixed training set"), describe(r));
+        auto [header, values, counts] = rows(r, "examples");
+        const std::vector<int> train = task.depths(Split::Train);
+        // A column per training kind, then IID, valid and Longer.
+        QCOMPARE(header.size(), qsizetype(train.size() + 3));
+        for (size_t i = 0; i < train.size(); ++i) {
+            const auto problems = task.fixedTrainingExamples(train[i]);
+            QVERIFY(problems && !problems->empty());
+            QCOMPARE(header[qsizetype(i)], QString::fromStdString(depthColumnName(task.config(), train[i])));
+            QCOMPARE(counts.value(qsizetype(i)).toInt(), int(problems->size()));
+            const double measured = loaded->trainer(0).accuracy(*problems).first;
+            QVERIFY2(std::abs(values.value(qsizetype(i)).toDouble() - measured) < 0.0005, describe(r));
+        }
+
+        r = runNdr({"eval", runFile, "--on", "independent", "--examples", "40", "--sample-seed", "3"});
+        QVERIFY2(r.exitCode == 0 && r.out.contains("40 examples per depth sampled independently"),
+                 describe(r));
+        auto [allHeader, allValues, shares] = rows(r, "share");
+        const std::vector<int> all = task.allDepths();
+        QCOMPARE(allHeader.size(), qsizetype(all.size() + 3));
+        std::vector<Example> training;
+        for (int d : train) {
+            const auto problems = task.fixedTrainingExamples(d);
+            training.insert(training.end(), problems->begin(), problems->end());
+        }
+        for (size_t i = 0; i < all.size(); ++i) {
+            const std::vector<Example> sample = task.independentSample(all[i], 40, 3);
+            const double measured = loaded->trainer(0).accuracy(sample).first;
+            QVERIFY2(std::abs(allValues.value(qsizetype(i)).toDouble() - measured) < 0.0005, describe(r));
+            int inTraining = 0;
+            for (const Example& e : sample)
+                inTraining += int(std::count(training.begin(), training.end(), e));
+            QVERIFY2(std::abs(shares.value(qsizetype(i)).toDouble() - inTraining / 40.0) < 0.0005,
+                     describe(r));
+            if (task.splitOf(all[i]) != Split::Train)
+                QCOMPARE(inTraining, 0); // 4+4 and 2×3 are never trained on
+        }
+        // 1+1 (100 problems, 500 draws in training) is nearly all training problems; 2×2 about half.
+        QVERIFY2(shares.value(0).toDouble() >= 0.9 && shares.value(5).toDouble() > 0.2, describe(r));
+        // The same seed draws the same examples; another seed others.
+        QCOMPARE(task.independentSample(6, 40, 3), task.independentSample(6, 40, 3));
+        QVERIFY(task.independentSample(6, 40, 3) != task.independentSample(6, 40, 4));
+
+        // A task that draws fresh training examples has no training problems to measure on.
+        r = runNdr({"eval", runFile_, "--on", "training"});
+        QVERIFY2(r.exitCode == 2 && r.err.contains("no fixed training set"), describe(r));
+        r = runNdr({"eval", runFile_, "--examples", "10"});
+        QVERIFY2(r.exitCode == 2 && r.err.contains("--on independent"), describe(r));
     }
 
     void badInputFailsAndWritesNothing_data() {

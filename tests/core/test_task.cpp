@@ -521,6 +521,30 @@ private slots:
         CtlTask longer(shifted);
         QVERIFY(longer.evalSet(9) == a.evalSet(9));
     }
+
+    // An independent sample draws as training draws, held-out examples included; table lookup has no
+    // fixed training set.
+    void independentSamples() {
+        TaskConfig c;
+        c.symbols = 4;
+        c.functions = 4;
+        c.evalExamplesPerDepth = 128; // an eighth of the 4 x 4^4 = 1024 problems of depth 4, held out
+        const CtlTask task(c);
+        QVERIFY(!task.fixedTrainingExamples(1).has_value());
+        const int depth = 4;
+        QCOMPARE(task.caseCount(depth), int64_t(1024));
+        QVERIFY(task.evalSetHeldOut(depth));
+        const std::vector<Example> sample = task.independentSample(depth, 400, 1);
+        QCOMPARE(sample.size(), size_t(400));
+        int heldOut = 0;
+        for (const Example& e : sample) {
+            QCOMPARE(e.depth(), depth);
+            heldOut += task.isHeldOut(e);
+        }
+        QVERIFY2(heldOut > 25 && heldOut < 80, qPrintable(QString::number(heldOut))); // about 50
+        QCOMPARE(task.independentSample(depth, 30, 5), task.independentSample(depth, 30, 5));
+        QVERIFY(task.independentSample(depth, 30, 5) != task.independentSample(depth, 30, 6));
+    }
 };
 
 QTEST_APPLESS_MAIN(TestTask)

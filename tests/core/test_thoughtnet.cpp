@@ -291,6 +291,21 @@ private slots:
         // Deterministic in the seed.
         const MultiDigitTask again(digitsConfig(500));
         QCOMPARE(again.trainingSet(), task.trainingSet());
+        // Each kind's training problems, each once: together the training set's distinct problems.
+        size_t distinct = 0;
+        for (int d = 1; d <= 6; ++d) {
+            const auto problems = task.fixedTrainingExamples(d);
+            QVERIFY(problems && !problems->empty());
+            std::set<std::string> kind;
+            for (const Example& e : *problems) {
+                QCOMPARE(e.depth(), d);
+                kind.insert(task.format(e));
+            }
+            QCOMPARE(kind.size(), problems->size());
+            distinct += kind.size();
+        }
+        QCOMPARE(distinct, train.size());
+        QVERIFY(task.fixedTrainingExamples(7)->empty()); // 4+4 is never trained on
     }
 
     void parsing_data() {
