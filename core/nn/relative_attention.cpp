@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <omp.h>
 
 namespace ndr {
@@ -40,18 +41,6 @@ template <typename S> const S* RelativeAttention<S>::positionEncoding(int T) con
 }
 
 namespace {
-
-// Softmax of row[0, n) in place.
-template <typename S> void softmaxRow(S* row, int n) {
-    S mx = row[0];
-    for (int j = 1; j < n; ++j)
-        mx = std::max(mx, row[j]);
-    S sum = 0;
-    for (int j = 0; j < n; ++j)
-        sum += (row[j] = std::exp(row[j] - mx));
-    for (int j = 0; j < n; ++j)
-        row[j] /= sum;
-}
 
 // qu (len, D) = q + u_h and qv (len, D) = q + v_h for the query rows of one (example, head).
 template <typename S>
@@ -144,9 +133,23 @@ void RelativeAttention<S>::forward(ParamStore<S>& store, const Mat<S>& x, const 
                     for (int j = 0; j < len; ++j)
                         rawi[j] += pdi[j - i + len - 1];
                 }
+                S mx = s * rawi[0];
                 for (int j = 0; j < len; ++j)
-                    ai[j] = s * rawi[j];
-                softmaxRow(ai, len);
+                    mx = std::max(mx, ai[j] = s * rawi[j]);
+                for (int j = 0; j < len; ++j)
+                    ai[j] -= mx;
+                std::fill(ai + len, ai + T, -std::numeric_limits<S>::infinity()); // exp: 0
+            }
+            // The block's rows at once: at CTL lengths a row is shorter than a SIMD packet.
+            Eigen::Map<Eigen::Array<S, Eigen::Dynamic, 1>> rowsOfA(A, Index(len) * T);
+            rowsOfA = rowsOfA.exp();
+            for (int i = 0; i < len; ++i) {
+                S* ai = A + size_t(i) * T;
+                S sum = 0;
+                for (int j = 0; j < len; ++j)
+                    sum += ai[j];
+                for (int j = 0; j < len; ++j)
+                    ai[j] /= sum;
             }
             zeroOutsideBlock(A, T, len);
             productAB<S>(Block<const S>{A, len, len, T}, v, S(1),

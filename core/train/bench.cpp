@@ -135,6 +135,8 @@ std::vector<BenchCase> defaultBenchCases() {
     cases.push_back({"stub NDR", stub, ndrModel(48, 4, 96, 8), 64, 1});
     cases.push_back({"stub NDR padded rows", stub, ndrModel(48, 4, 96, 8), 64, 1, true});
     cases.push_back({"stub vanilla", stub, vanillaModel(48, 4, 96, 8), 64, 1});
+    // Relative positional attention (Table 1's +abs/rel rows): the relative terms' products and softmax.
+    cases.push_back({"stub +abs/rel+gate", stub, tableOneModel("absrel-gate", 48, 4, 96, 8), 64, 1});
     // The stub-routing preset's four models: routing's cost against the same model without it.
     const RunConfig routing = presetConfig("stub-routing");
     for (const ModelConfig& m : routing.models)
