@@ -64,8 +64,8 @@ void geometricBackwardFromLogP(const S* logP, const S* att, const S* dAtt, int T
 // prefix: len + 1 values of scratch.
 template <typename S> void geometricLogScan(const S* logP, const S* logQ, int T, int len, S* logA, S* prefix);
 // ds (T, T) = d loss / d scores from g = dA * A (d loss / d log A) and sigPos = sigmoid(s); zero on the
-// diagonal; entries beyond len untouched; diff: len + 1 values of scratch.
-template <typename S> void geometricScoreGrad(const S* g, const S* sigPos, int T, int len, S* ds, S* diff);
+// diagonal; entries beyond len untouched; prefix: len + 1 values of scratch.
+template <typename S> void geometricScoreGrad(const S* g, const S* sigPos, int T, int len, S* ds, S* prefix);
 // The O(T^3) formula, straight from the definition; the oracle for the kernels above.
 template <typename S> void geometricNaive(const S* scores, int T, int len, S* att);
 // Tensors closer to i than j (docs/design.md §2): |k-i| < |j-i|, or equal distance and k > j.

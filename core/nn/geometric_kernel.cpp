@@ -31,27 +31,29 @@ void geometricLogScan(const S* logP, const S* logQ, int T, int len, S* logA, S* 
     }
 }
 
-template <typename S> void geometricScoreGrad(const S* g, const S* sigPos, int T, int len, S* ds, S* diff) {
+// d loss / d s_ik = g_ik (1 - sigmoid(s_ik)) - sigmoid(s_ik) run_k, where run_k sums g_ij over the
+// keys j whose window holds k. From the windows of geometricLogScan, with k != i:
+//   k right of i: j right of k, or j left of i with j <= 2i - k
+//   k left of i:  j left of k,  or j right of i with j >= 2i - k + 1
+// so run_k is two ranges of one prefix sum over the row (g_ii counted as 0).
+template <typename S> void geometricScoreGrad(const S* g, const S* sigPos, int T, int len, S* ds, S* prefix) {
     for (int i = 0; i < len; ++i) {
         const S* gi = g + size_t(i) * T;
         const S* sp = sigPos + size_t(i) * T;
         S* dsi = ds + size_t(i) * T;
-        std::fill(diff, diff + len + 1, S(0));
-        for (int j = 0; j < len; ++j) {
-            if (j == i)
-                continue;
-            const int lo = j > i ? std::max(0, 2 * i - j + 1) : j + 1;
-            const int hi = j > i ? j - 1 : std::min(len - 1, 2 * i - j);
-            if (lo <= hi) {
-                diff[lo] += gi[j];
-                diff[hi + 1] -= gi[j];
-            }
-        }
+        prefix[0] = 0; // prefix[m] = sum of g_ij over j < m, j != i
+        for (int j = 0; j < len; ++j)
+            prefix[j + 1] = prefix[j] + (j != i ? gi[j] : S(0));
+        const S total = prefix[len];
         // d log sigmoid(s) / ds = sigmoid(-s);  d log sigmoid(-s) / ds = -sigmoid(s)
-        S run = 0;
-        for (int k = 0; k < len; ++k) {
-            run += diff[k];
-            dsi[k] = k == i ? S(0) : gi[k] * (S(1) - sp[k]) - run * sp[k];
+        for (int k = 0; k < i; ++k) {
+            const S run = prefix[k] + total - prefix[std::min(len, 2 * i - k + 1)];
+            dsi[k] = gi[k] * (S(1) - sp[k]) - run * sp[k];
+        }
+        dsi[i] = 0;
+        for (int k = i + 1; k < len; ++k) {
+            const S run = total - prefix[k + 1] + prefix[std::max(0, 2 * i - k + 1)];
+            dsi[k] = gi[k] * (S(1) - sp[k]) - run * sp[k];
         }
     }
 }
