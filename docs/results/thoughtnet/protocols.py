@@ -23,18 +23,23 @@ def table(args):
     return kinds, rows
 
 
-out = csv.writer(sys.stdout)
-out.writerow(["seed", "model", "set"] + KINDS)
-ndr = sys.argv[2]
-for run in sorted(pathlib.Path(sys.argv[1]).glob("thoughtnet-seed*/run.json")):
-    seed = run.parent.name.rsplit("-seed", 1)[1]
-    for on in ("held-out", "training", "independent"):
-        kinds, rows = table([ndr, "eval", str(run), "--on", on])
-        for name, cells in rows.items():
-            if name in ("model", "most", "examples", "share", "Accuracy") or name.endswith(":"):
-                continue
-            values = dict(zip(kinds, cells[3:]))
-            out.writerow([seed, name, on] + [values.get(k, "") for k in KINDS])
-        if on == "independent":
-            values = dict(zip(kinds, rows["share"][-len(kinds):]))
-            out.writerow([seed, "share in training", on] + [values.get(k, "") for k in KINDS])
+def main():
+    out = csv.writer(sys.stdout)
+    out.writerow(["seed", "model", "set"] + KINDS)
+    ndr = sys.argv[2]
+    for run in sorted(pathlib.Path(sys.argv[1]).glob("thoughtnet-seed*/run.json")):
+        seed = run.parent.name.rsplit("-seed", 1)[1]
+        for on in ("held-out", "training", "independent"):
+            kinds, rows = table([ndr, "eval", str(run), "--on", on])
+            for name, cells in rows.items():
+                if name in ("model", "most", "examples", "share", "Accuracy") or name.endswith(":"):
+                    continue
+                values = dict(zip(kinds, cells[3:]))
+                out.writerow([seed, name, on] + [values.get(k, "") for k in KINDS])
+            if on == "independent":
+                values = dict(zip(kinds, rows["share"][-len(kinds):]))
+                out.writerow([seed, "share in training", on] + [values.get(k, "") for k in KINDS])
+
+
+if __name__ == "__main__":
+    main()
