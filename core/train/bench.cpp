@@ -1,7 +1,7 @@
 // Benchmarks of whole training steps against the raw sgemm rate of the same product shapes.
 #include "core/train/bench.h"
 
-#include "core/nn/encoder.h"
+#include "core/nn/model.h"
 #include "core/nn/optimizer.h"
 #include "core/task/task.h"
 #include "core/train/split_step.h"
@@ -33,16 +33,28 @@ struct Gemm {
 
 // The large products of one training step: per linear map Y = X W^T (N, out, in) its forward, the input
 // gradient dX = dY W and the weight gradient dW = dY^T X.
-std::vector<Gemm> stepProducts(const ModelConfig& m, Index rows, int symbols, int batch) {
+// `readouts` answer positions per example.
+std::vector<Gemm> stepProducts(const ModelConfig& m, Index rows, int symbols, int batch, int readouts) {
     const Index C = m.dModel, F = m.dFF, H = m.heads;
-    const bool geo = m.attention == AttentionKind::Geometric, gated = copyGated(m.update);
     std::vector<std::pair<Index, Index>> maps; // (out, in)
-    maps.push_back({geo ? 3 * C + 2 * H : 3 * C, C});
-    maps.push_back({C, C});
-    maps.push_back({F + (gated ? C : 0), C});
-    maps.push_back({C, F});
-    if (gated)
+    if (m.kind == ModelKind::ThoughtNet) {
+        // Each operator: input map, attention's Q, K, V and output maps, dense, output, state path;
+        // then the selector's two layers (thoughtnet.h).
+        const Index P = m.positionDims;
+        for (int k = 0; k < m.operators; ++k)
+            for (auto map : {std::pair<Index, Index>{C, C + P}, {3 * C, C}, {C, C}, {F, C}, {C, F}, {C, C}})
+                maps.push_back(map);
+        maps.push_back({F, C + P});
+        maps.push_back({m.operators + 1, F});
+    } else {
+        const bool geo = m.attention == AttentionKind::Geometric, gated = copyGated(m.update);
+        maps.push_back({geo ? 3 * C + 2 * H : 3 * C, C});
         maps.push_back({C, C});
+        maps.push_back({F + (gated ? C : 0), C});
+        maps.push_back({C, F});
+        if (gated)
+            maps.push_back({C, C});
+    }
     std::vector<Gemm> g;
     for (int s = 0; s < m.steps; ++s)
         for (auto [out, in] : maps) {
@@ -50,7 +62,7 @@ std::vector<Gemm> stepProducts(const ModelConfig& m, Index rows, int symbols, in
             g.push_back({rows, in, out});
             g.push_back({out, in, rows});
         }
-    g.push_back({batch, symbols, C});
+    g.push_back({Index(batch) * readouts, symbols, C});
     return g;
 }
 
@@ -147,6 +159,10 @@ std::vector<BenchCase> defaultBenchCases() {
     // The listops preset's NDR: examples up to 50 tokens, where attention's T^2 work grows.
     const RunConfig listops = presetConfig("listops");
     cases.push_back({"listops NDR", listops.task, listops.models[0], listops.train.batchSize, 1});
+    // The thoughtnet preset's ThoughtNet: K operators, each with its own attention, at every step.
+    const RunConfig thoughtnet = presetConfig("thoughtnet");
+    cases.push_back(
+        {"thoughtnet ThoughtNet", thoughtnet.task, thoughtnet.models[0], thoughtnet.train.batchSize, 1});
     return cases;
 }
 
@@ -161,7 +177,9 @@ BenchResult runBench(const BenchCase& c, int runs, double secondsPerRun) {
     r.config = c;
     const std::unique_ptr<Task> taskPtr = makeTask(c.task);
     const Task& task = *taskPtr;
-    Encoder<float> model(c.model, task.vocabSize(), task.answerCount());
+    const std::unique_ptr<Model<float>> modelPtr =
+        makeModel<float>(c.model, task.vocabSize(), task.answerCount());
+    Model<float>& model = *modelPtr;
     model.init(1);
     model.setPackedRows(!c.paddedRows);
     AdamW adam;
@@ -208,7 +226,7 @@ BenchResult runBench(const BenchCase& c, int runs, double secondsPerRun) {
     // Each run of the model is paired with a run of the reference right after it, so that a slower
     // spell of a shared machine lowers both sides of a pair's ratio.
     GemmReference reference(
-        stepProducts(c.model, Index(std::lround(r.rows)), task.answerCount(), c.batchSize));
+        stepProducts(c.model, Index(std::lround(r.rows)), task.answerCount(), c.batchSize, batches[0].readouts));
     const double gemmSeconds = std::min(1.0, secondsPerRun);
     std::vector<double> gemm, fractions;
     for (int run = 0; run < runs; ++run) {

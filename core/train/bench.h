@@ -36,9 +36,10 @@ struct BenchResult {
     double peakMemoryMiB = 0;           // the process's peak resident memory while the case ran (0: unknown)
 };
 
-// The configurations of the issue: the stub NDR and vanilla (one thread), d 128 NDR and vanilla, and
-// the paper's NDR (d 256, 1 head, d_ff 512, 14 steps, batch 512, two threads); and the stub NDR in the
-// padded row layout, the plain reference of the packed one.
+// The measured configurations: the stub NDR, vanilla and +abs/rel+gate (one thread), the stub NDR in
+// the padded row layout (the plain reference of the packed one), the stub-routing preset's models,
+// d 128 NDR and vanilla, the paper's NDR (d 256, 1 head, d_ff 512, 14 steps, batch 512, two threads),
+// and the listops preset's NDR and the thoughtnet preset's ThoughtNet.
 std::vector<BenchCase> defaultBenchCases();
 
 // Trains `runs` (at least one) times for about `secondsPerRun` each (after one warm-up step) on fresh task

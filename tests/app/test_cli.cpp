@@ -551,6 +551,19 @@ private slots:
         QVERIFY2(bad.exitCode != 0 && bad.err.contains("no such case"), describe(bad));
     }
 
+    void benchMeasuresAModelOtherThanAnEncoder() {
+        // ThoughtNet: its own training FLOPs and its own product shapes for the sgemm reference.
+        const QString file = path("bench-thoughtnet.json");
+        const Result r = runNdr(
+            {"bench", "--case", "thoughtnet ThoughtNet", "--runs", "1", "--seconds", "0.2", "--json", file});
+        QVERIFY2(r.exitCode == 0, describe(r));
+        const json res = readJson(file)["results"][0];
+        QCOMPARE(res["case"].get<std::string>(), std::string("thoughtnet ThoughtNet"));
+        QVERIFY(res["flopsPerStep"].get<double>() > 1e9);
+        const double fraction = res["fractionOfGemm"].get<double>();
+        QVERIFY2(fraction > 0.05 && fraction < 5, qPrintable(QString::number(fraction)));
+    }
+
     void benchReportsPeakMemory() {
         const QString file = path("bench.json");
         const Result r =
