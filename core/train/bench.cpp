@@ -225,8 +225,8 @@ BenchResult runBench(const BenchCase& c, int runs, double secondsPerRun) {
     r.peakMemoryMiB = peakMemoryMiB();
     // Each run of the model is paired with a run of the reference right after it, so that a slower
     // spell of a shared machine lowers both sides of a pair's ratio.
-    GemmReference reference(
-        stepProducts(c.model, Index(std::lround(r.rows)), task.answerCount(), c.batchSize, batches[0].readouts));
+    GemmReference reference(stepProducts(c.model, Index(std::lround(r.rows)), task.answerCount(), c.batchSize,
+                                         batches[0].readouts));
     const double gemmSeconds = std::min(1.0, secondsPerRun);
     std::vector<double> gemm, fractions;
     for (int run = 0; run < runs; ++run) {
