@@ -33,6 +33,13 @@ std::vector<std::string> routingReport(const ndr::ModelConfig& config, const ndr
         const double used = ndr::meanStepsRun(eval);
         line += "; compute saved " + fixed(100.0 * (1.0 - used / steps), 0) + "%";
         lines.push_back(line);
+        if (eval.everyStepAccuracy.size() == eval.depths.size()) {
+            std::string every = config.name + ": accuracy running every step:";
+            for (size_t d = 0; d < eval.depths.size(); ++d)
+                every += (d ? ", " : " ") + ndr::depthColumnName(task, eval.depths[d]) + " " +
+                         fixed(eval.everyStepAccuracy[d], 3);
+            lines.push_back(every);
+        }
     }
     return lines;
 }

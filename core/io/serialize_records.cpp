@@ -162,18 +162,21 @@ void readEval(const json& j, EvalRecord& r, const std::string& path) {
     if (r.loss.size() != r.depths.size())
         fail(f.path("loss"), "has " + std::to_string(r.loss.size()) + " values for " +
                                  std::to_string(r.depths.size()) + " depths");
-    if (j.contains("baseline")) {
-        r.baseline =
-            toArray<double>(*f.get("baseline"), f.path("baseline"), [](const json& v, const std::string& p) {
-                const double share = toDouble(v, p, false);
-                if (!(share >= 0 && share <= 1))
-                    fail(p, "must be a share between 0 and 1, got " + v.dump());
-                return share;
-            });
-        if (!r.baseline.empty() && r.baseline.size() != r.depths.size())
-            fail(f.path("baseline"), "has " + std::to_string(r.baseline.size()) + " values for " +
-                                         std::to_string(r.depths.size()) + " depths");
-    }
+    // An optional (depths) array of shares between 0 and 1, empty or one per depth.
+    const auto readShares = [&](const char* key, std::vector<double>& out) {
+        if (!j.contains(key))
+            return;
+        out = toArray<double>(*f.get(key), f.path(key), [](const json& v, const std::string& p) {
+            const double share = toDouble(v, p, false);
+            if (!(share >= 0 && share <= 1))
+                fail(p, "must be a share between 0 and 1, got " + v.dump());
+            return share;
+        });
+        if (!out.empty() && out.size() != r.depths.size())
+            fail(f.path(key), "has " + std::to_string(out.size()) + " values for " +
+                                  std::to_string(r.depths.size()) + " depths");
+    };
+    readShares("baseline", r.baseline);
     f.read("trainAccuracy", r.trainAccuracy, true);
     f.read("validAccuracy", r.validAccuracy, true);
     f.read("testAccuracy", r.testAccuracy, true);
@@ -194,6 +197,7 @@ void readEval(const json& j, EvalRecord& r, const std::string& path) {
                 toArray<int>(counts[d], item(f.path("haltCounts"), d),
                              [](const json& v, const std::string& p) { return toIntIn(v, p, 0, INT_MAX); });
     }
+    readShares("everyStepAccuracy", r.everyStepAccuracy);
 }
 
 void readModelRecord(const json& j, ModelRecord& r, const std::string& path) {
@@ -288,7 +292,8 @@ void to_json(json& j, const EvalRecord& r) {
              {"probe", r.probe},
              {"routeEntropy", doubleJson(r.routeEntropy)},
              {"headShare", doubleArrayJson(r.headShare)},
-             {"haltCounts", r.haltCounts}};
+             {"haltCounts", r.haltCounts},
+             {"everyStepAccuracy", r.everyStepAccuracy}};
 }
 void from_json(const json& j, EvalRecord& r) {
     readEval(j, r, "");

@@ -83,6 +83,9 @@ struct EvalRecord {
     // Gate halting (empty without a halt threshold): per depth, how many examples halted after each
     // number of steps, haltCounts[d][s] for s = 0..steps (0 never occurs: at least one step runs).
     std::vector<std::vector<int>> haltCounts; // (depths, steps + 1)
+    // With gate halting: per depth, the accuracy on the same sets when the model runs every step, so
+    // that accuracy minus this is what halting costs (empty without halting).
+    std::vector<double> everyStepAccuracy; // (depths)
     // The mean number of steps run at depth index d (0 when nothing was counted).
     double meanHaltStep(size_t d) const {
         double n = 0, sum = 0;

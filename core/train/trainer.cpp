@@ -101,6 +101,23 @@ std::pair<double, double> Trainer::accuracy(const std::vector<Example>& examples
     return out;
 }
 
+size_t Trainer::rightAnswers(const Batch& batch) const {
+    // An example is right when every readout is (sequence accuracy).
+    const auto& logits = model_.logits();
+    const int R = batch.readouts;
+    size_t correct = 0;
+    for (int b = 0; b < batch.batch; ++b) {
+        bool right = true;
+        for (int k = 0; right && k < R; ++k) {
+            Index arg;
+            logits.row(Index(b) * R + k).maxCoeff(&arg);
+            right = int(arg) == batch.targets[size_t(b) * R + k];
+        }
+        correct += right;
+    }
+    return correct;
+}
+
 bool Trainer::accuracyInto(const std::vector<Example>& examples, int steps, const std::atomic<bool>* stop,
                            std::pair<double, double>& out, RoutingTally* tally) {
     setThreads();
@@ -132,17 +149,14 @@ bool Trainer::accuracyInto(const std::vector<Example>& examples, int steps, cons
                     ++tally->haltCounts[size_t(std::clamp(s, 0, steps))];
             }
         }
-        // An example is right when every readout is (sequence accuracy).
-        const auto& logits = model_.logits();
-        const int R = batch.readouts;
-        for (int b = 0; b < batch.batch; ++b) {
-            bool right = true;
-            for (int k = 0; right && k < R; ++k) {
-                Index arg;
-                logits.row(Index(b) * R + k).maxCoeff(&arg);
-                right = int(arg) == batch.targets[size_t(b) * R + k];
-            }
-            correct += right;
+        correct += rightAnswers(batch);
+        // A model that halted is run again for every step, to tell what halting costs.
+        if (tally && !st.haltSteps.empty()) {
+            const double threshold = model_.config().haltThreshold;
+            model_.setHaltThreshold(0);
+            model_.forward(batch, steps, false, unused, false);
+            model_.setHaltThreshold(threshold);
+            tally->everyStepCorrect += double(rightAnswers(batch));
         }
     }
     const double n = double(std::max<size_t>(1, examples.size()));
@@ -239,8 +253,10 @@ std::optional<EvalRecord> Trainer::measureUnless(int steps, const std::atomic<bo
         all.headShare.resize(tally.headShare.size(), 0.0);
         for (size_t h = 0; h < tally.headShare.size(); ++h)
             all.headShare[h] += tally.headShare[h];
-        if (!tally.haltCounts.empty())
+        if (!tally.haltCounts.empty()) {
             r.haltCounts.push_back(tally.haltCounts);
+            r.everyStepAccuracy.push_back(tally.everyStepCorrect / double(std::max<size_t>(1, set.size())));
+        }
         const auto [acc, loss] = result;
         r.depths.push_back(d);
         r.accuracy.push_back(acc);

@@ -98,7 +98,10 @@ private:
         double routeEntropy = 0, weight = 0;
         std::vector<double> headShare;
         std::vector<int> haltCounts; // (steps + 1)
+        double everyStepCorrect = 0; // examples right when the halting model runs every step
     };
+    // Examples of `batch` whose every readout is right in the model's last forward.
+    size_t rightAnswers(const Batch& batch) const;
     // As accuracy() and evaluate(), giving up (false / nullopt) as soon as `stop` is set. The loss is
     // the cross-entropy alone; `tally`, when given, receives the routing and halting figures.
     bool accuracyInto(const std::vector<Example>& examples, int steps, const std::atomic<bool>* stop,

@@ -297,6 +297,7 @@ private slots:
         e.routeEntropy = 0.4;
         e.headShare = {0.1, 0.2, 0.3, 0.4};
         e.haltCounts.assign(7, {0, 3, 5, 0, 0, 0, 0, 0, 0, 0, 2});
+        e.everyStepAccuracy = {1.0, 0.9, 0.8, 0.75, 0.5, 0.25, 0.125};
         e.probe.heads = 4;
         e.probe.attention.resize(size_t(2 * 4 * 4 * 4), 0.25f);
         for (int i = 0; i < 2 * 4 * 4; ++i)
@@ -309,6 +310,7 @@ private slots:
         QCOMPARE(b.routeEntropy, 0.4);
         QCOMPARE(b.headShare, e.headShare);
         QCOMPARE(b.haltCounts, e.haltCounts);
+        QCOMPARE(b.everyStepAccuracy, e.everyStepAccuracy);
         QCOMPARE(b.meanHaltStep(0), (3 * 1 + 5 * 2 + 2 * 10) / 10.0);
         QVERIFY(sameBits(b.probe.routing, e.probe.routing));
         QVERIFY(back.models[0].history[1].headShare.empty());
@@ -328,6 +330,7 @@ private slots:
         QVERIFY(!v1.config.models[0].headRouting);
         QCOMPARE(v1.config.models[0].haltThreshold, 0.0);
         QVERIFY(v1.models[0].history[0].haltCounts.empty());
+        QVERIFY(v1.models[0].history[0].everyStepAccuracy.empty());
 
         // An evaluation without the majority baseline opens with none.
         json noBaseline = smallRun();
@@ -387,6 +390,9 @@ private slots:
         QTest::newRow("baseline not a share")
             << with([](json& j) { j["models"][0]["history"][1]["baseline"][2] = 1.5; })
             << "models[0].history[1].baseline[2]: must be a share between 0 and 1, got 1.5";
+        QTest::newRow("every-step accuracy lengths differ") << with([](json& j) {
+            j["models"][0]["history"][0]["everyStepAccuracy"] = {0.5, 0.5};
+        }) << "models[0].history[0].everyStepAccuracy: has 2 values for 7 depths";
         QTest::newRow("bestEval out of range")
             << with([](json& j) { j["models"][0]["bestEval"] = 2; }) << "models[0].bestEval: must be -1";
         QTest::newRow("attention size")

@@ -1,8 +1,10 @@
 // Halting and settling on hand-made traces: the step after which the gates stay closed, and the step
-// from which the answer stays right, with their summaries over examples.
+// from which the answer stays right, with their summaries over examples; and an evaluation of a halting
+// model, which also measures it running every step.
 #include "core/nn/encoder.h"
 #include "core/task/ctl_task.h"
 #include "core/train/halting.h"
+#include "core/train/trainer.h"
 
 #include <QtTest>
 #include <algorithm>
@@ -90,6 +92,40 @@ private slots:
             QCOMPARE(int(arg), traces[i].stepAnswers[size_t(want)]);
         }
         QVERIFY2(distinct.size() >= 2, "the examples stop at different steps");
+    }
+
+    // An evaluation of a halting model also measures it running every step; without halting it does not.
+    void evaluationMeasuresWhatHaltingCosts() {
+        RunConfig c = presetConfig("stub");
+        c.task.evalExamplesPerDepth = 40;
+        c.models.resize(1);
+        c.models[0].haltThreshold =
+            0.5; // above the gates of a barely trained model: most examples stop early
+        const auto task = makeTask(c.task);
+        Trainer t(c, 0, *task, task->firstEvalExample(1));
+        for (int i = 0; i < 20; ++i)
+            t.trainStep();
+        const EvalRecord r = t.evaluate();
+        QCOMPARE(r.everyStepAccuracy.size(), r.depths.size());
+        QCOMPARE(r.haltCounts.size(), r.depths.size());
+        const int steps = c.models[0].effectiveEvalSteps();
+        QVERIFY2(meanStepsRun(r) < steps, "examples halt before the last step");
+        bool differs = false;
+        for (size_t d = 0; d < r.depths.size(); ++d) {
+            const std::vector<Example>& set = task->evalSet(r.depths[d]);
+            QCOMPARE(t.accuracy(set).first, r.accuracy[d]);
+            t.model().setHaltThreshold(0);
+            QCOMPARE(t.accuracy(set).first, r.everyStepAccuracy[d]);
+            t.model().setHaltThreshold(c.models[0].haltThreshold);
+            differs = differs || r.everyStepAccuracy[d] != r.accuracy[d];
+        }
+        QVERIFY2(differs, "halting changes the answers at some depth");
+
+        c.models[0].haltThreshold = 0;
+        Trainer plain(c, 0, *task, task->firstEvalExample(1));
+        const EvalRecord p = plain.evaluate();
+        QVERIFY(p.haltCounts.empty());
+        QVERIFY(p.everyStepAccuracy.empty());
     }
 
     void suggestedThresholdSitsAboveTheClosedLevel() {

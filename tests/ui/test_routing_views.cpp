@@ -30,6 +30,7 @@ EvalRecord evaluation(int k) {
         counts[6] = 2 + k;
         e.haltCounts.push_back(counts);
     }
+    e.everyStepAccuracy = {1, 0.95, 0.7}; // halting costs 0, 0.05 and 0.2
     return e;
 }
 
@@ -110,7 +111,23 @@ private slots:
         QVERIFY(std::abs(view.computeSaved() - (1.0 - 3.8 / 6.0)) < 1e-12);
         const QString tip = view.toolTipAt(pixelOf(p->graph(0), 1500, 3.2));
         QVERIFY2(tip.contains("1 steps: 4 examples") && tip.contains("6 steps: 4 examples"), qPrintable(tip));
+        // What halting costs: the largest drop from running every step, at depth 3.
+        QVERIFY(std::abs(view.haltingCost() - 0.2) < 1e-12);
+        auto* title = qobject_cast<QCPTextElement*>(p->plotLayout()->element(0, 0));
+        QVERIFY(title);
+        QVERIFY2(title->text().contains("halting costs at most 0.200 accuracy (depth 3)"),
+                 qPrintable(title->text()));
+        const QString costTip = view.toolTipAt(pixelOf(p->graph(1), 1500, 3.8));
+        QVERIFY2(costTip.contains("accuracy 0.900 halting, 0.950 running every step"), qPrintable(costTip));
         QVERIFY(shoot(&view, "steps_used"));
+
+        // A run saved without the every-step accuracy shows no cost.
+        ModelRecord older = routedModel(2);
+        for (EvalRecord& e : older.history)
+            e.everyStepAccuracy.clear();
+        view.setModel(0, older.config, older.history);
+        QVERIFY(std::isnan(view.haltingCost()));
+        QVERIFY(!qobject_cast<QCPTextElement*>(p->plotLayout()->element(0, 0))->text().contains("costs"));
     }
 
     void dashboardShowsTheRowOnlyWithTheFigures() {

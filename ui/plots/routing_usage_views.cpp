@@ -216,37 +216,67 @@ void StepsUsedView::draw(const ndr::ModelConfig& config, const std::vector<ndr::
         g->setData(steps, mean, true);
         g->setPen(QPen(seriesColor(d, n, palette()), 2));
         g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
-        const int depth = depths[size_t(d)];
-        g->setName(task_.kind == ndr::TaskKind::MultiDigit
-                       ? QString::fromStdString(ndr::depthLabel(task_, depth))
-                       : tr("depth %1").arg(depth));
+        g->setName(depthName(depths[size_t(d)]));
     }
     auto* fixed = new QCPItemStraightLine(plot());
     fixed->point1->setCoords(0, steps_);
     fixed->point2->setCoords(1, steps_);
     fixed->setPen(QPen(palette().color(QPalette::WindowText), 1, Qt::DashLine));
     saved_ = 1.0 - ndr::meanStepsRun(*latest) / steps_;
+    // What halting costs: the largest drop from running every step to halting, over the depths.
+    cost_ = std::nan("");
+    QString costText;
+    if (latest->everyStepAccuracy.size() == depths.size() && latest->accuracy.size() == depths.size()) {
+        size_t worst = 0;
+        for (size_t d = 0; d < depths.size(); ++d)
+            if (latest->everyStepAccuracy[d] - latest->accuracy[d] >
+                latest->everyStepAccuracy[worst] - latest->accuracy[worst])
+                worst = d;
+        cost_ = latest->everyStepAccuracy[worst] - latest->accuracy[worst];
+        costText = cost_ > 0 ? tr("; halting costs at most %1 accuracy (%2)")
+                                   .arg(cost_, 0, 'f', 3)
+                                   .arg(depthName(depths[worst]))
+                             : tr("; halting costs no accuracy");
+    }
     if (QCPTextElement* title = titleOf(plot()))
-        title->setText(tr("Steps used: compute saved %1% of %2 steps (step %3)")
+        title->setText(tr("Steps used: compute saved %1% of %2 steps (step %3)%4")
                            .arg(std::lround(100 * saved_))
                            .arg(steps_)
-                           .arg(latest->step));
+                           .arg(latest->step)
+                           .arg(costText));
+}
+
+double StepsUsedView::haltingCost() const {
+    return steps_ > 0 ? cost_ : std::nan("");
+}
+
+QString StepsUsedView::depthName(int depth) const {
+    return task_.kind == ndr::TaskKind::MultiDigit ? QString::fromStdString(ndr::depthLabel(task_, depth))
+                                                   : tr("depth %1").arg(depth);
 }
 
 QString StepsUsedView::pointText(int graph, int index) const {
     const QCPGraphData& d = *plot()->graph(graph)->data()->at(index);
     // The distribution behind the mean: how many examples ran each number of steps.
-    QString counts;
-    for (const ndr::EvalRecord& e : shownHistory())
-        if (e.step == int(d.key) && size_t(graph) < e.haltCounts.size())
-            for (size_t s = 1; s < e.haltCounts[size_t(graph)].size(); ++s)
-                if (e.haltCounts[size_t(graph)][s] > 0)
-                    counts += tr("\n  %1 steps: %2 examples").arg(s).arg(e.haltCounts[size_t(graph)][s]);
-    return tr("%1, step %2: %3 steps on average (of %4)%5")
+    QString counts, accuracy;
+    const size_t g = size_t(graph);
+    for (const ndr::EvalRecord& e : shownHistory()) {
+        if (e.step != int(d.key) || g >= e.haltCounts.size())
+            continue;
+        for (size_t s = 1; s < e.haltCounts[g].size(); ++s)
+            if (e.haltCounts[g][s] > 0)
+                counts += tr("\n  %1 steps: %2 examples").arg(s).arg(e.haltCounts[g][s]);
+        if (g < e.everyStepAccuracy.size() && g < e.accuracy.size())
+            accuracy = tr("\naccuracy %1 halting, %2 running every step")
+                           .arg(e.accuracy[g], 0, 'f', 3)
+                           .arg(e.everyStepAccuracy[g], 0, 'f', 3);
+    }
+    return tr("%1, step %2: %3 steps on average (of %4)%5%6")
         .arg(plot()->graph(graph)->name())
         .arg(d.key)
         .arg(d.value, 0, 'f', 2)
         .arg(steps_)
+        .arg(accuracy)
         .arg(counts);
 }
 

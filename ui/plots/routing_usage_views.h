@@ -73,6 +73,9 @@ public:
     // The compute saved at the shown model's latest evaluation, 1 - mean steps run / steps (NaN when
     // there is none), as the title states it.
     double computeSaved() const;
+    // At the same evaluation, the largest accuracy drop from running every step to halting over the
+    // depths (NaN when the evaluation has no every-step accuracy), as the title states it.
+    double haltingCost() const;
     // The run's task, which names its depths in the legend ("depth 3", or a problem size "2+2").
     void setTask(const ndr::TaskConfig& task) { task_ = task; }
 
@@ -82,8 +85,11 @@ protected:
     QString pointText(int graph, int index) const override;
 
 private:
+    QString depthName(int depth) const;
+
     int steps_ = 0;
     double saved_ = 0;
+    double cost_ = 0;
     ndr::TaskConfig task_;
 };
 
