@@ -149,14 +149,20 @@ bool Trainer::accuracyInto(const std::vector<Example>& examples, int steps, cons
                     ++tally->haltCounts[size_t(std::clamp(s, 0, steps))];
             }
         }
-        correct += rightAnswers(batch);
-        // A model that halted is run again for every step, to tell what halting costs.
+        const size_t right = rightAnswers(batch);
+        correct += right;
+        // A halting model is run again for every step, to tell what halting costs; when no example
+        // stopped early the answers are those already counted.
         if (tally && !st.haltSteps.empty()) {
-            const double threshold = model_.config().haltThreshold;
-            model_.setHaltThreshold(0);
-            model_.forward(batch, steps, false, unused, false);
-            model_.setHaltThreshold(threshold);
-            tally->everyStepCorrect += double(rightAnswers(batch));
+            if (std::any_of(st.haltSteps.begin(), st.haltSteps.end(), [&](int s) { return s < steps; })) {
+                const double threshold = model_.config().haltThreshold;
+                model_.setHaltThreshold(0);
+                model_.forward(batch, steps, false, unused, false);
+                model_.setHaltThreshold(threshold);
+                tally->everyStepCorrect += double(rightAnswers(batch));
+            } else {
+                tally->everyStepCorrect += double(right);
+            }
         }
     }
     const double n = double(std::max<size_t>(1, examples.size()));

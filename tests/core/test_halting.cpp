@@ -99,8 +99,8 @@ private slots:
         RunConfig c = presetConfig("stub");
         c.task.evalExamplesPerDepth = 40;
         c.models.resize(1);
-        c.models[0].haltThreshold =
-            0.5; // above the gates of a barely trained model: most examples stop early
+        // Above the gates of a barely trained model: most examples stop early.
+        c.models[0].haltThreshold = 0.5;
         const auto task = makeTask(c.task);
         Trainer t(c, 0, *task, task->firstEvalExample(1));
         for (int i = 0; i < 20; ++i)
@@ -120,6 +120,13 @@ private slots:
             differs = differs || r.everyStepAccuracy[d] != r.accuracy[d];
         }
         QVERIFY2(differs, "halting changes the answers at some depth");
+
+        // No gate closes this far: every example runs every step, and the two accuracies are one.
+        c.models[0].haltThreshold = 1e-9;
+        Trainer never(c, 0, *task, task->firstEvalExample(1));
+        const EvalRecord n = never.evaluate();
+        QCOMPARE(meanStepsRun(n), double(steps));
+        QCOMPARE(n.everyStepAccuracy, n.accuracy);
 
         c.models[0].haltThreshold = 0;
         Trainer plain(c, 0, *task, task->firstEvalExample(1));

@@ -2,13 +2,16 @@
 """Summarises the thoughtnet runs of run.sh: per seed and model, the sequence accuracy per problem kind
 (1+1, 2+2, 3+3, 1x1, 1x2, 2x2 trained; 4+4, 2x3 tested), IID and Longer at the evaluation the run
 selects (the best IID: the preset has no validation split), the mean steps run before halting per kind
-(ThoughtNet halts at its fixed point; NDR runs its 10 steps), and the training time.
+(ThoughtNet halts at its fixed point; NDR runs its 10 steps), the accuracy per kind running every step
+(empty for a model that does not halt, and in runs recorded before evaluations measured it), and the
+training time.
 Usage: summarise.py OUT_DIR > summary.csv"""
 import csv, json, pathlib, sys
 
 KINDS = ["1+1", "2+2", "3+3", "1x1", "1x2", "2x2", "4+4", "2x3"]
 out = csv.writer(sys.stdout)
-out.writerow(["seed", "model", "step", "iid", "longer"] + KINDS + [f"steps {k}" for k in KINDS] + ["minutes"])
+out.writerow(["seed", "model", "step", "iid", "longer"] + KINDS + [f"steps {k}" for k in KINDS] +
+             [f"every step {k}" for k in KINDS] + ["minutes"])
 for run in sorted(pathlib.Path(sys.argv[1]).glob("thoughtnet-seed*/run.json")):
     seed = run.parent.name.rsplit("-seed", 1)[1]
     record = json.loads(run.read_text())
@@ -16,6 +19,7 @@ for run in sorted(pathlib.Path(sys.argv[1]).glob("thoughtnet-seed*/run.json")):
         history = model["history"]
         best = history[model["bestEval"]] if model.get("bestEval", -1) >= 0 else history[-1]
         acc = dict(zip(best["depths"], best["accuracy"]))
+        every = dict(zip(best["depths"], best.get("everyStepAccuracy") or []))
         steps = model["config"].get("evalSteps") or model["config"]["steps"]
         halts = best.get("haltCounts") or []
         mean_steps = {}
@@ -26,4 +30,5 @@ for run in sorted(pathlib.Path(sys.argv[1]).glob("thoughtnet-seed*/run.json")):
                       f'{best["testAccuracy"]:.3f}'] +
                      [f"{acc.get(d, float('nan')):.3f}" for d in range(1, 9)] +
                      [f"{mean_steps.get(d, steps):.2f}" for d in range(1, 9)] +
+                     [f"{every[d]:.3f}" if d in every else "" for d in range(1, 9)] +
                      [f'{history[-1]["elapsedSeconds"] / 60:.1f}'])
