@@ -1,5 +1,5 @@
-// The experiment panel driven through its widgets: presets fill every field, edits switch to custom,
-// the core's validation shows inline and gates Start, state locks the fields, settings persist.
+// The experiment panel driven through its widgets: presets fill every field, edits but the seeds switch to
+// custom, the core's validation shows inline and gates Start, state locks the fields, settings persist.
 #include "core/config/config.h"
 #include "core/io/serialize.h"
 #include "panel_fixture.h"
@@ -84,6 +84,31 @@ private slots:
         typeInto(field<QDoubleSpinBox>(panel, "models[1].dropout"), "0.25");
         QCOMPARE(field<QComboBox>(panel, "preset")->currentText(), QString("custom"));
         QCOMPARE(panel.config().models[1].dropout, 0.25f);
+    }
+
+    // The seeds are not part of a preset: editing them keeps it, and a preset's run from other seeds
+    // (`ndr train --preset NAME --seed N`) opens as that preset.
+    void seedsKeepThePreset() {
+        ExperimentPanel panel(nullptr, false);
+        choosePreset(panel, "stub");
+        typeInto(field<QLineEdit>(panel, "train.seed"), "7");
+        typeInto(field<QLineEdit>(panel, "task.seed"), "3");
+        QCOMPARE(field<QComboBox>(panel, "preset")->currentText(), QString("stub"));
+        ndr::RunConfig want = ndr::presetConfig("stub");
+        want.train.seed = 7;
+        want.task.seed = 3;
+        EXPECT_SAME_CONFIG(panel.config(), want);
+        typeInto(field<QSpinBox>(panel, "train.steps"), "1500");
+        QCOMPARE(field<QComboBox>(panel, "preset")->currentText(), QString("custom"));
+
+        ndr::RunConfig seeded = ndr::presetConfig("thoughtnet");
+        seeded.task.seed = seeded.train.seed = 2;
+        panel.setConfig(seeded);
+        QCOMPARE(field<QComboBox>(panel, "preset")->currentText(), QString("thoughtnet"));
+        EXPECT_SAME_CONFIG(panel.config(), seeded);
+        seeded.train.steps = 100;
+        panel.setConfig(seeded);
+        QCOMPARE(field<QComboBox>(panel, "preset")->currentText(), QString("custom"));
     }
 
     void badValuesAreShownAndBlockStart_data() {

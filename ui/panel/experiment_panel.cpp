@@ -39,6 +39,15 @@ constexpr int kWidestPanel = 420;
 const char* const kSettingsOrganisation = "NDR Studio";
 const char* const kSettingsApplication = "ndr-studio";
 
+// True when `c` is preset `name` trained from other seeds, as `ndr train --preset NAME --seed N` makes it:
+// the seeds are not part of a preset.
+bool isPresetWithAnySeeds(const ndr::RunConfig& c, const std::string& name) {
+    ndr::RunConfig p = ndr::presetConfig(name);
+    p.task.seed = c.task.seed;
+    p.train.seed = c.train.seed;
+    return c == p;
+}
+
 bool parseSeed(const QLineEdit* e, uint64_t* seed) {
     bool ok = false;
     *seed = e->text().toULongLong(&ok);
@@ -157,7 +166,7 @@ void ExperimentPanel::setConfig(const ndr::RunConfig& config) {
     const bool wasFilling = std::exchange(filling_, true);
     QString preset = kCustomPreset;
     for (const std::string& name : ndr::presetNames())
-        if (config.preset == name && config == ndr::presetConfig(name))
+        if (isPresetWithAnySeeds(config, name))
             preset = QString::fromStdString(name);
     preset_->setCurrentText(preset);
     fillFields(config);
@@ -224,7 +233,9 @@ void ExperimentPanel::onPresetChosen(int index) {
 void ExperimentPanel::onFieldEdited() {
     if (filling_)
         return;
-    if (preset_->currentText() != kCustomPreset) {
+    // An edit that leaves the preset's fields as they are (a seed, or a value typed back) keeps it.
+    if (preset_->currentText() != kCustomPreset &&
+        !isPresetWithAnySeeds(config(), preset_->currentText().toStdString())) {
         const QSignalBlocker block(preset_);
         preset_->setCurrentText(kCustomPreset);
     }

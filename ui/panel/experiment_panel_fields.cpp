@@ -72,7 +72,7 @@ QWidget* ExperimentPanel::buildPresetRow() {
                               tr("A built-in configuration (stub: the seed's small task; paper-forward / "
                                  "-backward: the paper's CTL task sized for a laptop; arith, listops: the "
                                  "paper's arithmetic and ListOps). Choosing one fills every field; editing "
-                                 "any field switches to custom."),
+                                 "any field but the seeds switches to custom."),
                               w);
     form->addRow(tr("Preset"), withNote(preset_, note));
     connect(preset_, &QComboBox::currentIndexChanged, this, &ExperimentPanel::onPresetChosen);
