@@ -233,7 +233,7 @@ void ExperimentPanel::onPresetChosen(int index) {
 void ExperimentPanel::onFieldEdited() {
     if (filling_)
         return;
-    // An edit that leaves the preset's fields as they are (a seed, or a value typed back) keeps it.
+    // An edit that leaves every field but the seeds as the preset has it keeps the preset.
     if (preset_->currentText() != kCustomPreset &&
         !isPresetWithAnySeeds(config(), preset_->currentText().toStdString())) {
         const QSignalBlocker block(preset_);
