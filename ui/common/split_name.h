@@ -1,4 +1,4 @@
-// The word for a split of the task's depths, as the window shows it.
+// The words for a split of the task's depths and for one depth, as the window shows them.
 #pragma once
 
 #include "core/task/task.h"
@@ -21,6 +21,12 @@ inline QString splitName(ndr::Split split, const QString& none = {}) {
         break;
     }
     return none;
+}
+
+// "depth 3", or the problem size ("2+2") of multi-digit arithmetic, whose depths are sizes.
+inline QString depthName(const ndr::TaskConfig& task, int depth) {
+    return task.kind == ndr::TaskKind::MultiDigit ? QString::fromStdString(ndr::depthLabel(task, depth))
+                                                  : QObject::tr("depth %1").arg(depth);
 }
 
 } // namespace ndrui

@@ -84,12 +84,9 @@ void ExpressionInput::setTask(const ndr::Task* task) {
     // Seeded from the task so the same run offers the same random examples (tests and demos repeat).
     rng_.seed(task->config().seed * 7919 + 17);
     for (int d : task->allDepths())
-        depth_->addItem(tr("%1 (%2)")
-                            .arg(task->kind() == ndr::TaskKind::MultiDigit
-                                     ? QString::fromStdString(ndr::depthLabel(task->config(), d))
-                                     : tr("depth %1").arg(d))
-                            .arg(splitName(task->splitOf(d), tr("untrained"))),
-                        d);
+        depth_->addItem(
+            tr("%1 (%2)").arg(depthName(task->config(), d)).arg(splitName(task->splitOf(d), tr("untrained"))),
+            d);
     field_->setPlaceholderText(tr("e.g. %1").arg(QString::fromStdString(task->hint())));
 }
 

@@ -2,6 +2,7 @@
 #include "ui/plots/routing_usage_views.h"
 
 #include "ui/common/palette.h"
+#include "ui/common/split_name.h"
 #include "ui/plots/plot_style.h"
 
 #include <QComboBox>
@@ -216,7 +217,7 @@ void StepsUsedView::draw(const ndr::ModelConfig& config, const std::vector<ndr::
         g->setData(steps, mean, true);
         g->setPen(QPen(seriesColor(d, n, palette()), 2));
         g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
-        g->setName(depthName(depths[size_t(d)]));
+        g->setName(depthName(task_, depths[size_t(d)]));
     }
     auto* fixed = new QCPItemStraightLine(plot());
     fixed->point1->setCoords(0, steps_);
@@ -235,7 +236,7 @@ void StepsUsedView::draw(const ndr::ModelConfig& config, const std::vector<ndr::
         cost_ = latest->everyStepAccuracy[worst] - latest->accuracy[worst];
         costText = cost_ > 0 ? tr("; halting costs at most %1 accuracy (%2)")
                                    .arg(cost_, 0, 'f', 3)
-                                   .arg(depthName(depths[worst]))
+                                   .arg(depthName(task_, depths[worst]))
                              : tr("; halting costs no accuracy");
     }
     if (QCPTextElement* title = titleOf(plot()))
@@ -248,11 +249,6 @@ void StepsUsedView::draw(const ndr::ModelConfig& config, const std::vector<ndr::
 
 double StepsUsedView::haltingCost() const {
     return steps_ > 0 ? cost_ : std::nan("");
-}
-
-QString StepsUsedView::depthName(int depth) const {
-    return task_.kind == ndr::TaskKind::MultiDigit ? QString::fromStdString(ndr::depthLabel(task_, depth))
-                                                   : tr("depth %1").arg(depth);
 }
 
 QString StepsUsedView::pointText(int graph, int index) const {

@@ -85,8 +85,6 @@ protected:
     QString pointText(int graph, int index) const override;
 
 private:
-    QString depthName(int depth) const;
-
     int steps_ = 0;
     double saved_ = 0;
     double cost_ = 0;
