@@ -56,6 +56,31 @@ template <typename S, typename WT, typename InitRng> void uniformFanIn(WT&& w, I
             w(i, j) = S(u(rng));
 }
 
+// out = d * mask, and db += the column sums of out: on one thread in one pass, row by row.
+template <typename S> void maskWithBiasGrad(const Mat<S>& d, const Mat<S>& mask, Mat<S>& out, S* db) {
+    const Index n = d.rows(), cols = d.cols();
+    out.resize(n, cols);
+    const S *dd = d.data(), *md = mask.data();
+    S* od = out.data();
+    if (splitOverThreads(n * cols)) {
+        forRowRanges(n, cols, [=](Index r0, Index r1) {
+#pragma omp simd
+            for (Index e = r0 * cols; e < r1 * cols; ++e)
+                od[e] = dd[e] * md[e];
+        });
+        addColumnSums(od, n, cols, cols, db);
+        return;
+    }
+    for (Index i = 0; i < n; ++i) {
+        const Index r = i * cols;
+#pragma omp simd
+        for (Index j = 0; j < cols; ++j) {
+            od[r + j] = dd[r + j] * md[r + j];
+            db[j] += od[r + j];
+        }
+    }
+}
+
 } // namespace
 
 template <typename S>
@@ -124,12 +149,8 @@ void EncoderLayer<S>::forward(ParamStore<S>& store, const Mat<S>& x, const Batch
     Mat<S>& y = ws.y;
     y.resize(N, C);
     if (drop) {
-        dropoutMask(c.attMask, N, C, cfg.dropout, training, rng);
-        forRowRanges(N, C, [&](Index r0, Index r1) {
-            const Index n = r1 - r0;
-            y.middleRows(r0, n).noalias() =
-                x.middleRows(r0, n) + ws.att.middleRows(r0, n).cwiseProduct(c.attMask.middleRows(r0, n));
-        });
+        c.attMask.resize(N, C);
+        addDropped(y.data(), x.data(), ws.att.data(), c.attMask.data(), N * C, cfg.dropout, rng);
     } else {
         c.attMask.resize(0, 0);
         forRowRanges(N, C, [&](Index r0, Index r1) {
@@ -157,12 +178,8 @@ void EncoderLayer<S>::forward(ParamStore<S>& store, const Mat<S>& x, const Batch
     if (!gated()) {
         // out = LN2(z + Dropout(ff))
         if (drop) {
-            dropoutMask(c.ffMask, N, C, cfg.dropout, training, rng);
-            forRowRanges(N, C, [&](Index r0, Index r1) {
-                const Index n = r1 - r0;
-                y.middleRows(r0, n).noalias() =
-                    c.z.middleRows(r0, n) + ff.middleRows(r0, n).cwiseProduct(c.ffMask.middleRows(r0, n));
-            });
+            c.ffMask.resize(N, C);
+            addDropped(y.data(), c.z.data(), ff.data(), c.ffMask.data(), N * C, cfg.dropout, rng);
         } else {
             c.ffMask.resize(0, 0);
             forRowRanges(N, C, [&](Index r0, Index r1) {
@@ -218,14 +235,16 @@ void EncoderLayer<S>::backward(ParamStore<S>& store, const Mat<S>& x, const Batc
     auto dHiddenFF = dHidden.leftCols(F);
     if (!gated()) {
         // out = LN2(z + Dropout(ff))
-        LayerNorm<S>::backward(dOut, store.value(ln2g), store.grad(ln2g), store.grad(ln2b), c.ln2, dy);
-        dz = dy;
-        if (c.ffMask.size() > 0)
-            dff.noalias() = dy.cwiseProduct(c.ffMask);
-        else
-            dff = dy;
-        biasBackward(dff, store.grad(b2));
-        linearBackward<S>(dff, c.hiddenDropped.leftCols(F), store.value(w2), store.grad(w2), &dHiddenFF);
+        // dz is LN2's input gradient (W1's input gradient is added to it below); dff = dz * mask
+        LayerNorm<S>::backward(dOut, store.value(ln2g), store.grad(ln2g), store.grad(ln2b), c.ln2, dz);
+        const Mat<S>* dffIn = &dz;
+        if (c.ffMask.size() > 0) {
+            maskWithBiasGrad(dz, c.ffMask, dff, store.grad(b2).data());
+            dffIn = &dff;
+        } else {
+            biasBackward(dz, store.grad(b2));
+        }
+        linearBackward<S>(*dffIn, c.hiddenDropped.leftCols(F), store.value(w2), store.grad(w2), &dHiddenFF);
 
     } else {
         // out = x + keep * g * (u - x)
@@ -269,51 +288,101 @@ void EncoderLayer<S>::backward(ParamStore<S>& store, const Mat<S>& x, const Batc
         linearBackward<S>(dGateLogit, c.hiddenDropped.rightCols(C), store.value(wg2), store.grad(wg2),
                           &dHiddenGate);
         // u = LN2(ff), or u = tanh(ff): dff = du (1 - u^2)
-        if (tanhUpdate())
+        if (tanhUpdate()) {
             dff = (du.array() * (S(1) - c.u.array().square())).matrix();
-        else
+            biasBackward(dff, store.grad(b2));
+        } else if (split) {
             LayerNorm<S>::backward(du, store.value(ln2g), store.grad(ln2g), store.grad(ln2b), c.ln2, dff);
-        biasBackward(dff, store.grad(b2));
+            biasBackward(dff, store.grad(b2));
+        } else { // on one thread b2's gradient is summed as dff is computed
+            dff.resize(N, C);
+            S* dffd = dff.data();
+            S* db2 = store.grad(b2).data();
+            LayerNorm<S>::backwardEach(du, store.value(ln2g), store.grad(ln2g), store.grad(ln2b), c.ln2,
+                                       [=](Index i, Index j, S v) {
+                                           dffd[i * C + j] = v;
+                                           db2[j] += v;
+                                       });
+        }
         linearBackward<S>(dff, c.hiddenDropped.leftCols(F), store.value(w2), store.grad(w2), &dHiddenFF);
     }
-    // hidden = Dropout(ReLU(pre)): the gradient passes (times the multiplier) where the output is positive
+    // hidden = Dropout(ReLU(pre)): the gradient passes (times the multiplier) where the output is
+    // positive. [b1 | bg1]'s gradient is the column sums of the result: on one thread summed in the same
+    // pass, row by row.
     {
         const S keep = c.hiddenKeep;
         const S* hd = c.hiddenDropped.data();
         S* dh = dHidden.data();
-        const Index n = dHidden.size();
-        forRowRanges(n, 1, [=](Index e0, Index e1) {
-            // A local copy: the closure's own copy could alias dh's stores and would be reloaded.
-            const S k = keep;
+        const Index n = dHidden.size(), cols = dHidden.cols();
+        S* db = store.grad(b1).data(); // b1 and bg1 are consecutive: cols values
+        if (splitOverThreads(n)) {
+            forRowRanges(n, 1, [=](Index e0, Index e1) {
+                // A local copy: the closure's own copy could alias dh's stores and would be reloaded.
+                const S k = keep;
 #pragma omp simd
-            for (Index e = e0; e < e1; ++e)
-                dh[e] = hd[e] > S(0) ? dh[e] * k : S(0);
-        });
+                for (Index e = e0; e < e1; ++e)
+                    dh[e] = hd[e] > S(0) ? dh[e] * k : S(0);
+            });
+            addColumnSums(dh, N, cols, cols, db);
+        } else {
+            for (Index i = 0; i < N; ++i) {
+                const S* hi = hd + i * cols;
+                S* di = dh + i * cols;
+#pragma omp simd
+                for (Index j = 0; j < cols; ++j) {
+                    di[j] = hi[j] > S(0) ? di[j] * keep : S(0);
+                    db[j] += di[j];
+                }
+            }
+        }
     }
-    biasBackward(dHidden, RowVecMap<S>(store.grad(b1).data(), dHidden.cols()));
     const int last = gated() ? wg1 : w1;
     linearBackward<S>(dHidden, c.z, store.valueRows(w1, last), store.gradRows(w1, last), &dz, !gated());
-    // z = LN1(x + Dropout(a))
-    LayerNorm<S>::backward(dz, store.value(ln1g), store.grad(ln1g), store.grad(ln1b), c.ln1, dy);
-    // x reaches the residual layer's output only through LN1 and attention
-    if (gated())
-        dx += dy;
-    else
-        dx = dy;
-    const Mat<S>* da = &dy;
-    if (c.attMask.size() > 0) {
-        ws.da.noalias() = dy.cwiseProduct(c.attMask);
-        da = &ws.da;
+    // z = LN1(x + Dropout(a)): LN1's input gradient g goes into dx (x reaches the residual layer's
+    // output only through LN1 and attention: assigned, or added to the copy gate's share) and, times
+    // the dropout mask, into da, as it is computed.
+    const bool masked = c.attMask.size() > 0;
+    Mat<S>& da = masked ? ws.da : dy;
+    da.resize(N, C);
+    if (!gated())
+        dx.resize(N, C);
+    {
+        S *dxd = dx.data(), *dad = da.data();
+        const S* md = masked ? c.attMask.data() : nullptr;
+        auto ln1Backward = [&](auto storeValue) {
+            LayerNorm<S>::backwardEach(dz, store.value(ln1g), store.grad(ln1g), store.grad(ln1b), c.ln1,
+                                       storeValue);
+        };
+        if (gated() && masked)
+            ln1Backward([=](Index i, Index j, S v) {
+                dxd[i * C + j] += v;
+                dad[i * C + j] = v * md[i * C + j];
+            });
+        else if (gated())
+            ln1Backward([=](Index i, Index j, S v) {
+                dxd[i * C + j] += v;
+                dad[i * C + j] = v;
+            });
+        else if (masked)
+            ln1Backward([=](Index i, Index j, S v) {
+                dxd[i * C + j] = v;
+                dad[i * C + j] = v * md[i * C + j];
+            });
+        else
+            ln1Backward([=](Index i, Index j, S v) {
+                dxd[i * C + j] = v;
+                dad[i * C + j] = v;
+            });
     }
     // The attention's input gradient is added straight into dx.
     const Mat<S>* routeWeights = cfg.headRouting ? &c.route.weights : nullptr;
     Mat<S>* dRoute = cfg.headRouting ? &ws.dRoute : nullptr;
     if (cfg.attention == AttentionKind::Geometric)
-        geo.backward(store, x, shape, c.geo, *da, dx, ws.dProj, true, routeWeights, dRoute);
+        geo.backward(store, x, shape, c.geo, da, dx, ws.dProj, true, routeWeights, dRoute);
     else if (relative())
-        rel.backward(store, x, shape, c.rel, *da, dx, ws.dProj, true, routeWeights, dRoute);
+        rel.backward(store, x, shape, c.rel, da, dx, ws.dProj, true, routeWeights, dRoute);
     else
-        soft.backward(store, x, shape, c.soft, *da, dx, ws.dProj, true, routeWeights, dRoute);
+        soft.backward(store, x, shape, c.soft, da, dx, ws.dProj, true, routeWeights, dRoute);
     if (cfg.headRouting) {
         if (c.routeEntropyCoef != S(0))
             HeadRouter<S>::addEntropyGrad(c.route.weights, shape, c.routeEntropyCoef, ws.dRoute);

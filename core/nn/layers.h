@@ -255,6 +255,26 @@ void dropoutMask(Mat<S>& mask, Index rows, Index cols, double p, bool training, 
         dropoutFill(mask.data(), rows * cols, p, rng);
 }
 
+// y = x + a * m over n values, m the dropout multipliers (0 with probability p, else 1/(1-p)) drawn as
+// dropoutFill draws them and stored for the backward pass: the draws, the mask and the sum in one pass.
+template <typename S> void addDropped(S* y, const S* x, const S* a, S* m, Index n, double p, Rng& rng) {
+    const uint16_t threshold = dropoutThreshold(p);
+    const S keep = S(1.0 / (1.0 - p));
+    forEachDropoutChunk(n, rng, [=](Index i0, const uint16_t* lanes, Index count) {
+        const uint16_t t = threshold; // locals, as in dropoutFill
+        const S k1 = keep;
+        S* yc = y + i0;
+        S* mc = m + i0;
+        const S* xc = x + i0;
+        const S* ac = a + i0;
+#pragma omp simd
+        for (Index k = 0; k < count; ++k) {
+            mc[k] = lanes[k] >= t ? k1 : S(0);
+            yc[k] = xc[k] + ac[k] * mc[k];
+        }
+    });
+}
+
 // x = ReLU(x) * dropout multipliers, in one pass, without storing the multipliers: the caller can tell
 // them afterwards from x itself (where x is positive the multiplier was 1/(1-p)). Same draws as
 // dropoutFill.
@@ -324,8 +344,18 @@ template <typename S> struct LayerNorm {
     template <typename GT, typename DGT, typename DBT>
     static void backward(const Mat<S>& dy, const GT& gain, DGT&& dgain, DBT&& dbias, const Cache& c,
                          Mat<S>& dx) {
+        const Index C = dy.cols();
+        dx.resize(dy.rows(), C);
+        S* dxd = dx.data();
+        backwardEach(dy, gain, dgain, dbias, c, [=](Index i, Index j, S v) { dxd[i * C + j] = v; });
+    }
+
+    // As backward, with each value of dx handed to store(row, column, value) where it is computed, so
+    // that a caller adding dx into other matrices needs no pass of its own over dx.
+    template <typename GT, typename DGT, typename DBT, typename Store>
+    static void backwardEach(const Mat<S>& dy, const GT& gain, DGT&& dgain, DBT&& dbias, const Cache& c,
+                             Store store) {
         const Index n = dy.rows(), C = dy.cols();
-        dx.resize(n, C);
         const S* g = gain.data();
         S* dg = dgain.data();
         S* db = dbias.data();
@@ -336,7 +366,6 @@ template <typename S> struct LayerNorm {
             for (Index i = 0; i < n; ++i) {
                 const S* dyi = dy.data() + i * C;
                 const S* hi = c.xhat.data() + i * C;
-                S* dxi = dx.data() + i * C;
                 S m1 = 0, m2 = 0;
 #pragma omp simd reduction(+ : m1, m2)
                 for (Index j = 0; j < C; ++j) {
@@ -349,7 +378,7 @@ template <typename S> struct LayerNorm {
                 const S r = c.rstd(i);
 #pragma omp simd
                 for (Index j = 0; j < C; ++j)
-                    dxi[j] = r * (dyi[j] * g[j] - m1 - hi[j] * m2);
+                    store(i, j, r * (dyi[j] * g[j] - m1 - hi[j] * m2));
             }
             forColumnRanges(n, C, [&](Index j0, Index j1) {
                 for (Index i = 0; i < n; ++i) {
@@ -367,7 +396,6 @@ template <typename S> struct LayerNorm {
         for (Index i = 0; i < n; ++i) {
             const S* dyi = dy.data() + i * C;
             const S* hi = c.xhat.data() + i * C;
-            S* dxi = dx.data() + i * C;
             S m1 = 0, m2 = 0;
 #pragma omp simd reduction(+ : m1, m2)
             for (Index j = 0; j < C; ++j) {
@@ -382,7 +410,7 @@ template <typename S> struct LayerNorm {
             const S r = c.rstd(i);
 #pragma omp simd
             for (Index j = 0; j < C; ++j)
-                dxi[j] = r * (dyi[j] * g[j] - m1 - hi[j] * m2);
+                store(i, j, r * (dyi[j] * g[j] - m1 - hi[j] * m2));
         }
     }
 };
