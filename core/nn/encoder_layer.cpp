@@ -338,7 +338,7 @@ void EncoderLayer<S>::backward(ParamStore<S>& store, const Mat<S>& x, const Batc
     }
     const int last = gated() ? wg1 : w1;
     linearBackward<S>(dHidden, c.z, store.valueRows(w1, last), store.gradRows(w1, last), &dz, !gated());
-    // z = LN1(x + Dropout(a)): LN1's input gradient g goes into dx (x reaches the residual layer's
+    // z = LN1(x + Dropout(a)): LN1's input gradient goes into dx (x reaches the residual layer's
     // output only through LN1 and attention: assigned, or added to the copy gate's share) and, times
     // the dropout mask, into da, as it is computed.
     const bool masked = c.attMask.size() > 0;
