@@ -363,23 +363,9 @@ template <typename S> struct LayerNorm {
         if (splitOverThreads(n * C)) {
             // dx row by row on every thread, then the gain and bias gradients by column ranges.
 #pragma omp parallel for schedule(static)
-            for (Index i = 0; i < n; ++i) {
-                const S* dyi = dy.data() + i * C;
-                const S* hi = c.xhat.data() + i * C;
-                S m1 = 0, m2 = 0;
-#pragma omp simd reduction(+ : m1, m2)
-                for (Index j = 0; j < C; ++j) {
-                    const S dxhat = dyi[j] * g[j];
-                    m1 += dxhat;
-                    m2 += dxhat * hi[j];
-                }
-                m1 *= invC;
-                m2 *= invC;
-                const S r = c.rstd(i);
-#pragma omp simd
-                for (Index j = 0; j < C; ++j)
-                    store(i, j, r * (dyi[j] * g[j] - m1 - hi[j] * m2));
-            }
+            for (Index i = 0; i < n; ++i)
+                backwardRow<false>(i, C, dy.data() + i * C, c.xhat.data() + i * C, g, dg, db, invC, c.rstd(i),
+                                   store);
             forColumnRanges(n, C, [&](Index j0, Index j1) {
                 for (Index i = 0; i < n; ++i) {
                     const S* dyi = dy.data() + i * C;
@@ -393,25 +379,33 @@ template <typename S> struct LayerNorm {
             });
             return;
         }
-        for (Index i = 0; i < n; ++i) {
-            const S* dyi = dy.data() + i * C;
-            const S* hi = c.xhat.data() + i * C;
-            S m1 = 0, m2 = 0;
+        for (Index i = 0; i < n; ++i)
+            backwardRow<true>(i, C, dy.data() + i * C, c.xhat.data() + i * C, g, dg, db, invC, c.rstd(i),
+                              store);
+    }
+
+private:
+    // dx of row i, handed to store. With AddParamGrads the row's gain and bias gradients are added to
+    // dg and db in the same pass over dy (one thread: no other row writes them meanwhile).
+    template <bool AddParamGrads, typename Store>
+    static void backwardRow(Index i, Index C, const S* dyi, const S* hi, const S* g, S* dg, S* db, S invC,
+                            S rstd, Store& store) {
+        S m1 = 0, m2 = 0;
 #pragma omp simd reduction(+ : m1, m2)
-            for (Index j = 0; j < C; ++j) {
+        for (Index j = 0; j < C; ++j) {
+            if constexpr (AddParamGrads) {
                 dg[j] += dyi[j] * hi[j];
                 db[j] += dyi[j];
-                const S dxhat = dyi[j] * g[j];
-                m1 += dxhat;
-                m2 += dxhat * hi[j];
             }
-            m1 *= invC;
-            m2 *= invC;
-            const S r = c.rstd(i);
-#pragma omp simd
-            for (Index j = 0; j < C; ++j)
-                store(i, j, r * (dyi[j] * g[j] - m1 - hi[j] * m2));
+            const S dxhat = dyi[j] * g[j];
+            m1 += dxhat;
+            m2 += dxhat * hi[j];
         }
+        m1 *= invC;
+        m2 *= invC;
+#pragma omp simd
+        for (Index j = 0; j < C; ++j)
+            store(i, j, rstd * (dyi[j] * g[j] - m1 - hi[j] * m2));
     }
 };
 
