@@ -230,19 +230,26 @@ inline uint16_t dropoutThreshold(double p) {
     return uint16_t(std::min(p, 65535.0 / 65536.0) * 65536.0);
 }
 
-// Fills m[0, n) with the dropout multipliers: 0 with probability p, else 1/(1-p).
-template <typename S> void dropoutFill(S* m, Index n, double p, Rng& rng) {
+// Calls body(i, multiplier) for every i in [0, n): the dropout multiplier of element i, 0 with
+// probability p, else 1/(1-p), from forEachDropoutChunk's draws. A chunk's calls form one SIMD loop, so
+// body must treat each i on its own (body's pointers are copied into locals: as the closure's members
+// they could alias its stores and be reloaded, which keeps the loop scalar).
+template <typename S, typename Body> void forEachDropoutMultiplier(Index n, double p, Rng& rng, Body body) {
     const uint16_t threshold = dropoutThreshold(p);
     const S keep = S(1.0 / (1.0 - p));
     forEachDropoutChunk(n, rng, [=](Index i0, const uint16_t* lanes, Index count) {
-        // Locals: the closure's copies could alias the stores and would be reloaded (a scalar loop).
         const uint16_t t = threshold;
         const S k1 = keep;
-        S* out = m + i0;
+        const Body use = body;
 #pragma omp simd
         for (Index k = 0; k < count; ++k)
-            out[k] = lanes[k] >= t ? k1 : S(0);
+            use(i0 + k, lanes[k] >= t ? k1 : S(0));
     });
+}
+
+// Fills m[0, n) with the dropout multipliers: 0 with probability p, else 1/(1-p).
+template <typename S> void dropoutFill(S* m, Index n, double p, Rng& rng) {
+    forEachDropoutMultiplier<S>(n, p, rng, [m](Index i, S keep) { m[i] = keep; });
 }
 
 // Fills `mask` with 0 (probability p) or 1/(1-p); all ones when p == 0 or not training.
@@ -258,20 +265,9 @@ void dropoutMask(Mat<S>& mask, Index rows, Index cols, double p, bool training, 
 // y = x + a * m over n values, m the dropout multipliers (0 with probability p, else 1/(1-p)) drawn as
 // dropoutFill draws them and stored for the backward pass: the draws, the mask and the sum in one pass.
 template <typename S> void addDropped(S* y, const S* x, const S* a, S* m, Index n, double p, Rng& rng) {
-    const uint16_t threshold = dropoutThreshold(p);
-    const S keep = S(1.0 / (1.0 - p));
-    forEachDropoutChunk(n, rng, [=](Index i0, const uint16_t* lanes, Index count) {
-        const uint16_t t = threshold; // locals, as in dropoutFill
-        const S k1 = keep;
-        S* yc = y + i0;
-        S* mc = m + i0;
-        const S* xc = x + i0;
-        const S* ac = a + i0;
-#pragma omp simd
-        for (Index k = 0; k < count; ++k) {
-            mc[k] = lanes[k] >= t ? k1 : S(0);
-            yc[k] = xc[k] + ac[k] * mc[k];
-        }
+    forEachDropoutMultiplier<S>(n, p, rng, [y, x, a, m](Index i, S keep) {
+        m[i] = keep;
+        y[i] = x[i] + a[i] * keep;
     });
 }
 
@@ -279,16 +275,8 @@ template <typename S> void addDropped(S* y, const S* x, const S* a, S* m, Index 
 // them afterwards from x itself (where x is positive the multiplier was 1/(1-p)). Same draws as
 // dropoutFill.
 template <typename S> void reluDropoutInPlace(S* x, Index n, double p, Rng& rng) {
-    const uint16_t threshold = dropoutThreshold(p);
-    const S keep = S(1.0 / (1.0 - p));
-    forEachDropoutChunk(n, rng, [=](Index i0, const uint16_t* lanes, Index count) {
-        const uint16_t t = threshold; // locals, as in dropoutFill
-        const S k1 = keep;
-        S* v = x + i0;
-#pragma omp simd
-        for (Index k = 0; k < count; ++k)
-            v[k] = v[k] > S(0) && lanes[k] >= t ? v[k] * k1 : S(0);
-    });
+    forEachDropoutMultiplier<S>(
+        n, p, rng, [x](Index i, S keep) { x[i] = x[i] > S(0) && keep > S(0) ? x[i] * keep : S(0); });
 }
 
 // Row-wise layer norm with learned gain and bias (eps 1e-5, biased variance, as torch.nn.LayerNorm).

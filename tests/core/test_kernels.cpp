@@ -104,17 +104,21 @@ private slots:
 
     // Element i is dropped when 16-bit lane i % 4 (lowest first) of the generator's draw i / 4 is below
     // p * 65536, and kept as 1/(1-p) otherwise; the in-place form multiplies the ReLU of its input by the
-    // same draws. Sizes around the chunk of 1024 elements the draws are made in.
+    // same draws, and addDropped adds its input times them to another while storing them. Sizes around
+    // the chunk of 1024 elements the draws are made in.
     void dropoutDraws() {
         const double p = 0.3;
         const float keep = float(1.0 / (1.0 - p));
         const uint16_t threshold = uint16_t(p * 65536.0);
         for (Index n : {1, 3, 4, 5, 1023, 1024, 1025, 3001}) {
-            Rng plain(42), fill(42), inPlace(42);
+            Rng plain(42), fill(42), inPlace(42), added(42);
             const size_t count = static_cast<size_t>(n);
-            std::vector<float> want(count), got(count), scaled(count);
-            for (size_t i = 0; i < count; ++i)
+            std::vector<float> want(count), got(count), scaled(count), base(count), y(count), stored(count);
+            const std::vector<float> a(count, 0.25f);
+            for (size_t i = 0; i < count; ++i) {
                 scaled[i] = i % 3 == 1 ? -1.5f : 2.0f; // the ReLU zeroes every third
+                base[i] = float(i % 7);
+            }
             uint64_t bits = 0;
             for (Index i = 0; i < n; ++i) {
                 if (i % 4 == 0)
@@ -123,17 +127,21 @@ private slots:
             }
             dropoutFill(got.data(), n, p, fill);
             reluDropoutInPlace(scaled.data(), n, p, inPlace);
+            addDropped(y.data(), base.data(), a.data(), stored.data(), n, p, added);
             int dropped = 0;
             for (Index i = 0; i < n; ++i) {
                 QVERIFY2(got[size_t(i)] == want[size_t(i)],
                          qPrintable(QString("n %1, element %2").arg(n).arg(i)));
                 QCOMPARE(scaled[size_t(i)], i % 3 == 1 ? 0.0f : 2.0f * want[size_t(i)]);
+                QCOMPARE(stored[size_t(i)], want[size_t(i)]);
+                QCOMPARE(y[size_t(i)], base[size_t(i)] + 0.25f * want[size_t(i)]);
                 dropped += want[size_t(i)] == 0.0f;
             }
-            // Both consumed one draw per four elements: the next draws agree.
+            // Each consumed one draw per four elements: the next draws agree.
             const uint64_t next = plain();
             QCOMPARE(fill(), next);
             QCOMPARE(inPlace(), next);
+            QCOMPARE(added(), next);
             if (n > 1000)
                 QVERIFY2(std::abs(double(dropped) / double(n) - p) < 0.05,
                          qPrintable(QString::number(dropped)));
