@@ -56,29 +56,37 @@ template <typename S, typename WT, typename InitRng> void uniformFanIn(WT&& w, I
             w(i, j) = S(u(rng));
 }
 
-// out = d * mask, and db += the column sums of out: on one thread in one pass, row by row.
-template <typename S> void maskWithBiasGrad(const Mat<S>& d, const Mat<S>& mask, Mat<S>& out, S* db) {
-    const Index n = d.rows(), cols = d.cols();
-    out.resize(n, cols);
-    const S *dd = d.data(), *md = mask.data();
-    S* od = out.data();
-    if (splitOverThreads(n * cols)) {
-        forRowRanges(n, cols, [=](Index r0, Index r1) {
+// out[e] = value(e) over a row-major (rows, cols) matrix, and db += the column sums of out: on one
+// thread in one pass, row by row; split over threads, the values by ranges of rows, then the sums.
+// value may read out[e] itself (an update in place).
+template <typename S, typename Value>
+void mapWithColumnSums(Index rows, Index cols, S* out, S* db, Value value) {
+    if (splitOverThreads(rows * cols)) {
+        forRowRanges(rows, cols, [=](Index r0, Index r1) {
+            // A local copy: the closure's own copy could alias out's stores and would be reloaded.
+            const Value v = value;
 #pragma omp simd
             for (Index e = r0 * cols; e < r1 * cols; ++e)
-                od[e] = dd[e] * md[e];
+                out[e] = v(e);
         });
-        addColumnSums(od, n, cols, cols, db);
+        addColumnSums(out, rows, cols, cols, db);
         return;
     }
-    for (Index i = 0; i < n; ++i) {
+    for (Index i = 0; i < rows; ++i) {
         const Index r = i * cols;
 #pragma omp simd
         for (Index j = 0; j < cols; ++j) {
-            od[r + j] = dd[r + j] * md[r + j];
-            db[j] += od[r + j];
+            out[r + j] = value(r + j);
+            db[j] += out[r + j];
         }
     }
+}
+
+// out = d * mask, and db += the column sums of out.
+template <typename S> void maskWithBiasGrad(const Mat<S>& d, const Mat<S>& mask, Mat<S>& out, S* db) {
+    out.resize(d.rows(), d.cols());
+    const S *dd = d.data(), *md = mask.data();
+    mapWithColumnSums(d.rows(), d.cols(), out.data(), db, [dd, md](Index e) { return dd[e] * md[e]; });
 }
 
 } // namespace
@@ -307,34 +315,13 @@ void EncoderLayer<S>::backward(ParamStore<S>& store, const Mat<S>& x, const Batc
         linearBackward<S>(dff, c.hiddenDropped.leftCols(F), store.value(w2), store.grad(w2), &dHiddenFF);
     }
     // hidden = Dropout(ReLU(pre)): the gradient passes (times the multiplier) where the output is
-    // positive. [b1 | bg1]'s gradient is the column sums of the result: on one thread summed in the same
-    // pass, row by row.
+    // positive. [b1 | bg1]'s gradient is the column sums of the result (b1 and bg1 are consecutive).
     {
         const S keep = c.hiddenKeep;
         const S* hd = c.hiddenDropped.data();
         S* dh = dHidden.data();
-        const Index n = dHidden.size(), cols = dHidden.cols();
-        S* db = store.grad(b1).data(); // b1 and bg1 are consecutive: cols values
-        if (splitOverThreads(n)) {
-            forRowRanges(n, 1, [=](Index e0, Index e1) {
-                // A local copy: the closure's own copy could alias dh's stores and would be reloaded.
-                const S k = keep;
-#pragma omp simd
-                for (Index e = e0; e < e1; ++e)
-                    dh[e] = hd[e] > S(0) ? dh[e] * k : S(0);
-            });
-            addColumnSums(dh, N, cols, cols, db);
-        } else {
-            for (Index i = 0; i < N; ++i) {
-                const S* hi = hd + i * cols;
-                S* di = dh + i * cols;
-#pragma omp simd
-                for (Index j = 0; j < cols; ++j) {
-                    di[j] = hi[j] > S(0) ? di[j] * keep : S(0);
-                    db[j] += di[j];
-                }
-            }
-        }
+        mapWithColumnSums(N, dHidden.cols(), dh, store.grad(b1).data(),
+                          [hd, dh, keep](Index e) { return hd[e] > S(0) ? dh[e] * keep : S(0); });
     }
     const int last = gated() ? wg1 : w1;
     linearBackward<S>(dHidden, c.z, store.valueRows(w1, last), store.gradRows(w1, last), &dz, !gated());
