@@ -106,6 +106,54 @@ private slots:
         QVERIFY(run.models[0].checkpointFile != run.models[1].checkpointFile);
     }
 
+    // A run trained in two halves, the second with --resume, has the curves of the run trained in one
+    // go; what --resume cannot do it refuses with a message, leaving the run as it was.
+    void resumeGoesOnAsOneRun() {
+        const QString out = path("halves");
+        Result r = runNdr({"train", "--config", path("tiny.json"), "--out", out, "--steps", "20", "--quiet"});
+        QVERIFY2(r.exitCode == 0, describe(r));
+        r = runNdr({"train", "--resume", out, "--steps", "40", "--quiet"});
+        QVERIFY2(r.exitCode == 0, describe(r));
+        const RunRecord whole = loadRunRecord(runFile_.toStdString());
+        const RunRecord halves = loadRunRecord((out + "/run.json").toStdString());
+        QCOMPARE(halves.config.train.steps, 40);
+        QCOMPARE(halves.models.size(), whole.models.size());
+        for (size_t m = 0; m < whole.models.size(); ++m) {
+            const ModelRecord &a = whole.models[m], &b = halves.models[m];
+            QCOMPARE(b.stepsDone, 40);
+            QVERIFY(b.status == (ModelStatus{ModelState::Finished, {}}));
+            QCOMPARE(b.history.size(), a.history.size());
+            for (size_t e = 0; e < a.history.size(); ++e) {
+                QCOMPARE(b.history[e].step, a.history[e].step);
+                QCOMPARE(b.history[e].trainLoss, a.history[e].trainLoss);
+                QCOMPARE(b.history[e].accuracy, a.history[e].accuracy);
+                QCOMPARE(b.history[e].loss, a.history[e].loss);
+            }
+            QCOMPARE(b.lossLog.loss, a.lossLog.loss);
+        }
+
+        QFile file(out + "/run.json");
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray saved = file.readAll();
+        file.close();
+        const struct {
+            QStringList args;
+            QString mention;
+        } refused[] = {
+            {{"--resume", out}, "has trained all its 40 steps"},
+            {{"--resume", out, "--steps", "30"}, "fewer than the 40"},
+            {{"--resume", path("nowhere")}, "no run.json"},
+            {{"--resume", out, "--preset", "stub", "--steps", "60"}, "excludes"},
+            {{"--resume", out, "--seed", "4", "--steps", "60"}, "excludes"},
+        };
+        for (const auto& c : refused) {
+            r = runNdr(QStringList{"train"} + c.args);
+            QVERIFY2(r.exitCode == 2 && r.err.contains(c.mention), describe(r));
+        }
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QCOMPARE(file.readAll(), saved);
+    }
+
     // A ListOps run on a subset of its operations says which, in what it prints of the task.
     void listOpsSubsetIsNamed() {
         json c = tinyConfig();
