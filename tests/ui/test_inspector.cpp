@@ -448,13 +448,18 @@ private slots:
         auto* table = child<QTableWidget>("inspector.stepsNeeded");
         const std::vector<int> depths = task().allDepths();
         QCOMPARE(table->rowCount(), int(depths.size()));
+        // Per model: halts (the NDR only: the Transformer has no gates), settles, right.
+        const QString transformer = session_.models()[1].name;
+        QCOMPARE(table->columnCount(), 6);
+        QCOMPARE(table->horizontalHeaderItem(4)->text(), transformer + "\nsettles");
+        QCOMPARE(table->horizontalHeaderItem(5)->text(), transformer + "\nright");
         for (int r = 0; r < int(depths.size()); ++r) {
             const HaltingSummary ndr = inspector_->stepsNeeded()->summary(depths[size_t(r)], 0);
             QCOMPARE(ndr.examples, 3);
             QVERIFY(ndr.maxStep <= session_.models()[0].config.steps);
-            // Per model: halts, settles, right.
             QCOMPARE(textAt(table, r, 3), QString("%1/3").arg(ndr.correctAtHalt));
-            QCOMPARE(textAt(table, r, 4), QString("no gates"));
+            const HaltingSummary vanilla = inspector_->stepsNeeded()->summary(depths[size_t(r)], 1);
+            QCOMPARE(textAt(table, r, 5), QString("%1/3").arg(vanilla.correctAtHalt));
             QCOMPARE(textAt(table, r, 2).isEmpty(), false);
             if (ndr.settled == 0)
                 QCOMPARE(textAt(table, r, 2), QString("never right"));

@@ -117,12 +117,26 @@ void StepsNeededPanel::fill() {
         return;
     }
     const std::vector<int> depths = task->allDepths();
+    // Per model: halts (only a model with gates to halt on), settles, right; firstColumn[m] is its first.
+    auto hasGates = [](const ndr::ModelConfig& mc) {
+        return mc.kind == ndr::ModelKind::ThoughtNet ||
+               (mc.kind == ndr::ModelKind::Encoder && ndr::copyGated(mc.update));
+    };
     QStringList headers{tr("depth")};
-    for (const auto& m : models)
-        headers << tr("%1\nhalts").arg(m.name) << tr("%1\nsettles").arg(m.name)
-                << tr("%1\nright").arg(m.name);
+    std::vector<int> firstColumn;
+    for (const auto& m : models) {
+        firstColumn.push_back(int(headers.size()));
+        if (hasGates(m.config))
+            headers << tr("%1\nhalts").arg(m.name);
+        headers << tr("%1\nsettles").arg(m.name) << tr("%1\nright").arg(m.name);
+    }
     table_->setColumnCount(int(headers.size()));
     table_->setHorizontalHeaderLabels(headers);
+    for (size_t m = 0; m < models.size(); ++m)
+        if (!hasGates(models[m].config))
+            table_->horizontalHeaderItem(firstColumn[m] + 1)
+                ->setToolTip(tr("%1 has no gates to halt on: right is its answer after the last step")
+                                 .arg(models[m].name));
     table_->setRowCount(int(depths.size()));
     for (int r = 0; r < int(depths.size()); ++r) {
         const int d = depths[size_t(r)];
@@ -134,6 +148,7 @@ void StepsNeededPanel::fill() {
         table_->setItem(r, 0, depthItem);
         for (int m = 0; m < int(models.size()); ++m) {
             const ndr::HaltingSummary s = summary(d, m);
+            const bool gated = hasGates(models[size_t(m)].config);
             QString steps, right, settles;
             QString tip;
             if (s.examples > 0) {
@@ -151,9 +166,6 @@ void StepsNeededPanel::fill() {
                 if (s.settled > 0 && s.settled < s.examples)
                     settles += tr(", %1 wrong").arg(s.examples - s.settled);
                 right = QString("%1/%2").arg(s.correctAtHalt).arg(s.examples);
-                const ndr::ModelConfig& mc = models[size_t(m)].config;
-                const bool gated = mc.kind == ndr::ModelKind::ThoughtNet ||
-                                   (mc.kind == ndr::ModelKind::Encoder && ndr::copyGated(mc.update));
                 if (gated) {
                     // Examples that never halt count their full run in the mean; all of them: "never".
                     if (s.halted == 0)
@@ -170,22 +182,24 @@ void StepsNeededPanel::fill() {
                         "last step; right: the answer read at the halting step",
                         nullptr, s.examples);
                 } else {
-                    steps = tr("no gates");
-                    tip = tr("a residual or recurrent model has no gates to halt on; right: the answer after "
-                             "the last step");
+                    tip = tr("right: the answer after the last step (a residual or recurrent model has no "
+                             "gates to halt on)");
                 }
             }
-            auto* a = new QTableWidgetItem(steps);
+            int column = firstColumn[size_t(m)];
+            if (gated) {
+                auto* a = new QTableWidgetItem(steps);
+                a->setToolTip(tip);
+                table_->setItem(r, column++, a);
+            }
             auto* c = new QTableWidgetItem(settles);
-            auto* b = new QTableWidgetItem(right);
-            a->setToolTip(tip);
             c->setToolTip(
                 tr("mean (min–max) step from which the model's answer is right after every later step, "
                    "over the examples answered right at the end"));
+            table_->setItem(r, column++, c);
+            auto* b = new QTableWidgetItem(right);
             b->setToolTip(tip);
-            table_->setItem(r, 1 + 3 * m, a);
-            table_->setItem(r, 2 + 3 * m, c);
-            table_->setItem(r, 3 + 3 * m, b);
+            table_->setItem(r, column, b);
         }
     }
     if (!pending_.isEmpty())
