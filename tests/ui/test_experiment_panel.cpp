@@ -207,17 +207,21 @@ private slots:
         QVERIFY(field<QWidget>(panel, "models[1].gateBiasInit")->isEnabled());
     }
 
-    // Symbols, functions and order belong to table lookup; choosing another task disables them and
-    // reaches the configuration.
+    // Symbols, functions and order belong to table lookup; choosing another task disables them, hides
+    // their rows and reaches the configuration.
     void taskKindDisablesTableLookupFields() {
         ExperimentPanel panel(nullptr, false);
         choosePreset(panel, "stub");
-        for (const char* name : {"task.symbols", "task.functions", "task.order"})
+        for (const char* name : {"task.symbols", "task.functions", "task.order"}) {
             QVERIFY(field<QWidget>(panel, name)->isEnabled());
+            QVERIFY(field<QWidget>(panel, name)->isVisibleTo(&panel));
+        }
         auto* kind = field<QComboBox>(panel, "task.kind");
         kind->setCurrentIndex(kind->findData(int(ndr::TaskKind::ListOps)));
-        for (const char* name : {"task.symbols", "task.functions", "task.order"})
+        for (const char* name : {"task.symbols", "task.functions", "task.order"}) {
             QVERIFY(!field<QWidget>(panel, name)->isEnabled());
+            QVERIFY(!field<QWidget>(panel, name)->isVisibleTo(&panel));
+        }
         QCOMPARE(panel.config().task.kind, ndr::TaskKind::ListOps);
         QCOMPARE(field<QComboBox>(panel, "preset")->currentText(), QString("custom"));
         // Depth 1 is no ListOps question: the panel says so under the field and Start stays off.
@@ -228,6 +232,7 @@ private slots:
         QVERIFY2(panel.problems().isEmpty(), qPrintable(panel.problems().join('\n')));
         choosePreset(panel, "stub");
         QVERIFY(field<QWidget>(panel, "task.symbols")->isEnabled());
+        QVERIFY(field<QWidget>(panel, "task.symbols")->isVisibleTo(&panel));
     }
 
     // ListOps' operations: a field of words, enabled for ListOps alone, refused by name when unknown.
@@ -235,7 +240,7 @@ private slots:
         ExperimentPanel panel(nullptr, false);
         choosePreset(panel, "listops");
         auto* operations = field<QLineEdit>(panel, "task.operations");
-        QVERIFY(operations->isEnabled());
+        QVERIFY(operations->isEnabled() && operations->isVisibleTo(&panel));
         QCOMPARE(operations->text(), QString("MIN MAX MED SM"));
         typeInto(operations, "max  min med");
         QCOMPARE(panel.config().task.operations, (std::vector<std::string>{"MAX", "MIN", "MED"}));
@@ -245,10 +250,11 @@ private slots:
         QVERIFY2(noteOf(panel, "task.operations").contains("unknown operation 'SUM'"),
                  qPrintable(noteOf(panel, "task.operations")));
         QVERIFY(!field<QPushButton>(panel, "start")->isEnabled());
-        // Another task has no operations to choose: the field is off and its text does not count.
+        // Another task has no operations to choose: the field is off and hidden, and its text does not
+        // count.
         auto* kind = field<QComboBox>(panel, "task.kind");
         kind->setCurrentIndex(kind->findData(int(ndr::TaskKind::Arith)));
-        QVERIFY(!operations->isEnabled());
+        QVERIFY(!operations->isEnabled() && !operations->isVisibleTo(&panel));
         QCOMPARE(panel.config().task.operations, ndr::listOpsOperationNames());
         QVERIFY2(panel.problems().isEmpty(), qPrintable(panel.problems().join('\n')));
         // A configuration with a subset fills the field.

@@ -260,9 +260,15 @@ void ExperimentPanel::onValidToggled(bool on) {
 
 void ExperimentPanel::onTaskKindChanged() {
     const auto kind = ndr::TaskKind(taskKind_->currentData().toInt());
+    // A field another task has no use for is disabled (it does not count) and its row hidden. An
+    // editor's parent is its row's field: the editor with its note.
+    auto applies = [this](QWidget* editor, bool on) {
+        editor->setEnabled(on);
+        taskForm_->setRowVisible(editor->parentWidget(), on);
+    };
     for (QWidget* w : std::initializer_list<QWidget*>{symbols_, functions_, order_})
-        w->setEnabled(kind == ndr::TaskKind::Ctl);
-    operations_->setEnabled(kind == ndr::TaskKind::ListOps);
+        applies(w, kind == ndr::TaskKind::Ctl);
+    applies(operations_, kind == ndr::TaskKind::ListOps);
     onFieldEdited();
 }
 

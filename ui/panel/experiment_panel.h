@@ -13,6 +13,7 @@
 
 class QCheckBox;
 class QComboBox;
+class QFormLayout;
 class QLineEdit;
 class QSpinBox;
 class QTimer;
@@ -99,6 +100,7 @@ private:
     QComboBox* preset_ = nullptr;
     // Task
     QComboBox* taskKind_ = nullptr;
+    QFormLayout* taskForm_ = nullptr; // the task's rows: those another task has no use for are hidden
     QSpinBox* symbols_ = nullptr;
     QSpinBox* functions_ = nullptr;
     QSpinBox* trainMin_ = nullptr;

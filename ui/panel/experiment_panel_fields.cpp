@@ -82,6 +82,7 @@ QWidget* ExperimentPanel::buildPresetRow() {
 QWidget* ExperimentPanel::buildTaskGroup() {
     auto* box = new QGroupBox(tr("Task"));
     auto* form = makeForm(box);
+    taskForm_ = form;
     auto add = [&](const QString& label, const QString& path, QWidget* editor, const QString& tip) {
         form->addRow(label, withNote(editor, notes_.add(path, editor, tip, box)));
     };
