@@ -69,10 +69,13 @@ QWidget* ExperimentPanel::buildPresetRow() {
         preset_->addItem(QString::fromStdString(name));
     preset_->addItem(kCustomPreset);
     QLabel* note = notes_.add("preset", preset_,
-                              tr("A built-in configuration (stub: the seed's small task; paper-forward / "
-                                 "-backward: the paper's CTL task sized for a laptop; arith, listops: the "
-                                 "paper's arithmetic and ListOps). Choosing one fills every field; editing "
-                                 "any field but the seeds switches to custom."),
+                              tr("A built-in configuration (stub: a small table lookup task that trains in "
+                                 "seconds; stub-routing, stub-thought-cost: its models with and without head "
+                                 "routing or thought cost; paper-forward / -backward: the paper's CTL task "
+                                 "sized for a laptop; arith, listops: the paper's arithmetic and ListOps; "
+                                 "thoughtnet: ThoughtNet and NDR on multi-digit addition and "
+                                 "multiplication). Choosing one fills every field; editing any field but "
+                                 "the seeds switches to custom."),
                               w);
     form->addRow(tr("Preset"), withNote(preset_, note));
     connect(preset_, &QComboBox::currentIndexChanged, this, &ExperimentPanel::onPresetChosen);
