@@ -5,14 +5,18 @@
 #include "core/nn/tensor.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <omp.h>
 #include <random>
 #include <type_traits>
 #include <vector>
 
 namespace ndr {
+
+class DropoutStreams;
 
 // xoshiro256** (Blackman & Vigna), seeded through SplitMix64: the generator of dropout masks. It
 // replaced std::mt19937_64, which took ~9% of a stub training step in a profile. Satisfies
@@ -51,12 +55,13 @@ public:
     }
 
 private:
+    friend class DropoutStreams;
     static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
     uint64_t s_[4];
 };
 
-// Dropout masks: each 64-bit draw gives four 16-bit lanes compared with a threshold (p is resolved to
-// 1/65536). Deterministic for a given seed.
+// The model's generator: dropout masks draw from it through DropoutStreams (each 64-bit draw four
+// 16-bit lanes compared with a threshold, p resolved to 1/65536). Deterministic for a given seed.
 using Rng = Xoshiro256;
 
 // Whether a pass over `elements` values is split over the OpenMP threads: only with several threads
@@ -208,19 +213,81 @@ template <typename DYT, typename DBT> inline void biasBackward(const DYT& dy, DB
     addColumnSums(dy.data(), dy.rows(), dy.cols(), dy.outerStride(), db.data());
 }
 
-// Calls use(i0, lanes, count) over [0, n) in chunks: lanes[k] is the 16-bit draw of element i0 + k.
-// Each 64-bit draw is four 16-bit lanes, lowest first (the same draws as KeepDraws), and a chunk's
-// draws come first, so that the pass over its lanes is a loop the compiler vectorises.
-template <typename Use> void forEachDropoutChunk(Index n, Rng& rng, Use&& use) {
-    constexpr Index kWords = 256;
-    uint16_t lanes[4 * kWords];
-    for (Index i0 = 0; i0 < n; i0 += 4 * kWords) {
-        const Index count = std::min(n - i0, 4 * kWords), words = (count + 3) / 4;
-        for (Index w = 0; w < words; ++w) {
-            const uint64_t bits = rng();
-            for (int l = 0; l < 4; ++l)
-                lanes[4 * w + l] = uint16_t(bits >> (16 * l));
+// Eight xoshiro256** generators stepped side by side: the draws of one dropout pass. Stream k is
+// Xoshiro256(the k-th of eight draws of the model's generator), so a pass advances that generator by
+// eight draws whatever its length, and draw w of the pass is stream (w mod 8)'s draw (w div 8). The
+// eight states are stepped together in SIMD vectors (shifts, xors and adds: the multiplications by 5
+// and 9 are shifts and adds), and the same integer operations give the same draws on every engine.
+class DropoutStreams {
+public:
+    static constexpr int kStreams = 8;
+    explicit DropoutStreams(Rng& rng) {
+        for (int k = 0; k < kStreams; ++k) {
+            const Rng stream(rng());
+            s0_[k] = stream.s_[0];
+            s1_[k] = stream.s_[1];
+            s2_[k] = stream.s_[2];
+            s3_[k] = stream.s_[3];
         }
+    }
+    // Writes `groups` groups of kStreams draws as 16-bit lanes, four per draw, lowest first (the
+    // draws' bytes, little-endian): draw g * kStreams + k is stream k's g-th. The states are held in
+    // registers as vectors of GCC's vector extension (an array of them is not reliably kept in
+    // registers): four of 16 bytes each word, or two of 32 with AVX.
+    void fill(uint16_t* lanes, Index groups) {
+        static_assert(std::endian::native == std::endian::little, "lanes are a draw's bytes, lowest first");
+#ifdef __AVX__
+        constexpr int Bytes = 32;
+#else
+        constexpr int Bytes = 16;
+#endif
+        constexpr int L = Bytes / 8, NV = kStreams / L;
+        typedef uint64_t V __attribute__((vector_size(Bytes), aligned(2), may_alias));
+        V a[NV], b[NV], c[NV], d[NV];
+        for (int v = 0; v < NV; ++v) {
+            std::memcpy(&a[v], s0_ + v * L, Bytes);
+            std::memcpy(&b[v], s1_ + v * L, Bytes);
+            std::memcpy(&c[v], s2_ + v * L, Bytes);
+            std::memcpy(&d[v], s3_ + v * L, Bytes);
+        }
+        for (Index g = 0; g < groups; ++g) {
+            V* o = reinterpret_cast<V*>(lanes + 4 * g * kStreams);
+#pragma GCC unroll 8
+            for (int v = 0; v < NV; ++v) {
+                const V x = b[v];
+                const V x5 = (x << 2) + x, r = (x5 << 7) | (x5 >> 57);
+                o[v] = (r << 3) + r; // rotl(x * 5, 7) * 9
+                const V t = x << 17;
+                c[v] ^= a[v];
+                d[v] ^= x;
+                b[v] = x ^ c[v];
+                a[v] ^= d[v];
+                c[v] ^= t;
+                d[v] = (d[v] << 45) | (d[v] >> 19);
+            }
+        }
+        for (int v = 0; v < NV; ++v) {
+            std::memcpy(s0_ + v * L, &a[v], Bytes);
+            std::memcpy(s1_ + v * L, &b[v], Bytes);
+            std::memcpy(s2_ + v * L, &c[v], Bytes);
+            std::memcpy(s3_ + v * L, &d[v], Bytes);
+        }
+    }
+
+private:
+    uint64_t s0_[kStreams], s1_[kStreams], s2_[kStreams], s3_[kStreams];
+};
+
+// Calls use(i0, lanes, count) over [0, n) in chunks: lanes[k] is the 16-bit draw of element i0 + k.
+// Each 64-bit draw of DropoutStreams is four 16-bit lanes, lowest first, and a chunk's draws come
+// first, so that the pass over its lanes is a loop the compiler vectorises.
+template <typename Use> void forEachDropoutChunk(Index n, Rng& rng, Use&& use) {
+    constexpr Index kLanes = 1024; // a multiple of 4 * DropoutStreams::kStreams
+    alignas(64) uint16_t lanes[kLanes];
+    DropoutStreams streams(rng);
+    for (Index i0 = 0; i0 < n; i0 += kLanes) {
+        const Index count = std::min(n - i0, kLanes);
+        streams.fill(lanes, (count + 4 * DropoutStreams::kStreams - 1) / (4 * DropoutStreams::kStreams));
         use(i0, lanes, count);
     }
 }

@@ -102,15 +102,16 @@ private slots:
         checkShapes<double>(m, n, d);
     }
 
-    // Element i is dropped when 16-bit lane i % 4 (lowest first) of the generator's draw i / 4 is below
-    // p * 65536, and kept as 1/(1-p) otherwise; the in-place form multiplies the ReLU of its input by the
-    // same draws, and addDropped adds its input times them to another while storing them. Sizes around
-    // the chunk of 1024 elements the draws are made in.
+    // Element i is dropped when 16-bit lane i % 4 (lowest first) of the pass's draw w = i / 4 is below
+    // p * 65536, and kept as 1/(1-p) otherwise; draw w is the (w / 8)-th of stream w % 8, stream k being
+    // Xoshiro256 seeded with the k-th of eight draws of the model's generator. The in-place form
+    // multiplies the ReLU of its input by the same draws, and addDropped adds its input times them to
+    // another while storing them. Sizes around the chunk of 1024 elements the draws are made in.
     void dropoutDraws() {
         const double p = 0.3;
         const float keep = float(1.0 / (1.0 - p));
         const uint16_t threshold = uint16_t(p * 65536.0);
-        for (Index n : {1, 3, 4, 5, 1023, 1024, 1025, 3001}) {
+        for (Index n : {1, 3, 4, 5, 31, 32, 33, 1023, 1024, 1025, 3001}) {
             Rng plain(42), fill(42), inPlace(42), added(42);
             const size_t count = static_cast<size_t>(n);
             std::vector<float> want(count), got(count), scaled(count), base(count), y(count), stored(count);
@@ -119,10 +120,13 @@ private slots:
                 scaled[i] = i % 3 == 1 ? -1.5f : 2.0f; // the ReLU zeroes every third
                 base[i] = float(i % 7);
             }
+            std::vector<Rng> streams;
+            for (int k = 0; k < 8; ++k)
+                streams.emplace_back(plain());
             uint64_t bits = 0;
             for (Index i = 0; i < n; ++i) {
                 if (i % 4 == 0)
-                    bits = plain();
+                    bits = streams[size_t(i / 4 % 8)]();
                 want[size_t(i)] = uint16_t(bits >> (16 * (i % 4))) >= threshold ? keep : 0.0f;
             }
             dropoutFill(got.data(), n, p, fill);
@@ -137,7 +141,7 @@ private slots:
                 QCOMPARE(y[size_t(i)], base[size_t(i)] + 0.25f * want[size_t(i)]);
                 dropped += want[size_t(i)] == 0.0f;
             }
-            // Each consumed one draw per four elements: the next draws agree.
+            // Each took eight draws of the model's generator, whatever n: the next draws agree.
             const uint64_t next = plain();
             QCOMPARE(fill(), next);
             QCOMPARE(inPlace(), next);
