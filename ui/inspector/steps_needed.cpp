@@ -163,8 +163,10 @@ void StepsNeededPanel::fill() {
                                   .arg(s.meanSettled, 0, 'f', 1)
                                   .arg(s.minSettled)
                                   .arg(s.maxSettled);
+                // The examples left out of the mean go in the cell's tooltip, which keeps the column
+                // narrow enough for every model's columns to fit beside each other.
                 if (s.settled > 0 && s.settled < s.examples)
-                    settles += tr(", %1 wrong").arg(s.examples - s.settled);
+                    settles += "*";
                 right = QString("%1/%2").arg(s.correctAtHalt).arg(s.examples);
                 if (gated) {
                     // Examples that never halt count their full run in the mean; all of them: "never".
@@ -193,9 +195,14 @@ void StepsNeededPanel::fill() {
                 table_->setItem(r, column++, a);
             }
             auto* c = new QTableWidgetItem(settles);
-            c->setToolTip(
+            QString settlesTip =
                 tr("mean (min–max) step from which the model's answer is right after every later step, "
-                   "over the examples answered right at the end"));
+                   "over the examples answered right at the end");
+            if (s.settled > 0 && s.settled < s.examples)
+                settlesTip += tr("\n* %1 of the %2 examples are wrong at the end and left out")
+                                  .arg(s.examples - s.settled)
+                                  .arg(s.examples);
+            c->setToolTip(settlesTip);
             table_->setItem(r, column++, c);
             auto* b = new QTableWidgetItem(right);
             b->setToolTip(tip);
