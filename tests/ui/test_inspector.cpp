@@ -452,7 +452,11 @@ private slots:
         const QString transformer = session_.models()[1].name;
         QCOMPARE(table->columnCount(), 6);
         QCOMPARE(table->horizontalHeaderItem(4)->text(), transformer + "\nsettles");
-        QCOMPARE(table->horizontalHeaderItem(5)->text(), transformer + "\nright");
+        // The model's name heads its first column; each header's tooltip names it.
+        QCOMPARE(table->horizontalHeaderItem(5)->text(), QString("\nright"));
+        QVERIFY(table->horizontalHeaderItem(5)->toolTip().startsWith(transformer));
+        QCOMPARE(table->horizontalHeaderItem(2)->text(), QString("\nsettles"));
+        QVERIFY(table->horizontalHeaderItem(2)->toolTip().startsWith(session_.models()[0].name));
         for (int r = 0; r < int(depths.size()); ++r) {
             const HaltingSummary ndr = inspector_->stepsNeeded()->summary(depths[size_t(r)], 0);
             QCOMPARE(ndr.examples, 3);
@@ -465,7 +469,18 @@ private slots:
                 QCOMPARE(textAt(table, r, 2), QString("never right"));
             else
                 QVERIFY(ndr.maxSettled <= session_.models()[0].config.effectiveEvalSteps());
-            // Examples wrong at the end are left out of "settles": a star, counted in the tooltip.
+            // A cell shows the mean step, its range in the tooltip. Examples that never halt (counted at
+            // their full run) and examples wrong at the end (left out of "settles"): a star, counted in
+            // the tooltip.
+            const bool neverSome = ndr.halted > 0 && ndr.halted < ndr.examples;
+            QCOMPARE(textAt(table, r, 1).endsWith('*'), neverSome);
+            QCOMPARE(table->item(r, 1)->toolTip().contains(
+                         QString("%1 of the 3 examples never halt").arg(ndr.examples - ndr.halted)),
+                     neverSome);
+            if (ndr.halted > 0)
+                QVERIFY(table->item(r, 1)->toolTip().contains(
+                    QString("from %1 to %2").arg(ndr.minStep).arg(ndr.maxStep)));
+            QVERIFY(!textAt(table, r, 1).contains('(') && !textAt(table, r, 2).contains('('));
             for (const auto& [column, s] : {std::pair{2, ndr}, std::pair{4, vanilla}}) {
                 const bool partial = s.settled > 0 && s.settled < s.examples;
                 QCOMPARE(textAt(table, r, column).endsWith('*'), partial);

@@ -122,16 +122,25 @@ void StepsNeededPanel::fill() {
         return mc.kind == ndr::ModelKind::ThoughtNet ||
                (mc.kind == ndr::ModelKind::Encoder && ndr::copyGated(mc.update));
     };
-    QStringList headers{tr("depth")};
+    // A model's name heads its first column only (its columns are side by side), which keeps the
+    // table narrow enough for the side panel; every header's tooltip names its model.
+    QStringList headers{tr("depth")}, headerTips{QString()};
     std::vector<int> firstColumn;
     for (const auto& m : models) {
         firstColumn.push_back(int(headers.size()));
+        QStringList measures;
         if (hasGates(m.config))
-            headers << tr("%1\nhalts").arg(m.name);
-        headers << tr("%1\nsettles").arg(m.name) << tr("%1\nright").arg(m.name);
+            measures << tr("halts");
+        measures << tr("settles") << tr("right");
+        for (int k = 0; k < measures.size(); ++k) {
+            headers << (k == 0 ? m.name : QString()) + "\n" + measures[k];
+            headerTips << tr("%1: %2").arg(m.name, measures[k]);
+        }
     }
     table_->setColumnCount(int(headers.size()));
     table_->setHorizontalHeaderLabels(headers);
+    for (int k = 1; k < headers.size(); ++k)
+        table_->horizontalHeaderItem(k)->setToolTip(headerTips[k]);
     for (size_t m = 0; m < models.size(); ++m)
         if (!hasGates(models[m].config))
             table_->horizontalHeaderItem(firstColumn[m] + 1)
@@ -149,63 +158,72 @@ void StepsNeededPanel::fill() {
         for (int m = 0; m < int(models.size()); ++m) {
             const ndr::HaltingSummary s = summary(d, m);
             const bool gated = hasGates(models[size_t(m)].config);
-            QString steps, right, settles;
-            QString tip;
+            // A cell shows the mean step (or the one step every example shares) and a star where some
+            // examples are left out of it or never halt; its tooltip gives the range and counts the
+            // star. Short cells keep every model's columns within the side panel.
+            auto cellText = [](double mean, int lo, int hi) {
+                return lo == hi ? QString::number(lo) : QString::number(mean, 'f', 1);
+            };
+            auto rangeText = [this](double mean, int lo, int hi, int n) {
+                return tr("mean %1, from %2 to %3, over %n example(s)", nullptr, n)
+                    .arg(mean, 0, 'f', 1)
+                    .arg(lo)
+                    .arg(hi);
+            };
+            QString steps, right, settles, stepsTip, settlesTip, rightTip;
             if (s.examples > 0) {
                 // From which step the answer is right and stays right: read from the answers, so it
                 // means the same for every model.
-                if (s.settled == 0)
+                settlesTip = tr("the step from which the answer is right after every later step");
+                if (s.settled == 0) {
                     settles = tr("never right");
-                else if (s.minSettled == s.maxSettled)
-                    settles = QString::number(s.minSettled);
-                else
-                    settles = QString("%1 (%2–%3)")
-                                  .arg(s.meanSettled, 0, 'f', 1)
-                                  .arg(s.minSettled)
-                                  .arg(s.maxSettled);
-                // The examples left out of the mean go in the cell's tooltip, which keeps the column
-                // narrow enough for every model's columns to fit beside each other.
-                if (s.settled > 0 && s.settled < s.examples)
-                    settles += "*";
+                } else {
+                    settles = cellText(s.meanSettled, s.minSettled, s.maxSettled);
+                    settlesTip += ": " + rangeText(s.meanSettled, s.minSettled, s.maxSettled, s.settled);
+                    if (s.settled < s.examples) {
+                        settles += "*";
+                        settlesTip += tr("\n* %1 of the %2 examples are wrong at the end and left out")
+                                          .arg(s.examples - s.settled)
+                                          .arg(s.examples);
+                    }
+                }
                 right = QString("%1/%2").arg(s.correctAtHalt).arg(s.examples);
                 if (gated) {
                     // Examples that never halt count their full run in the mean; all of them: "never".
-                    if (s.halted == 0)
+                    stepsTip = tr("the halting step");
+                    if (s.halted == 0) {
                         steps = tr("never");
-                    else if (s.minStep == s.maxStep)
-                        steps = QString::number(s.minStep);
-                    else
-                        steps =
-                            QString("%1 (%2–%3)").arg(s.meanStep, 0, 'f', 1).arg(s.minStep).arg(s.maxStep);
-                    if (s.halted > 0 && s.halted < s.examples)
-                        steps += tr(", %1 never").arg(s.examples - s.halted);
-                    tip = tr(
-                        "mean (min–max) halting step over %n example(s); \"never\": gates still open at the "
-                        "last step; right: the answer read at the halting step",
-                        nullptr, s.examples);
+                        stepsTip += tr(": gates still open at the last step in every example");
+                    } else {
+                        steps = cellText(s.meanStep, s.minStep, s.maxStep);
+                        stepsTip += ": " + rangeText(s.meanStep, s.minStep, s.maxStep, s.examples);
+                        if (s.halted < s.examples) {
+                            steps += "*";
+                            stepsTip +=
+                                tr("\n* %1 of the %2 examples never halt (gates still open at the last "
+                                   "step) and count their full run")
+                                    .arg(s.examples - s.halted)
+                                    .arg(s.examples);
+                        }
+                    }
+                    rightTip = tr("right: the answer read at the halting step");
                 } else {
-                    tip = tr("right: the answer after the last step (a residual or recurrent model has no "
-                             "gates to halt on)");
+                    rightTip =
+                        tr("right: the answer after the last step (a residual or recurrent model has no "
+                           "gates to halt on)");
                 }
             }
             int column = firstColumn[size_t(m)];
             if (gated) {
                 auto* a = new QTableWidgetItem(steps);
-                a->setToolTip(tip);
+                a->setToolTip(stepsTip);
                 table_->setItem(r, column++, a);
             }
             auto* c = new QTableWidgetItem(settles);
-            QString settlesTip =
-                tr("mean (min–max) step from which the model's answer is right after every later step, "
-                   "over the examples answered right at the end");
-            if (s.settled > 0 && s.settled < s.examples)
-                settlesTip += tr("\n* %1 of the %2 examples are wrong at the end and left out")
-                                  .arg(s.examples - s.settled)
-                                  .arg(s.examples);
             c->setToolTip(settlesTip);
             table_->setItem(r, column++, c);
             auto* b = new QTableWidgetItem(right);
-            b->setToolTip(tip);
+            b->setToolTip(rightTip);
             table_->setItem(r, column, b);
         }
     }
