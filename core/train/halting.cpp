@@ -34,14 +34,22 @@ int gateStopStep(const Trace& trace, float threshold) {
     return trace.steps;
 }
 
-float suggestedHaltingThreshold(const Trace& trace) {
+GateLevels gateLevels(const Trace& trace) {
     if (trace.gates.empty())
-        return -1.0f;
+        return {};
     std::vector<float> g = trace.gates;
     auto middle = g.begin() + std::ptrdiff_t(g.size() / 2);
     std::nth_element(g.begin(), middle, g.end());
-    const float closed = std::clamp(*middle, 0.0f, 1.0f);
-    const float threshold = closed + 0.25f * (1.0f - closed);
+    const float rest = std::clamp(*middle, 0.0f, 1.0f);
+    const float open = std::clamp(*std::max_element(g.begin(), g.end()), rest, 1.0f);
+    return {rest, open};
+}
+
+float suggestedHaltingThreshold(const Trace& trace) {
+    if (trace.gates.empty())
+        return -1.0f;
+    const GateLevels levels = gateLevels(trace);
+    const float threshold = levels.rest + 0.5f * (levels.open - levels.rest);
     return std::clamp(std::round(threshold * 200.0f) / 200.0f, 0.005f, 0.995f);
 }
 

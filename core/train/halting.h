@@ -21,10 +21,17 @@ int haltingStep(const Trace& trace, float threshold);
 // a trace without gates.
 int gateStopStep(const Trace& trace, float threshold);
 
-// A halting threshold that fits the model: a quarter of the way from the level its closed gates reach
-// (the median of the trace's mean gates over steps and positions: at each step most positions copy) to
-// fully open, rounded to 0.005. A gate counts as open only well above where this model's gates rest,
-// whether it closes them to 0.02 or only to 0.3. -1 for a trace without gates.
+// Where a model's gates rest and how far they open in a trace: `rest` the median of the trace's mean
+// gates over steps and positions (at each step most positions copy), `open` the largest of them.
+struct GateLevels {
+    float rest = 0, open = 0;
+};
+GateLevels gateLevels(const Trace& trace); // both 0 for a trace without gates
+
+// A halting threshold that fits the model: halfway from where its gates rest to its most open gate in
+// the trace, rounded to 0.005. A gate counts as open only well above where this model's gates rest,
+// whether it closes them to 0.02 or only to 0.3, and below the level its open gates reach, whether
+// they open to 0.95 or only to 0.45. -1 for a trace without gates.
 float suggestedHaltingThreshold(const Trace& trace);
 
 // The first step s (0..steps) from which the readout on [E] is the true answer after every later step

@@ -135,23 +135,43 @@ private slots:
         QVERIFY(p.everyStepAccuracy.empty());
     }
 
-    void suggestedThresholdSitsAboveTheClosedLevel() {
+    void suggestedThresholdSitsBetweenClosedAndOpen() {
         // Closed near 0.3 (the level a stub NDR reaches), one gate open per step.
         Trace t;
         t.steps = 3;
         t.positions = 4;
         t.gates = {0.95f, 0.30f, 0.31f, 0.29f, 0.30f, 0.9f, 0.30f, 0.32f, 0.28f, 0.30f, 0.97f, 0.30f};
-        QCOMPARE(suggestedHaltingThreshold(t), 0.475f); // 0.3 + (1 - 0.3) / 4
+        const GateLevels levels = gateLevels(t);
+        QCOMPARE(levels.rest, 0.30f);
+        QCOMPARE(levels.open, 0.97f);
+        QCOMPARE(suggestedHaltingThreshold(t), 0.635f); // (0.3 + 0.97) / 2
         // Closed near 0.02: the threshold moves down with them, and halting finds the fixed point.
         for (float& g : t.gates)
             g = g > 0.5f ? g : g / 15.0f;
         const float low = suggestedHaltingThreshold(t);
-        QVERIFY2(low > 0.2f && low < 0.3f, qPrintable(QString::number(low)));
+        QVERIFY2(low > 0.45f && low < 0.55f, qPrintable(QString::number(low)));
         t.stepAnswers = {0, 0, 0, 0};
         t.gates.insert(t.gates.end(), {0.02f, 0.02f, 0.02f, 0.02f}); // a fourth step, all closed
         t.steps = 4;
         QCOMPARE(haltingStep(t, low), 3);
         QCOMPARE(suggestedHaltingThreshold(trace({0, 1}, {})), -1.0f);
+        QCOMPARE(gateLevels(trace({0, 1}, {})).open, 0.0f);
+    }
+
+    void suggestedThresholdFindsGatesThatOpenPartway() {
+        // Gates that rest near 0.3 and open only to about 0.45 (position means of a trained stub NDR):
+        // the threshold lies below the open ones, so halting is after the last step with one open.
+        Trace t;
+        t.steps = 4;
+        t.positions = 4;
+        t.gates = {0.45f, 0.30f, 0.29f, 0.31f, 0.30f, 0.44f, 0.30f, 0.28f,
+                   0.31f, 0.29f, 0.46f, 0.30f, 0.30f, 0.31f, 0.29f, 0.30f};
+        t.stepAnswers = {0, 0, 0, 0, 0};
+        const float threshold = suggestedHaltingThreshold(t);
+        QCOMPARE(threshold, 0.38f); // (0.30 + 0.46) / 2
+        QCOMPARE(haltingStep(t, threshold), 3);
+        // A threshold set a quarter of the way to fully open (0.475) would lie above every gate.
+        QCOMPARE(haltingStep(t, 0.475f), 0);
     }
 
     void summaryCountsBoth() {

@@ -78,14 +78,15 @@ void Inspector::suggestThreshold() {
             continue;
         const ndr::Trace& probe = m.history.back().probe;
         const float t = ndr::suggestedHaltingThreshold(probe);
+        const ndr::GateLevels levels = ndr::gateLevels(probe);
         threshold_->setValue(double(t));
         threshold_->setToolTip(
-            tr("A gate counts as open above this. Suggested for this run: a quarter of the way from the "
-               "level %1's gates rest at (about %2, the median gate of its probe example at step %3) to "
-               "fully "
-               "open; type another value to keep it.")
+            tr("A gate counts as open above this. Suggested for this run: halfway from the level %1's "
+               "gates rest at (%2, the median gate of its probe example at step %4) to its most open "
+               "gate there (%3); type another value to keep it.")
                 .arg(m.name)
-                .arg(double((t - 0.25f) / 0.75f), 0, 'f', 2)
+                .arg(double(levels.rest), 0, 'f', 2)
+                .arg(double(levels.open), 0, 'f', 2)
                 .arg(m.history.back().step));
         return;
     }
