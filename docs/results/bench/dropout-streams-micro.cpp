@@ -1,10 +1,10 @@
-// The dropout draws of core/nn/layers.h timed alone: 1024 16-bit lanes from one xoshiro256** stepped
+// The dropout draws of core/nn/dropout.h timed alone: 1024 16-bit lanes from one xoshiro256** stepped
 // alone (the scalar loop) against DropoutStreams' eight streams stepped side by side, for the figures
 // of docs/results.md ("`ndr bench`", 2026-11-28). Compile once per engine level and run each:
 //   g++ -std=c++20 -O2 -fopenmp -march=x86-64-v4 -mprefer-vector-width=256 -DNDEBUG \
 //       -I/usr/include/eigen3 -I<source tree> dropout-streams-micro.cpp -o micro-v4   # and x86-64-v3, x86-64
 // Prints, three times, the best of 7 timings of each in ns per lane, with a checksum.
-#include "core/nn/layers.h"
+#include "core/nn/dropout.h"
 
 #include <chrono>
 #include <cstdio>
