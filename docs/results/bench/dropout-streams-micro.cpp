@@ -4,24 +4,13 @@
 //   g++ -std=c++20 -O2 -fopenmp -march=x86-64-v4 -mprefer-vector-width=256 -DNDEBUG \
 //       -I/usr/include/eigen3 -I<source tree> dropout-streams-micro.cpp -o micro-v4   # and x86-64-v3, x86-64
 // Prints, three times, the best of 7 timings of each in ns per lane, with a checksum.
+#include "best_ns.h"
 #include "core/nn/dropout.h"
 
 #include <chrono>
 #include <cstdio>
 
 using namespace ndr;
-using Clock = std::chrono::steady_clock;
-
-template <typename F> double bestNs(F f, int reps) {
-    double best = 1e9;
-    for (int r = 0; r < 7; ++r) {
-        const auto t0 = Clock::now();
-        for (int i = 0; i < reps; ++i)
-            f();
-        best = std::min(best, std::chrono::duration<double, std::nano>(Clock::now() - t0).count() / reps);
-    }
-    return best;
-}
 
 int main() {
     constexpr int kWords = 256;

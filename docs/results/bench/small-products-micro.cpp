@@ -4,6 +4,7 @@
 //       -I/usr/include/eigen3 -I<source tree> small-products-micro.cpp -o micro
 // Prints, per length and head width, the best of 7 timings of A v (accumulated), A^T dMixed and q k^T
 // in ns, with checksums of the results.
+#include "best_ns.h"
 #include "core/nn/small_products.h"
 
 #include <chrono>
@@ -13,18 +14,6 @@
 #include <vector>
 
 using namespace ndr;
-using Clock = std::chrono::steady_clock;
-
-template <typename F> double bestNs(F f, int reps) {
-    double best = 1e9;
-    for (int r = 0; r < 7; ++r) {
-        const auto t0 = Clock::now();
-        for (int k = 0; k < reps; ++k)
-            f();
-        best = std::min(best, std::chrono::duration<double>(Clock::now() - t0).count());
-    }
-    return best / reps * 1e9;
-}
 
 uint64_t hashOf(const std::vector<float>& v) {
     uint64_t h = 1469598103934665603ULL;
