@@ -90,6 +90,16 @@ json traceJson(const ndr::Trace& tr, const ndr::Task& task) {
             gates.push_back(std::move(row));
         }
     }
+    json change = nullptr;
+    if (!tr.change.empty()) {
+        change = json::array();
+        for (int t = 0; t < tr.steps; ++t) {
+            json row = json::array();
+            for (int p = 0; p < T; ++p)
+                row.push_back(round6(tr.changeAt(t, p)));
+            change.push_back(std::move(row));
+        }
+    }
     json routing = nullptr;
     if (!tr.routing.empty()) {
         routing = json::array();
@@ -127,6 +137,8 @@ json traceJson(const ndr::Trace& tr, const ndr::Task& task) {
             {"attentionIndex", "[step][head][target][source]"},
             {"gates", gates},
             {"gatesIndex", "[step][position], mean over channels"},
+            {"change", change},
+            {"changeIndex", "[step][position], |state after - state before| / |state before|"},
             {"routing", routing},
             {"routingIndex", "[step][position][head], head routing weights"},
             {"stepAnswers", stepAnswers},

@@ -125,6 +125,15 @@ void readTrace(const json& j, Trace& t, const std::string& path) {
         t.selection = toArray<float>(selection, f.path("selection"), anyFloat);
     }
 
+    // Added with the state-change strip: optional, none when absent.
+    if (j.contains("change")) {
+        const json& change = *f.get("change");
+        expectArray(change, f.path("change"));
+        if (!change.empty())
+            checkSize(change, f.path("change"), steps * T, "steps*positions, or none");
+        t.change = toArray<float>(change, f.path("change"), anyFloat);
+    }
+
     const json& probs = *f.get("stepProbs");
     checkSize(probs, f.path("stepProbs"), readouts * R * S, "(steps+1)*readouts*symbols");
     t.stepProbs = toArray<float>(probs, f.path("stepProbs"), anyFloat);
@@ -265,6 +274,7 @@ void to_json(json& j, const Trace& t) {
              {"readouts", t.readouts},
              {"operators", t.operators},
              {"selection", floatArrayJson(t.selection)},
+             {"change", floatArrayJson(t.change)},
              {"stepProbs", floatArrayJson(t.stepProbs)},
              {"stepAnswers", t.stepAnswers},
              {"intermediates", t.intermediates},

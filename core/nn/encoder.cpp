@@ -241,6 +241,7 @@ Trace Encoder<S>::trace(const std::vector<int>& tokens, int readouts, int steps,
                 for (int hd = 0; hd < H; ++hd)
                     tr.routing[(size_t(t) * T + i) * H + hd] = float(c.route.weights(i, hd));
         record(h_[(t + 1) % 2]);
+        recordChange(h_[t % 2], h_[(t + 1) % 2], T, tr);
     }
     return tr;
 }

@@ -10,6 +10,7 @@
 #include "core/records/records.h"
 #include "core/task/task.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -87,6 +88,16 @@ template <typename PT> void recordReadouts(const PT& probs, Trace& tr) {
         tr.stepReadouts.push_back(best[size_t(r)]);
     }
     tr.stepAnswers.push_back(spelledAnswer(best.data(), int(probs.rows()), int(probs.cols())));
+}
+
+// Appends one step's change of every position to a trace (Trace::change): |after_i - before_i| /
+// |before_i| for rows i < positions, a state of norm 0 counting as 1e-12 (the change is then its size).
+template <typename BT, typename AT>
+void recordChange(const BT& before, const AT& after, int positions, Trace& tr) {
+    for (Index i = 0; i < positions; ++i) {
+        const double base = std::max(double(before.row(i).norm()), 1e-12);
+        tr.change.push_back(float(double((after.row(i) - before.row(i)).norm()) / base));
+    }
 }
 
 // The model `config.kind` names, not yet initialised. Throws std::invalid_argument on sizes it cannot

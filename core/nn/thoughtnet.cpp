@@ -331,6 +331,7 @@ Trace ThoughtNet<S>::trace(const std::vector<int>& tokens, int readouts, int ste
                 tr.selection[(size_t(s) * T + i) * (K_ + 1) + op] = float(c.sel.s(i, op));
             tr.gates[size_t(s) * T + i] = float(c.sel.s.row(i).tail(K_).sum());
         }
+        recordChange(h, next, T, tr);
         std::swap(h, next);
         head_.gatherAll(h, batch_, shape_);
         head_.apply(store_);

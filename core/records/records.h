@@ -31,8 +31,11 @@ struct Trace {
     std::vector<float> gateChannels; // (steps, T, C) full gate vectors; filled only on request
     std::vector<float> routing;      // (steps, T, H) head routing weights; empty without head routing
     // ThoughtNet: the operator selector's weights, the zero operator first; empty for other models.
-    int operators = 0;              // K + 1
-    std::vector<float> selection;   // (steps, T, K + 1)
+    int operators = 0;            // K + 1
+    std::vector<float> selection; // (steps, T, K + 1)
+    // (steps, T) how far step t moved each position's state: |h_t+1 - h_t| / |h_t| (Euclidean norms
+    // over channels); empty for recurrent models, whose steps read tokens rather than update columns.
+    std::vector<float> change;
     std::vector<float> stepProbs;   // (steps+1, R, S) readouts after 0..steps steps
     std::vector<int> stepReadouts;  // (steps+1, R) argmax of each readout
     std::vector<int> stepAnswers;   // (steps+1) the answer the readouts spell (spelledAnswer)
@@ -54,6 +57,7 @@ struct Trace {
             p *= probsAfter(t, k)[stepReadouts[size_t(t) * readouts + k]];
         return p;
     }
+    float changeAt(int t, int pos) const { return change[size_t(t) * positions + pos]; }
     float select(int t, int pos, int op) const {
         return selection[(size_t(t) * positions + pos) * operators + op];
     }

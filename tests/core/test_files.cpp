@@ -61,6 +61,7 @@ Trace smallTrace() {
         t.attention.push_back(float(i) / 7.0f);
     t.attention[3] = 1e-30f; // tiny values survive too
     t.gates = {0.05f, 0.1f, 0.9f, 0.2f, 0.01f, 0.02f, 0.03f, 0.99f};
+    t.change = {0.1f, 0.0f, 1.5f, 0.25f, 0.0f, 1e-7f, 0.5f, 2.0f};
     for (int i = 0; i < 2 * 4 * 3; ++i)
         t.gateChannels.push_back(float(i) * 0.01f);
     t.stepProbs = {0.25f, 0.25f, 0.25f, 0.25f, 0.1f, 0.2f, 0.3f, 0.4f, 0.f, 0.f, 1.f, 0.f};
@@ -241,6 +242,7 @@ private slots:
         QVERIFY(sameBits(t.attention, wt.attention));
         QVERIFY(sameBits(t.gates, wt.gates));
         QVERIFY(sameBits(t.gateChannels, wt.gateChannels));
+        QVERIFY(sameBits(t.change, wt.change));
         QVERIFY(sameBits(t.stepProbs, wt.stepProbs));
         QCOMPARE(t.stepAnswers, wt.stepAnswers);
         QCOMPARE(t.intermediates, wt.intermediates);
@@ -341,6 +343,16 @@ private slots:
         const RunRecord nb = loadRunRecord(path("no-baseline.json"));
         QVERIFY(nb.models[0].history[0].baseline.empty());
         QCOMPARE(nb.models[0].history[0].accuracy, smallRun().models[0].history[0].accuracy);
+
+        // A trace saved before traces recorded each step's change opens without it.
+        json noChange = smallRun();
+        for (json& model : noChange["models"])
+            for (json& eval : model["history"])
+                eval["probe"].erase("change");
+        writeAll(path("no-change.json"), noChange.dump());
+        const RunRecord nc = loadRunRecord(path("no-change.json"));
+        QVERIFY(nc.models[0].history[0].probe.change.empty());
+        QVERIFY(sameBits(nc.models[0].history[0].probe.gates, smallRun().models[0].history[0].probe.gates));
     }
 
     void runRecordFloatsAreCompact() {
@@ -401,6 +413,9 @@ private slots:
         QTest::newRow("gate channels size")
             << with([](json& j) { j["models"][0]["history"][0]["probe"]["gateChannels"].erase(0); })
             << "probe.gateChannels: expected a multiple of steps*positions = 8";
+        QTest::newRow("change size") << with([](json& j) {
+            j["models"][0]["history"][0]["probe"]["change"].erase(0);
+        }) << "probe.change: expected 8 values";
         QTest::newRow("step answers size")
             << with([](json& j) { j["models"][0]["history"][0]["probe"]["stepAnswers"].erase(0); })
             << "probe.stepAnswers: expected 3 values";

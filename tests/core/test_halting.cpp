@@ -1,6 +1,7 @@
 // Halting and settling on hand-made traces: the step after which the gates stay closed, and the step
-// from which the answer stays right, with their summaries over examples; and an evaluation of a halting
-// model, which also measures it running every step.
+// from which the answer stays right, with their summaries over examples; an evaluation of a halting
+// model, which also measures it running every step; and the change of each position's state that a
+// trace records per step.
 #include "core/nn/encoder.h"
 #include "core/task/ctl_task.h"
 #include "core/train/halting.h"
@@ -92,6 +93,50 @@ private slots:
             QCOMPARE(int(arg), traces[i].stepAnswers[size_t(want)]);
         }
         QVERIFY2(distinct.size() >= 2, "the examples stop at different steps");
+    }
+
+    // Trace::change holds |after - before| / |before| per position (Euclidean norms over a row), a
+    // state of norm 0 counting as 1e-12; rows past the positions are not recorded.
+    void changeIsTheRelativeStepOfEachRow() {
+        Mat<double> before(3, 2), after(3, 2);
+        before << 3, 4, 1, 0, 0, 0;
+        after << 3, 4, 4, 4, 0, 2e-12;
+        Trace two;
+        recordChange(before, after, 2, two);
+        QCOMPARE(two.change, (std::vector<float>{0.0f, 5.0f})); // |(3, 4)| / |(1, 0)|
+        Trace three;
+        recordChange(before, after, 3, three);
+        QCOMPARE(three.change.size(), size_t(3));
+        QVERIFY(std::abs(three.change[2] - 2.0f) < 1e-5f);
+    }
+
+    // An encoder's trace records how far every step moved every position: nothing with the copy gates
+    // shut, something everywhere with them half open or without gates (a residual layer).
+    void encoderTraceRecordsEachStepsChange() {
+        const RunConfig run = presetConfig("stub");
+        const CtlTask task(run.task);
+        const std::vector<int> tokens = task.tokens(task.evalSet(3)[0]);
+        const size_t T = tokens.size();
+        const int steps = 4;
+        ModelConfig ndr = run.models[0];
+        ndr.dModel = 16, ndr.dFF = 32, ndr.heads = 2;
+        for (float bias : {-60.0f, 0.0f}) {
+            ndr.gateBiasInit = bias;
+            Encoder<double> model(ndr, task.vocabSize(), run.task.symbols);
+            model.init(5);
+            const Trace tr = model.trace(tokens, 1, steps);
+            QCOMPARE(tr.change.size(), size_t(steps) * T);
+            for (float c : tr.change)
+                QVERIFY2(bias < 0 ? c < 1e-12f : c > 1e-3f,
+                         qPrintable(QString("gate bias %1: change %2").arg(double(bias)).arg(double(c))));
+        }
+        Encoder<double> vanilla(run.models[1], task.vocabSize(), run.task.symbols);
+        vanilla.init(5);
+        const Trace tr = vanilla.trace(tokens, 1, steps);
+        QVERIFY(tr.gates.empty());
+        QCOMPARE(tr.change.size(), size_t(steps) * T);
+        for (float c : tr.change)
+            QVERIFY(c > 1e-3f);
     }
 
     // An evaluation of a halting model also measures it running every step; without halting it does not.

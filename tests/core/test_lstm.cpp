@@ -162,6 +162,7 @@ private slots:
         QCOMPARE(tr.positions, 6);
         QVERIFY(tr.attention.empty());
         QVERIFY(tr.gates.empty());
+        QVERIFY(tr.change.empty()); // its steps read tokens: no column is updated in place
         QCOMPARE(int(tr.stepAnswers.size()), tr.steps + 1);
         QCOMPARE(int(tr.stepProbs.size()), (tr.steps + 1) * kSymbols);
         Index best;

@@ -203,6 +203,10 @@ private slots:
             sum += tr.select(0, 2, op);
         QVERIFY(std::abs(sum - 1) < 1e-5);
         QCOMPARE(tr.stepAnswers.back(), spelledAnswer(&tr.stepReadouts[size_t(cfg.steps) * 5], 5, 3));
+        // And how far each step moved each token's state.
+        QCOMPARE(tr.change.size(), size_t(cfg.steps) * 5);
+        for (float c : tr.change)
+            QVERIFY(std::isfinite(c) && c > 0);
     }
 
     // ---- The task ----

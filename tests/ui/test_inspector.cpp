@@ -293,8 +293,23 @@ private slots:
                         mean += t->att(s - 1, h, i, j) / float(t->heads);
                     QVERIFY(std::abs(view->attentionPlot()->value(i, j) - mean) < 1e-6);
                 }
-            for (int p = 0; p < T; ++p)
+            // The strip: the gates, and under them how far the step moved each position's state.
+            QCOMPARE(view->changeRow(), 1);
+            QCOMPARE(view->gatePlot()->rows(), 2);
+            for (int p = 0; p < T; ++p) {
                 QCOMPARE(view->gatePlot()->value(0, p), double(t->gate(s - 1, p)));
+                QCOMPARE(view->gatePlot()->value(1, p), double(t->changeAt(s - 1, p)));
+            }
+            // A residual model has no gates: its strip is the change alone.
+            const ndr::Trace* r = inspector_->trace(1);
+            QVERIFY(r && r->gates.empty());
+            ModelStepView* residual = inspector_->modelView(1);
+            QVERIFY(residual->gatePlot()->isVisible());
+            QCOMPARE(residual->changeRow(), 0);
+            QCOMPARE(residual->gatePlot()->rows(), 1);
+            QVERIFY(residual->gatePlot()->shownTitle().startsWith("change"));
+            for (int p = 0; p < T; ++p)
+                QCOMPARE(residual->gatePlot()->value(0, p), double(r->changeAt(s - 1, p)));
         }
         slider->setValue(0);
         QCOMPARE(view->attentionPlot()->value(T - 1, 1), 0.0);
@@ -334,6 +349,15 @@ private slots:
         QTest::mouseClick(gw, Qt::LeftButton, {}, gw->mapFrom(gates, g));
         QVERIFY2(inspector_->cellInfo().contains("gate of <b>" + QString::fromStdString(t->tokenNames[1])) &&
                      inspector_->cellInfo().contains(QString::number(double(t->gate(1, 1)), 'f', 3)),
+                 qPrintable(inspector_->cellInfo()));
+        // A change cell, under it.
+        const QPoint c = gates->cellCenter(1, 2);
+        QWidget* cw = gates->childAt(c);
+        QVERIFY(cw);
+        QTest::mouseClick(cw, Qt::LeftButton, {}, cw->mapFrom(gates, c));
+        QVERIFY2(inspector_->cellInfo().contains("moved the state of <b>" +
+                                                 QString::fromStdString(t->tokenNames[2])) &&
+                     inspector_->cellInfo().contains(QString::number(double(t->changeAt(1, 2)), 'f', 3)),
                  qPrintable(inspector_->cellInfo()));
 
         // Play runs to the end and stops.
@@ -609,6 +633,8 @@ private slots:
         ModelStepView* view = inspector_->modelView(1);
         inspector_->setStep(2);
         QVERIFY(view->attentionPlot()->isHidden());
+        QVERIFY(view->gatePlot()->isHidden()); // no gates, and no column updated in place
+        QCOMPARE(view->changeRow(), -1);
         QVERIFY(!inspector_->modelView(0)->attentionPlot()->isHidden());
         const QTableWidget* readout = child<QTableWidget>("inspector.readout");
         QVERIFY(readout);

@@ -12,6 +12,7 @@
 #include "ui/common/palette.h"
 #include "view_fixture.h"
 
+#include <QComboBox>
 #include <QDir>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -459,6 +460,55 @@ private slots:
         QCOMPARE(clicked[0][1].toInt(), 2);
         QCOMPARE(clicked[0][2].toInt(), 2);
         QVERIFY(shoot(&view, "gate_map"));
+
+        // Switched to the change per step, every model that updates columns has a map, the
+        // Transformer too, and the scale, tooltips and clicks speak of the change.
+        auto* quantity = view.findChild<QComboBox*>("gateMap.quantity");
+        QVERIFY(quantity);
+        quantity->setCurrentIndex(quantity->findData(int(GateMapView::Quantity::Change)));
+        QCOMPARE(view.quantity(), GateMapView::Quantity::Change);
+        QCoreApplication::processEvents();
+        const auto changes = plottables<QCPColorMap>(p);
+        QCOMPARE(changes.size(), size_t(2));
+        for (int m = 0; m < 2; ++m) {
+            const Trace& t = traces[size_t(m)];
+            QCOMPARE(t.change.size(), size_t(t.steps) * t.positions);
+            for (int s = 0; s < t.steps; ++s)
+                for (int i = 0; i < t.positions; ++i) {
+                    QCOMPARE(changes[size_t(m)]->data()->cell(i, s), double(t.changeAt(s, i)));
+                    QCOMPARE(view.change(m, s + 1, i), double(t.changeAt(s, i)));
+                }
+        }
+        bool changeScale = false;
+        for (QCPLayoutElement* e : p->plotLayout()->elements(true))
+            if (auto* scale = qobject_cast<QCPColorScale*>(e))
+                changeScale |= scale->label().startsWith("change");
+        QVERIFY(changeScale);
+        p->replot();
+        const QPoint c = pixelOf(changes[1], 3, 0); // the Transformer, position 3, step 1
+        QCOMPARE(view.toolTipAt(c),
+                 QString("%1, step 1, token %2 (position 3): change %3 of the state's size")
+                     .arg(run_.names[1])
+                     .arg(QString::fromStdString(traces[1].tokenNames[3]))
+                     .arg(traces[1].changeAt(0, 3), 0, 'f', 3));
+        QTest::mouseClick(p, Qt::LeftButton, {}, c);
+        QCOMPARE(clicked.count(), 2);
+        QCOMPARE(clicked[1][0].toInt(), 1);
+        QCOMPARE(clicked[1][3].toDouble(), double(traces[1].changeAt(0, 3)));
+        QVERIFY(shoot(&view, "change_map"));
+        // A trace saved without the change gets a note in place of its map.
+        std::vector<Trace> old = traces;
+        old[1].change.clear();
+        view.setTraces(old, run_.names);
+        QCoreApplication::processEvents();
+        QCOMPARE(plottables<QCPColorMap>(p).size(), size_t(1));
+        bool oldNote = false;
+        for (QCPLayoutElement* e : p->plotLayout()->elements(true))
+            if (auto* text = qobject_cast<QCPTextElement*>(e))
+                oldNote |= text->text().contains(run_.names[1] + ": no change recorded");
+        QVERIFY(oldNote);
+        view.setQuantity(GateMapView::Quantity::Gates);
+        QCOMPARE(quantity->currentData().toInt(), int(GateMapView::Quantity::Gates));
         view.setTraces({longTrace(14, 4, true), longTrace(14, 4, false)}, {"NDR", "Transformer"});
         QVERIFY(shoot(&view, "gate_map_14_steps"));
 

@@ -142,7 +142,7 @@ Inspector::Inspector(TrainingSession& session, QWidget* parent) : QWidget(parent
     viewsScroll->setWidgetResizable(true);
     viewsScroll->setFrameShape(QFrame::NoFrame);
     viewsScroll->setWidget(views);
-    cell_ = new QLabel(tr("Click a heatmap or gate cell to see what it is."), content);
+    cell_ = new QLabel(tr("Click a heatmap, gate or change cell to see what it is."), content);
     cell_->setObjectName("inspector.cell");
     cell_->setTextFormat(Qt::RichText);
     cell_->setWordWrap(true);
@@ -310,10 +310,13 @@ void Inspector::resetRun() {
         heads = std::max(heads, models[size_t(i)].config.heads);
         auto* v = new ModelStepView(i, models[size_t(i)].name, this);
         v->setPicture(StepPicture(picture_->currentData().toInt()));
-        connect(v, &ModelStepView::attentionClicked, this,
-                [this](int m, int s, int t, int src, double w) { showCell(m, s, t, src, w, false); });
+        connect(v, &ModelStepView::attentionClicked, this, [this](int m, int s, int t, int src, double w) {
+            showCell(m, s, t, src, w, CellKind::Attention);
+        });
         connect(v, &ModelStepView::gateClicked, this,
-                [this](int m, int s, int p, double g) { showCell(m, s, p, -1, g, true); });
+                [this](int m, int s, int p, double g) { showCell(m, s, p, -1, g, CellKind::Gate); });
+        connect(v, &ModelStepView::changeClicked, this,
+                [this](int m, int s, int p, double c) { showCell(m, s, p, -1, c, CellKind::Change); });
         viewsRow_->addWidget(v, 1);
         views_.push_back(v);
     }

@@ -87,7 +87,9 @@ private:
     void onTraced(const TraceResultPtr& r);
     void showTraces();
     void showStep();
-    void showCell(int model, int step, int target, int source, double value, bool gate);
+    // What a clicked cell of a model's view is: an attention weight, a gate or a position's change.
+    enum class CellKind { Attention, Gate, Change };
+    void showCell(int model, int step, int target, int source, double value, CellKind kind);
     void clearCell();
     void togglePlay();
     void tick();

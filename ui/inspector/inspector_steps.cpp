@@ -32,7 +32,7 @@ void Inspector::showStep() {
     markReadoutStep();
 }
 
-void Inspector::showCell(int model, int step, int target, int source, double value, bool gate) {
+void Inspector::showCell(int model, int step, int target, int source, double value, CellKind kind) {
     const ndr::Trace* t = trace(model);
     if (!t || target < 0 || target >= t->positions)
         return;
@@ -42,8 +42,16 @@ void Inspector::showCell(int model, int step, int target, int source, double val
             .arg(p);
     };
     const QString who = session_.models()[size_t(model)].name.toHtmlEscaped();
-    if (gate) {
+    if (kind == CellKind::Gate) {
         cell_->setText(tr("%1, step %2: the gate of %3 is %4 (1 = the column takes its update, 0 = copied)")
+                           .arg(who)
+                           .arg(step)
+                           .arg(token(target))
+                           .arg(value, 0, 'f', 3));
+        highlightTokens(target, -1);
+    } else if (kind == CellKind::Change) {
+        cell_->setText(tr("%1, step %2 moved the state of %3 by %4 of its size (|after - before| / |before|; "
+                          "0 = unchanged)")
                            .arg(who)
                            .arg(step)
                            .arg(token(target))
@@ -65,7 +73,7 @@ void Inspector::showCell(int model, int step, int target, int source, double val
 
 void Inspector::clearCell() {
     cell_->setText(picture() == StepPicture::Heatmap
-                       ? tr("Click a heatmap or gate cell to see what it is.")
+                       ? tr("Click a heatmap, gate or change cell to see what it is.")
                        : tr("Hover a token to see only the lines into and out of it; a line's opacity is its "
                             "attention weight."));
     highlightTokens(-1, -1);

@@ -39,6 +39,15 @@ std::vector<float> gatesAt(const ndr::Trace& trace, int step) {
     return g;
 }
 
+std::vector<float> changeAt(const ndr::Trace& trace, int step) {
+    std::vector<float> c(size_t(trace.positions), 0.0f);
+    if (step < 1 || step > trace.steps || trace.change.size() < size_t(trace.steps) * trace.positions)
+        return c;
+    for (int p = 0; p < trace.positions; ++p)
+        c[size_t(p)] = trace.changeAt(step - 1, p);
+    return c;
+}
+
 std::vector<float> routingAt(const ndr::Trace& trace, int step) {
     const int T = trace.positions, H = trace.heads;
     std::vector<float> m(size_t(std::max(H, 0)) * T, 0.0f);
@@ -85,7 +94,8 @@ ModelStepView::ModelStepView(int model, const QString& name, QWidget* parent)
     gates_ = new HeatmapPlot(this);
     gates_->setObjectName(QString("inspector.gates.%1").arg(model));
     gates_->setNames(QString(), tr("position"), tr("gate"));
-    // A strip of one row: enough height for the title, one square row of cells and the axis labels.
+    // A strip of one row: enough height for the title, one square row of cells and the axis labels
+    // (refresh() adds a row's height for the change under the gates).
     gates_->setFixedHeight(150);
     routeMap_ = new HeatmapPlot(this);
     routeMap_->setObjectName(QString("inspector.headRouting.%1").arg(model));
@@ -120,8 +130,12 @@ ModelStepView::ModelStepView(int model, const QString& name, QWidget* parent)
 
     connect(attention_, &HeatmapPlot::cellClicked, this,
             [this](int row, int col, double v) { emit attentionClicked(model_, shownStep(), row, col, v); });
-    connect(gates_, &HeatmapPlot::cellClicked, this,
-            [this](int, int col, double v) { emit gateClicked(model_, shownStep(), col, v); });
+    connect(gates_, &HeatmapPlot::cellClicked, this, [this](int row, int col, double v) {
+        if (row == changeRow())
+            emit changeClicked(model_, shownStep(), col, v);
+        else
+            emit gateClicked(model_, shownStep(), col, v);
+    });
     refresh();
 }
 
@@ -150,6 +164,12 @@ void ModelStepView::setHead(int head) {
 void ModelStepView::setPicture(StepPicture picture) {
     picture_ = picture;
     refresh();
+}
+
+int ModelStepView::changeRow() const {
+    if (!trace_ || trace_->change.empty())
+        return -1;
+    return trace_->gates.empty() ? 0 : 1;
 }
 
 int ModelStepView::shownStep() const {
@@ -224,15 +244,33 @@ void ModelStepView::refresh() {
     attention_->setTitle(s == 0 ? tr("attention: none yet (step 0 is the embeddings)")
                                 : tr("attention, %1").arg(heads));
     attention_->setMatrix(T, T, attentionAt(*trace_, s, head_), tokens, tokens);
-    const bool gated = !trace_->gates.empty();
-    // The routing picture fills its token boxes with the gates, so it needs no strip.
-    gates_->setVisible(gated && !lines);
-    gateNote_->setVisible(!gated);
-    if (gated) {
-        gates_->setTitle(s == 0      ? tr("gates: none yet")
-                         : selecting ? tr("learned operators' weight")
-                                     : tr("copy gates (open = 1)"));
-        gates_->setMatrix(1, T, gatesAt(*trace_, s), {tr("gate")}, tokens);
+    const bool gated = !trace_->gates.empty(), changes = changeRow() >= 0;
+    // The routing picture fills its token boxes with the gates, so it needs no strip; a trace of an
+    // older run file may have neither gates nor change, and a residual model then gets the note.
+    gates_->setVisible((gated || changes) && !lines);
+    gateNote_->setVisible(!gated && !changes);
+    if (gated || changes) {
+        std::vector<float> rows;
+        QStringList names;
+        if (gated) {
+            rows = gatesAt(*trace_, s);
+            names << tr("gate");
+        }
+        if (changes) {
+            const std::vector<float> c = changeAt(*trace_, s);
+            rows.insert(rows.end(), c.begin(), c.end());
+            names << tr("change");
+        }
+        const QString gateTitle = selecting ? tr("learned operators' weight") : tr("copy gates (open = 1)");
+        QString title = tr("change |Δh| / |h| (no copy gates)");
+        if (gated)
+            title = changes ? tr("%1, change").arg(selecting ? tr("operators' weight") : tr("copy gates"))
+                            : gateTitle;
+        gates_->setTitle(s == 0 ? (gated ? tr("gates: none yet") : tr("change: none yet")) : title);
+        gates_->setNames(QString(), tr("position"),
+                         gated && changes ? tr("gate, change") : (gated ? tr("gate") : tr("change")));
+        gates_->setFixedHeight(150 + (int(names.size()) - 1) * 24);
+        gates_->setMatrix(int(names.size()), T, rows, names, tokens);
     }
 }
 
@@ -245,7 +283,10 @@ QImage ModelStepView::render(QSize size) {
     p.setFont(f);
     const int titleH = QFontMetrics(f).height() + 8;
     const bool lines = picture_ != StepPicture::Heatmap;
-    const int gateH = trace_ && !trace_->gates.empty() && !lines ? std::max(90, size.height() / 5) : 0;
+    const int gateH =
+        trace_ && trace_->heads > 0 && !lines && (!trace_->gates.empty() || !trace_->change.empty())
+            ? std::max(90, size.height() / 5)
+            : 0;
     const int routeH =
         trace_ && trace_->heads > 0 && !trace_->routing.empty() ? std::max(120, size.height() / 4) : 0;
     p.setPen(modelColor(model_));
@@ -261,7 +302,7 @@ QImage ModelStepView::render(QSize size) {
                    Qt::AlignHCenter | Qt::AlignTop | Qt::TextWordWrap, recurrentNote(shownStep()));
     } else if (attSize.height() > 20)
         p.drawImage(QPoint(0, titleH), lines ? routing_->render(attSize) : attention_->render(attSize));
-    if (gateH > 20 && trace_ && !trace_->gates.empty())
+    if (gateH > 20)
         p.drawImage(QPoint(0, size.height() - gateH - routeH), gates_->render(QSize(size.width(), gateH)));
     if (routeH > 20)
         p.drawImage(QPoint(0, size.height() - routeH), routeMap_->render(QSize(size.width(), routeH)));

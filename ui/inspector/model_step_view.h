@@ -1,8 +1,9 @@
-// One model's column in the inspector: its attention heatmap (target rows x source columns) and its
-// gate strip over positions at the chosen step, with the dashboard's heatmap look, or its routing lines;
-// with head routing, the weight each token gave each head at that step; for ThoughtNet, the weight each
-// token gave each operator (the zero operator first) and the learned operators' total as its gate strip;
-// for a recurrent model, which has neither, a note on what its steps are.
+// One model's column in the inspector: its attention heatmap (target rows x source columns) and a
+// strip over positions at the chosen step (its gates, and how far the step moved each position's
+// state), with the dashboard's heatmap look, or its routing lines; with head routing, the weight each
+// token gave each head at that step; for ThoughtNet, the weight each token gave each operator (the zero
+// operator first) and the learned operators' total as its gate row; for a recurrent model, which has
+// none of these, a note on what its steps are.
 #pragma once
 
 #include "core/records/records.h"
@@ -27,6 +28,9 @@ enum class StepPicture { Heatmap, Lines, AllSteps };
 std::vector<float> attentionAt(const ndr::Trace& trace, int step, int head);
 // Mean gates of `step` (1..steps) over positions (T); zeros for step 0 or a trace without gates.
 std::vector<float> gatesAt(const ndr::Trace& trace, int step);
+// How far `step` (1..steps) moved each position's state (Trace::change), over positions (T); zeros for
+// step 0 or a trace without the record.
+std::vector<float> changeAt(const ndr::Trace& trace, int step);
 // Head routing weights of `step` (1..steps) as a (H, T) row-major matrix, [head][position]; zeros for
 // step 0 or a trace without head routing.
 std::vector<float> routingAt(const ndr::Trace& trace, int step);
@@ -56,7 +60,10 @@ public:
     int shownStep() const;
 
     HeatmapPlot* attentionPlot() const { return attention_; }
-    HeatmapPlot* gatePlot() const { return gates_; }        // hidden for models without gates
+    // The strip over positions at the step: the gates (row 0, gated models) and the state's change
+    // (the next row, every model whose trace records it); hidden for a recurrent model and with lines.
+    HeatmapPlot* gatePlot() const { return gates_; }
+    int changeRow() const; // the strip's row of the change, -1 when it has none
     HeatmapPlot* routingMap() const { return routeMap_; }   // heads x tokens; hidden without head routing
     HeatmapPlot* operatorMap() const { return operators_; } // operators x tokens; ThoughtNet only
     RoutingView* routingView() const { return routing_; }
@@ -67,6 +74,7 @@ public:
 signals:
     void attentionClicked(int model, int step, int target, int source, double weight);
     void gateClicked(int model, int step, int position, double gate);
+    void changeClicked(int model, int step, int position, double change);
 
 private:
     void refresh();

@@ -4,6 +4,8 @@
 #include "ui/plots/color_maps.h"
 #include "ui/plots/plot_style.h"
 
+#include <QComboBox>
+#include <QLabel>
 #include <QMouseEvent>
 #include <qcustomplot.h>
 
@@ -15,6 +17,10 @@ namespace {
 
 bool hasGates(const ndr::Trace& t) {
     return t.steps > 0 && t.positions > 0 && t.gates.size() >= size_t(t.steps) * t.positions;
+}
+
+bool hasChange(const ndr::Trace& t) {
+    return t.steps > 0 && t.positions > 0 && t.change.size() >= size_t(t.steps) * t.positions;
 }
 
 // ThoughtNet's trace carries, in place of gates, the weight of its learned operators (docs/design.md §5).
@@ -29,6 +35,18 @@ QString tokenName(const ndr::Trace& t, int i) {
 } // namespace
 
 GateMapView::GateMapView(QWidget* parent) : PlotView(parent) {
+    shown_ = new QComboBox(this);
+    shown_->setObjectName("gateMap.quantity");
+    shown_->addItem(tr("Copy gates"), int(Quantity::Gates));
+    shown_->addItem(tr("Change per step"), int(Quantity::Change));
+    shown_->setToolTip(tr("Copy gates: how open each position's gate is at each step. Change per step: how "
+                          "far each step moved each position's state, |after - before| / |before|, for "
+                          "every model with columns (with copy gates or residual)."));
+    controls()->addWidget(new QLabel(tr("Map:"), this));
+    controls()->addWidget(shown_);
+    controls()->addStretch(1);
+    connect(shown_, &QComboBox::currentIndexChanged, this,
+            [this] { setQuantity(Quantity(shown_->currentData().toInt())); });
     margins_ = new QCPMarginGroup(plot());
     connect(plot(), &QCustomPlot::mousePress, this, [this](QMouseEvent* e) { pressPos_ = e->pos(); });
     connect(plot(), &QCustomPlot::mouseRelease, this, [this](QMouseEvent* e) {
@@ -36,7 +54,7 @@ GateMapView::GateMapView(QWidget* parent) : PlotView(parent) {
         int step = 0, position = 0;
         if ((e->pos() - pressPos_).manhattanLength() <= 3 && e->button() == Qt::LeftButton &&
             hitAt(e->pos(), &map, &step, &position))
-            emit cellClicked(map->model, step, position, gate(map->model, step, position));
+            emit cellClicked(map->model, step, position, shownValue(map->model, step, position));
     });
     // QCustomPlot places the ticks before it lays the plot out; after the layout, the labels are
     // thinned to each map's width and the ticks placed again, within the same replot.
@@ -58,6 +76,31 @@ void GateMapView::setTraces(const std::vector<ndr::Trace>& traces, const QString
 
 void GateMapView::clear() {
     setTraces({}, {});
+}
+
+void GateMapView::setQuantity(Quantity q) {
+    shown_->setCurrentIndex(shown_->findData(int(q)));
+    if (q == quantity_)
+        return;
+    quantity_ = q;
+    rebuild();
+}
+
+bool GateMapView::shows(const ndr::Trace& t) const {
+    return quantity_ == Quantity::Gates ? hasGates(t) : hasChange(t);
+}
+
+double GateMapView::change(int model, int step, int position) const {
+    if (model < 0 || model >= int(traces_.size()) || !hasChange(traces_[model]))
+        return NAN;
+    const ndr::Trace& t = traces_[model];
+    if (step < 1 || step > t.steps || position < 0 || position >= t.positions)
+        return NAN;
+    return t.changeAt(step - 1, position);
+}
+
+double GateMapView::shownValue(int model, int step, int position) const {
+    return quantity_ == Quantity::Gates ? gate(model, step, position) : change(model, step, position);
 }
 
 double GateMapView::gate(int model, int step, int position) const {
@@ -82,13 +125,19 @@ void GateMapView::rebuild() {
     margins_->clear();
     QStringList notes;
     int column = 0;
+    const bool gates = quantity_ == Quantity::Gates;
     for (int m = 0; m < int(traces_.size()); ++m) {
         const ndr::Trace& t = traces_[m];
-        if (!hasGates(t)) {
-            // A trace without attention heads is a recurrent model's (docs/design.md §5).
-            if (t.steps > 0)
+        if (!shows(t)) {
+            // A trace without attention heads is a recurrent model's (docs/design.md §5); a trace of
+            // an encoder without the change was saved before traces recorded it.
+            if (t.steps > 0 && gates)
                 notes << (t.heads > 0 ? tr("%1 has no copy gates\n(residual connections).")
                                       : tr("%1 has no copy gates\n(a recurrent model)."))
+                             .arg(names_.value(m));
+            else if (t.steps > 0)
+                notes << (t.heads > 0 ? tr("%1: no change recorded\n(a run file of an older version).")
+                                      : tr("%1 reads a token per step\n(a recurrent model)."))
                              .arg(names_.value(m));
             continue;
         }
@@ -109,9 +158,12 @@ void GateMapView::rebuild() {
         for (int s = 1; s <= t.steps; ++s)
             steps << QString::number(s);
         QCPColorMap* map = addHeatmap(rect, tokens, steps, nullptr);
-        map->setName(
-            (isOperatorWeight(t) ? tr("%1 learned operators' weight") : tr("%1 gates")).arg(names_.value(m)));
-        setHeatmapValues(map, t.steps, t.positions, [&](int s, int pos) { return t.gate(s, pos); });
+        map->setName((!gates                ? tr("%1 change per step")
+                      : isOperatorWeight(t) ? tr("%1 learned operators' weight")
+                                            : tr("%1 gates"))
+                         .arg(names_.value(m)));
+        setHeatmapValues(map, t.steps, t.positions,
+                         [&](int s, int pos) { return gates ? t.gate(s, pos) : t.changeAt(s, pos); });
         maps_.push_back({m, map, tokens});
     }
     if (!maps_.empty()) {
@@ -119,7 +171,8 @@ void GateMapView::rebuild() {
         for (const Map& m : maps_)
             operatorMaps += isOperatorWeight(traces_[m.model]);
         // Short: the scale is as tall as a map, which is small on a laptop screen.
-        const QString label = operatorMaps == 0                   ? tr("gate openness")
+        const QString label = !gates                              ? tr("change |Δh| / |h|")
+                              : operatorMaps == 0                 ? tr("gate openness")
                               : operatorMaps == int(maps_.size()) ? tr("operator weight")
                                                                   : tr("gate / operator weight");
         auto* scale = unitColorScale(new QCPColorScale(p), label);
@@ -129,7 +182,7 @@ void GateMapView::rebuild() {
         for (const Map& m : maps_)
             m.map->setColorScale(scale);
     } else if (notes.isEmpty()) {
-        notes << tr("No copy gates to show yet.");
+        notes << (gates ? tr("No copy gates to show yet.") : tr("No change to show yet."));
     }
     if (!notes.isEmpty()) {
         auto* note = new QCPTextElement(p, notes.join('\n'), font());
@@ -163,14 +216,16 @@ QString GateMapView::toolTipAt(const QPoint& pos) const {
     int step = 0, position = 0;
     if (!hitAt(pos, &map, &step, &position))
         return {};
-    const QString text = isOperatorWeight(traces_[map->model])
+    const QString text = quantity_ == Quantity::Change
+                             ? tr("%1, step %2, token %3 (position %4): change %5 of the state's size")
+                         : isOperatorWeight(traces_[map->model])
                              ? tr("%1, step %2, token %3 (position %4): learned operators %5")
                              : tr("%1, step %2, token %3 (position %4): gate %5");
     return text.arg(names_.value(map->model))
         .arg(step)
         .arg(tokenName(traces_[map->model], position))
         .arg(position)
-        .arg(formatValue(gate(map->model, step, position)));
+        .arg(formatValue(shownValue(map->model, step, position)));
 }
 
 } // namespace ndrui
