@@ -5,6 +5,7 @@
 #include "ui/compare/compare_view.h"
 #include "ui/dashboard/dashboard.h"
 #include "ui/inspector/inspector.h"
+#include "ui/plots/gate_map_view.h"
 #include "ui/shell/main_window.h"
 
 #include "headless.h"
@@ -73,8 +74,12 @@ int main(int argc, char** argv) {
         "compare", "Show the Compare tab with this run file or sweep folder (may be repeated).", "path");
     QCommandLineOption evaluation(
         "evaluation", "The dashboard's history slider on evaluation N of the run (1: the first).", "n");
+    QCommandLineOption map("map",
+                           "The dashboard's map: gates (the copy gates, the default) or change (how far each "
+                           "step moved each position's state).",
+                           "map");
     for (const auto& o : {preset, start, screenshot, after, measure, noSettings, inspect, inspectDepth, step,
-                          picture, exportDir, overwrite, evaluation, compare})
+                          picture, exportDir, overwrite, evaluation, compare, map})
         parser.addOption(o);
     parser.process(app);
 
@@ -92,6 +97,15 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "ndr-studio: %s\n", e.what());
             return 2;
         }
+    }
+    if (parser.isSet(map)) {
+        const QString name = parser.value(map);
+        if (name != "gates" && name != "change") {
+            std::fprintf(stderr, "ndr-studio: --map is gates or change, not '%s'\n", qPrintable(name));
+            return 2;
+        }
+        window.dashboard().gates().setQuantity(name == "gates" ? ndrui::GateMapView::Quantity::Gates
+                                                               : ndrui::GateMapView::Quantity::Change);
     }
     if (parser.isSet(compare)) {
         window.showCompare();
