@@ -471,22 +471,26 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, ndrtest::waitMs(15000));
         auto* table = child<QTableWidget>("inspector.stepsNeeded");
         const std::vector<int> depths = task().allDepths();
-        QCOMPARE(table->rowCount(), int(depths.size()));
+        QCOMPARE(table->rowCount(), int(depths.size()) + 1);
         // Per model: halts (the NDR only: the Transformer has no gates), settles, right.
-        const QString transformer = session_.models()[1].name;
+        const QString ndrName = session_.models()[0].name, transformer = session_.models()[1].name;
         QCOMPARE(table->columnCount(), 6);
-        QCOMPARE(table->horizontalHeaderItem(4)->text(), transformer + "\nsettles");
-        // The model's name heads its first column; each header's tooltip names it.
-        QCOMPARE(table->horizontalHeaderItem(5)->text(), QString("\nright"));
+        QCOMPARE(table->horizontalHeaderItem(4)->text(), QString("settles"));
+        QCOMPARE(table->horizontalHeaderItem(5)->text(), QString("right"));
+        QCOMPARE(table->horizontalHeaderItem(1)->text(), QString("halts"));
+        // The first row names each model once over its columns; each header's tooltip names it.
+        QCOMPARE(textAt(table, 0, 1), ndrName);
+        QCOMPARE(table->columnSpan(0, 1), 3);
+        QCOMPARE(textAt(table, 0, 4), transformer);
+        QCOMPARE(table->columnSpan(0, 4), 2);
         QVERIFY(table->horizontalHeaderItem(5)->toolTip().startsWith(transformer));
-        QCOMPARE(table->horizontalHeaderItem(2)->text(), QString("\nsettles"));
-        QVERIFY(table->horizontalHeaderItem(2)->toolTip().startsWith(session_.models()[0].name));
-        for (int r = 0; r < int(depths.size()); ++r) {
-            const HaltingSummary ndr = inspector_->stepsNeeded()->summary(depths[size_t(r)], 0);
+        QVERIFY(table->horizontalHeaderItem(2)->toolTip().startsWith(ndrName));
+        for (int r = 1; r <= int(depths.size()); ++r) {
+            const HaltingSummary ndr = inspector_->stepsNeeded()->summary(depths[size_t(r - 1)], 0);
             QCOMPARE(ndr.examples, 3);
             QVERIFY(ndr.maxStep <= session_.models()[0].config.steps);
             QCOMPARE(textAt(table, r, 3), QString("%1/3").arg(ndr.correctAtHalt));
-            const HaltingSummary vanilla = inspector_->stepsNeeded()->summary(depths[size_t(r)], 1);
+            const HaltingSummary vanilla = inspector_->stepsNeeded()->summary(depths[size_t(r - 1)], 1);
             QCOMPARE(textAt(table, r, 5), QString("%1/3").arg(vanilla.correctAtHalt));
             QCOMPARE(textAt(table, r, 2).isEmpty(), false);
             if (ndr.settled == 0)

@@ -1,6 +1,7 @@
 // The steps-needed table (see stepsneeded.h).
 #include "ui/inspector/steps_needed.h"
 
+#include "ui/common/palette.h"
 #include "ui/training/training_session.h"
 
 #include <QHBoxLayout>
@@ -122,18 +123,20 @@ void StepsNeededPanel::fill() {
         return mc.kind == ndr::ModelKind::ThoughtNet ||
                (mc.kind == ndr::ModelKind::Encoder && ndr::copyGated(mc.update));
     };
-    // A model's name heads its first column only (its columns are side by side), which keeps the
-    // table narrow enough for the side panel; every header's tooltip names its model.
+    // The headers name the measures; the first row names each model once over its columns (a
+    // spanning cell), so a long name does not widen one column and push the table past the side
+    // panel. Every header's tooltip names its model.
     QStringList headers{tr("depth")}, headerTips{QString()};
-    std::vector<int> firstColumn;
+    std::vector<int> firstColumn, columnCount;
     for (const auto& m : models) {
         firstColumn.push_back(int(headers.size()));
         QStringList measures;
         if (hasGates(m.config))
             measures << tr("halts");
         measures << tr("settles") << tr("right");
+        columnCount.push_back(int(measures.size()));
         for (int k = 0; k < measures.size(); ++k) {
-            headers << (k == 0 ? m.name : QString()) + "\n" + measures[k];
+            headers << measures[k];
             headerTips << tr("%1: %2").arg(m.name, measures[k]);
         }
     }
@@ -146,9 +149,21 @@ void StepsNeededPanel::fill() {
             table_->horizontalHeaderItem(firstColumn[m] + 1)
                 ->setToolTip(tr("%1 has no gates to halt on: right is its answer after the last step")
                                  .arg(models[m].name));
-    table_->setRowCount(int(depths.size()));
-    for (int r = 0; r < int(depths.size()); ++r) {
-        const int d = depths[size_t(r)];
+    table_->clearSpans();
+    table_->setRowCount(int(depths.size()) + 1);
+    for (size_t m = 0; m < models.size(); ++m) {
+        auto* name = new QTableWidgetItem(models[m].name);
+        name->setTextAlignment(Qt::AlignCenter);
+        name->setForeground(modelColor(int(m)));
+        QFont bold = name->font();
+        bold.setBold(true);
+        name->setFont(bold);
+        table_->setItem(0, firstColumn[m], name);
+        if (columnCount[m] > 1)
+            table_->setSpan(0, firstColumn[m], 1, columnCount[m]);
+    }
+    for (int r = 1; r <= int(depths.size()); ++r) {
+        const int d = depths[size_t(r - 1)];
         const char* split = task->splitOf(d) == ndr::Split::Train   ? "train"
                             : task->splitOf(d) == ndr::Split::Valid ? "valid"
                                                                     : "test";
