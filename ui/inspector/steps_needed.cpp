@@ -162,6 +162,18 @@ void StepsNeededPanel::fill() {
         if (columnCount[m] > 1)
             table_->setSpan(0, firstColumn[m], 1, columnCount[m]);
     }
+    // A cell shows the mean step (or the one step every example shares) and a star where some examples
+    // are left out of it or never halt; its tooltip gives the range and counts the star. Short cells
+    // keep every model's columns within the side panel.
+    auto cellText = [](double mean, int lo, int hi) {
+        return lo == hi ? QString::number(lo) : QString::number(mean, 'f', 1);
+    };
+    auto rangeText = [this](double mean, int lo, int hi, int n) {
+        return tr("mean %1, from %2 to %3, over %n example(s)", nullptr, n)
+            .arg(mean, 0, 'f', 1)
+            .arg(lo)
+            .arg(hi);
+    };
     for (int r = 1; r <= int(depths.size()); ++r) {
         const int d = depths[size_t(r - 1)];
         const char* split = task->splitOf(d) == ndr::Split::Train   ? "train"
@@ -173,18 +185,6 @@ void StepsNeededPanel::fill() {
         for (int m = 0; m < int(models.size()); ++m) {
             const ndr::HaltingSummary s = summary(d, m);
             const bool gated = hasGates(models[size_t(m)].config);
-            // A cell shows the mean step (or the one step every example shares) and a star where some
-            // examples are left out of it or never halt; its tooltip gives the range and counts the
-            // star. Short cells keep every model's columns within the side panel.
-            auto cellText = [](double mean, int lo, int hi) {
-                return lo == hi ? QString::number(lo) : QString::number(mean, 'f', 1);
-            };
-            auto rangeText = [this](double mean, int lo, int hi, int n) {
-                return tr("mean %1, from %2 to %3, over %n example(s)", nullptr, n)
-                    .arg(mean, 0, 'f', 1)
-                    .arg(lo)
-                    .arg(hi);
-            };
             QString steps, right, settles, stepsTip, settlesTip, rightTip;
             if (s.examples > 0) {
                 // From which step the answer is right and stays right: read from the answers, so it
