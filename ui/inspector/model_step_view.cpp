@@ -7,6 +7,7 @@
 
 #include <QLabel>
 #include <QPainter>
+#include <QResizeEvent>
 #include <QVBoxLayout>
 #include <algorithm>
 
@@ -252,9 +253,10 @@ void ModelStepView::refresh() {
     if (gated || changes) {
         std::vector<float> rows;
         QStringList names;
+        const QString gateName = selecting ? tr("weight") : tr("gate");
         if (gated) {
             rows = gatesAt(*trace_, s);
-            names << tr("gate");
+            names << gateName;
         }
         if (changes) {
             const std::vector<float> c = changeAt(*trace_, s);
@@ -268,10 +270,19 @@ void ModelStepView::refresh() {
                             : gateTitle;
         gates_->setTitle(s == 0 ? (gated ? tr("gates: none yet") : tr("change: none yet")) : title);
         gates_->setNames(QString(), tr("position"),
-                         gated && changes ? tr("gate, change") : (gated ? tr("gate") : tr("change")));
+                         gated && changes ? tr("%1, change").arg(gateName)
+                                          : (gated ? gateName : tr("change")));
         gates_->setFixedHeight(150 + (int(names.size()) - 1) * 24);
         gates_->setMatrix(int(names.size()), T, rows, names, tokens);
     }
+}
+
+void ModelStepView::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    // The heatmap's cells are square, so height beyond about its width stays blank: capped there, the
+    // strips under it sit at the same height in every model's column (the columns are equally wide),
+    // and the space left over goes below them.
+    attention_->setMaximumHeight(std::max(attention_->minimumHeight(), width()));
 }
 
 QImage ModelStepView::render(QSize size) {

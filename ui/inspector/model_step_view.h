@@ -76,6 +76,9 @@ signals:
     void gateClicked(int model, int step, int position, double gate);
     void changeClicked(int model, int step, int position, double change);
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     void refresh();
     // What a recurrent model's step is, in place of its (absent) attention and gates.
