@@ -5,7 +5,6 @@
 #include "ui/compare/compare_view.h"
 #include "ui/dashboard/dashboard.h"
 #include "ui/inspector/inspector.h"
-#include "ui/plots/gate_map_view.h"
 #include "ui/shell/main_window.h"
 
 #include "headless.h"
@@ -104,8 +103,7 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "ndr-studio: --map is gates or change, not '%s'\n", qPrintable(name));
             return 2;
         }
-        window.dashboard().gates().setQuantity(name == "gates" ? ndrui::GateMapView::Quantity::Gates
-                                                               : ndrui::GateMapView::Quantity::Change);
+        window.dashboard().showChangeMap(name == "change");
     }
     if (parser.isSet(compare)) {
         window.showCompare();

@@ -347,6 +347,10 @@ void Dashboard::draw(const ndr::RunRecord& record, int uptoEval, int selected) {
     }
 }
 
+void Dashboard::showChangeMap(bool change) {
+    gates_->setQuantity(change ? GateMapView::Quantity::Change : GateMapView::Quantity::Gates);
+}
+
 std::vector<std::pair<QString, PlotView*>> Dashboard::views() const {
     std::vector<std::pair<QString, PlotView*>> views = {{"learning-curves", curves_},
                                                         {"depth-accuracy", bars_},

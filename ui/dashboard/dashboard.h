@@ -58,6 +58,8 @@ public:
     LengthGeneralisationView& lengthGeneralisation() { return *length_; }
     AttentionGridView& attention() { return *attention_; }
     GateMapView& gates() { return *gates_; }
+    // The gate map shows the change per step (true) or the copy gates (false, the default).
+    void showChangeMap(bool change);
     // Shown (in a third row) only for runs with head routing or gate halting.
     HeadUsageView& headUsage() { return *headUsage_; }
     StepsUsedView& stepsUsed() { return *stepsUsed_; }
