@@ -80,26 +80,21 @@ json traceJson(const ndr::Trace& tr, const ndr::Task& task) {
         }
         attention.push_back(std::move(heads));
     }
-    json gates = nullptr;
-    if (!tr.gates.empty()) {
-        gates = json::array();
+    // A (steps, positions) record (gates, change) as one array per step; null where the trace has none.
+    const auto perStep = [&](const std::vector<float>& values) {
+        json rows = nullptr;
+        if (values.empty())
+            return rows;
+        rows = json::array();
         for (int t = 0; t < tr.steps; ++t) {
             json row = json::array();
             for (int p = 0; p < T; ++p)
-                row.push_back(round6(tr.gate(t, p)));
-            gates.push_back(std::move(row));
+                row.push_back(round6(values[size_t(t) * T + p]));
+            rows.push_back(std::move(row));
         }
-    }
-    json change = nullptr;
-    if (!tr.change.empty()) {
-        change = json::array();
-        for (int t = 0; t < tr.steps; ++t) {
-            json row = json::array();
-            for (int p = 0; p < T; ++p)
-                row.push_back(round6(tr.changeAt(t, p)));
-            change.push_back(std::move(row));
-        }
-    }
+        return rows;
+    };
+    const json gates = perStep(tr.gates), change = perStep(tr.change);
     json routing = nullptr;
     if (!tr.routing.empty()) {
         routing = json::array();

@@ -31,22 +31,25 @@ std::vector<float> attentionAt(const ndr::Trace& trace, int step, int head) {
     return m;
 }
 
+namespace {
+
+// Row `step` (1..steps) of a (steps, T) record of the trace; zeros for step 0 or an absent record.
+std::vector<float> stepRow(const ndr::Trace& trace, const std::vector<float>& values, int step) {
+    const size_t T = size_t(trace.positions);
+    if (step < 1 || step > trace.steps || values.size() < size_t(trace.steps) * T)
+        return std::vector<float>(T, 0.0f);
+    return std::vector<float>(values.begin() + ptrdiff_t(size_t(step - 1) * T),
+                              values.begin() + ptrdiff_t(size_t(step) * T));
+}
+
+} // namespace
+
 std::vector<float> gatesAt(const ndr::Trace& trace, int step) {
-    std::vector<float> g(size_t(trace.positions), 0.0f);
-    if (step < 1 || step > trace.steps || trace.gates.size() < size_t(trace.steps) * trace.positions)
-        return g;
-    for (int p = 0; p < trace.positions; ++p)
-        g[size_t(p)] = trace.gate(step - 1, p);
-    return g;
+    return stepRow(trace, trace.gates, step);
 }
 
 std::vector<float> changeAt(const ndr::Trace& trace, int step) {
-    std::vector<float> c(size_t(trace.positions), 0.0f);
-    if (step < 1 || step > trace.steps || trace.change.size() < size_t(trace.steps) * trace.positions)
-        return c;
-    for (int p = 0; p < trace.positions; ++p)
-        c[size_t(p)] = trace.changeAt(step - 1, p);
-    return c;
+    return stepRow(trace, trace.change, step);
 }
 
 std::vector<float> routingAt(const ndr::Trace& trace, int step) {

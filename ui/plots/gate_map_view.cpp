@@ -28,6 +28,14 @@ bool isOperatorWeight(const ndr::Trace& t) {
     return t.operators > 0;
 }
 
+// Step `step` (1-based), `position` of a (steps, positions) record of `t` that is complete; NaN
+// outside it.
+double cell(const ndr::Trace& t, const std::vector<float>& values, int step, int position) {
+    if (step < 1 || step > t.steps || position < 0 || position >= t.positions)
+        return NAN;
+    return values[size_t(step - 1) * t.positions + position];
+}
+
 QString tokenName(const ndr::Trace& t, int i) {
     return i < int(t.tokenNames.size()) ? QString::fromStdString(t.tokenNames[i]) : QString::number(i);
 }
@@ -93,10 +101,7 @@ bool GateMapView::shows(const ndr::Trace& t) const {
 double GateMapView::change(int model, int step, int position) const {
     if (model < 0 || model >= int(traces_.size()) || !hasChange(traces_[model]))
         return NAN;
-    const ndr::Trace& t = traces_[model];
-    if (step < 1 || step > t.steps || position < 0 || position >= t.positions)
-        return NAN;
-    return t.changeAt(step - 1, position);
+    return cell(traces_[model], traces_[model].change, step, position);
 }
 
 double GateMapView::shownValue(int model, int step, int position) const {
@@ -106,10 +111,7 @@ double GateMapView::shownValue(int model, int step, int position) const {
 double GateMapView::gate(int model, int step, int position) const {
     if (model < 0 || model >= int(traces_.size()) || !hasGates(traces_[model]))
         return NAN;
-    const ndr::Trace& t = traces_[model];
-    if (step < 1 || step > t.steps || position < 0 || position >= t.positions)
-        return NAN;
-    return t.gate(step - 1, position);
+    return cell(traces_[model], traces_[model].gates, step, position);
 }
 
 void GateMapView::rebuild() {
