@@ -68,7 +68,7 @@ Command addExportCommand(CLI::App& root) {
                   "Replace files that already exist (otherwise nothing is written)");
     cmd->add_flag("--no-frames", o->noFrames, "Only the view PNGs and the dashboard, no frames or GIF");
     cmd->footer(
-        "Writes learning-curves.png, depth-accuracy.png, attention-maps.png, gate-map.png, "
+        "Writes learning-curves.png, depth-accuracy.png, attention-maps.png, gate-map.png, change-map.png, "
         "length-generalisation-<model>.png (one per model), dashboard.png, evaluations.csv, "
         "depth-accuracy.csv, loss.csv, frames/frame-NNN.png (one per evaluation) and training.gif.\n");
     return {cmd, [o] { return runExport(*o); }};

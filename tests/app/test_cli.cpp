@@ -318,12 +318,15 @@ private slots:
         const QString out = path("exported");
         Result r = runNdr({"export", runFile_, "--out", out, "--width", "800", "--height", "500"});
         QVERIFY2(r.exitCode == 0, describe(r));
-        for (const QString f : {"learning-curves.png", "depth-accuracy.png", "length-generalisation-ndr.png",
-                                "length-generalisation-transformer.png", "attention-maps.png", "gate-map.png",
-                                "dashboard.png", "frames/frame-000.png", "frames/frame-001.png"}) {
+        for (const QString f :
+             {"learning-curves.png", "depth-accuracy.png", "length-generalisation-ndr.png",
+              "length-generalisation-transformer.png", "attention-maps.png", "gate-map.png", "change-map.png",
+              "dashboard.png", "frames/frame-000.png", "frames/frame-001.png"}) {
             QImage img(out + "/" + f);
             QVERIFY2(!img.isNull(), qPrintable(f));
         }
+        // The gate map twice: the copy gates, and switched to the change per step (both models).
+        QVERIFY(QImage(out + "/change-map.png") != QImage(out + "/gate-map.png"));
         // The tables: a header and one row per evaluation of each model (two each), per depth and
         // evaluation, and per logged loss.
         auto lines = [&](const QString& f) {

@@ -5,6 +5,7 @@
 #include "core/io/run_csv.h"
 #include "ui/dashboard/dashboard.h"
 #include "ui/export/gif_writer.h"
+#include "ui/plots/gate_map_view.h"
 #include "ui/plots/length_generalisation_view.h"
 #include "ui/plots/plot_view.h"
 
@@ -70,7 +71,7 @@ constexpr const char* kTables[] = {"evaluations.csv", "depth-accuracy.csv", "los
 
 QStringList dashboardExportFiles(const ndr::RunRecord& record, const ExportOptions& options) {
     QStringList files;
-    for (const char* name : {"learning-curves", "depth-accuracy", "attention-maps", "gate-map"})
+    for (const char* name : {"learning-curves", "depth-accuracy", "attention-maps", "gate-map", "change-map"})
         files << QString::fromLatin1(name) + ".png";
     files << perModelFiles(record, "length-generalisation");
     files << "dashboard.png";
@@ -124,6 +125,18 @@ QStringList exportDashboard(const ndr::RunRecord& record, const QString& folder,
             return written;
         written << path;
     }
+    // The gate map once more, switched to the change per step.
+    dashboard.showChangeMap(true);
+    QApplication::processEvents();
+    {
+        QImage image = dashboard.gates().render(options.viewSize);
+        stamp(image, caption);
+        const QString path = dir.filePath("change-map.png");
+        if (!savePngAtomic(image, path, error))
+            return written;
+        written << path;
+    }
+    dashboard.showChangeMap(false);
     LengthGeneralisationView& length = dashboard.lengthGeneralisation();
     const int shownModel = length.currentModel();
     const QStringList lengthFiles = perModelFiles(record, "length-generalisation");
