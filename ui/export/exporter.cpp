@@ -112,30 +112,29 @@ QStringList exportDashboard(const ndr::RunRecord& record, const QString& folder,
     QApplication::processEvents();
 
     // Each view says what it shows: the evaluation's step on the per-evaluation views, the model's
-    // name on the per-model ones.
+    // name on the per-model ones (an empty label: none).
     const QString caption = dashboard.caption();
+    auto save = [&](PlotView& view, const QString& file, const QString& label) {
+        QImage image = view.render(options.viewSize);
+        if (!label.isEmpty())
+            stamp(image, label);
+        const QString path = dir.filePath(file);
+        if (!savePngAtomic(image, path, error))
+            return false;
+        written << path;
+        return true;
+    };
     for (const auto& [name, view] : dashboard.views()) {
         if (view == &dashboard.lengthGeneralisation())
             continue;
-        QImage image = view->render(options.viewSize);
-        if (name != "learning-curves")
-            stamp(image, caption);
-        const QString path = dir.filePath(name + ".png");
-        if (!savePngAtomic(image, path, error))
+        if (!save(*view, name + ".png", name != "learning-curves" ? caption : QString()))
             return written;
-        written << path;
     }
     // The gate map once more, switched to the change per step.
     dashboard.showChangeMap(true);
     QApplication::processEvents();
-    {
-        QImage image = dashboard.gates().render(options.viewSize);
-        stamp(image, caption);
-        const QString path = dir.filePath("change-map.png");
-        if (!savePngAtomic(image, path, error))
-            return written;
-        written << path;
-    }
+    if (!save(dashboard.gates(), "change-map.png", caption))
+        return written;
     dashboard.showChangeMap(false);
     LengthGeneralisationView& length = dashboard.lengthGeneralisation();
     const int shownModel = length.currentModel();
@@ -143,12 +142,8 @@ QStringList exportDashboard(const ndr::RunRecord& record, const QString& folder,
     for (int m = 0; m < lengthFiles.size(); ++m) {
         length.setCurrentModel(m);
         QApplication::processEvents();
-        QImage image = length.render(options.viewSize);
-        stamp(image, QString::fromStdString(record.models[size_t(m)].config.name));
-        const QString path = dir.filePath(lengthFiles[m]);
-        if (!savePngAtomic(image, path, error))
+        if (!save(length, lengthFiles[m], QString::fromStdString(record.models[size_t(m)].config.name)))
             return written;
-        written << path;
     }
     length.setCurrentModel(shownModel);
     QImage whole = dashboard.renderAll(options.dashboardSize);
