@@ -3,6 +3,7 @@
 // trained, halting (also as a pure function), steps needed, stale answers, exports and a run change.
 #include "core/train/halting.h"
 #include "testutil.h"
+#include "ui/common/palette.h"
 #include "ui/export/gif_writer.h"
 #include "ui/inspector/expression_input.h"
 #include "ui/inspector/inspector.h"
@@ -486,6 +487,13 @@ private slots:
         QVERIFY(table->horizontalHeaderItem(5)->toolTip().startsWith(transformer));
         QVERIFY(table->horizontalHeaderItem(2)->toolTip().startsWith(ndrName));
         for (int r = 1; r <= int(depths.size()); ++r) {
+            // The depth cell names the depth; its split is its shade (the dashboard's) and its tooltip.
+            const ndr::Split split = task().splitOf(depths[size_t(r - 1)]);
+            QCOMPARE(textAt(table, r, 0),
+                     QString::fromStdString(ndr::depthLabel(task().config(), depths[size_t(r - 1)])));
+            QCOMPARE(table->item(r, 0)->background().color(), splitShade(split, table->palette()));
+            QVERIFY(table->item(r, 0)->toolTip().endsWith(split == ndr::Split::Train ? "train depth"
+                                                                                     : "test depth"));
             const HaltingSummary ndr = inspector_->stepsNeeded()->summary(depths[size_t(r - 1)], 0);
             QCOMPARE(ndr.examples, 3);
             QVERIFY(ndr.maxStep <= session_.models()[0].config.steps);
@@ -493,9 +501,10 @@ private slots:
             const HaltingSummary vanilla = inspector_->stepsNeeded()->summary(depths[size_t(r - 1)], 1);
             QCOMPARE(textAt(table, r, 5), QString("%1/3").arg(vanilla.correctAtHalt));
             QCOMPARE(textAt(table, r, 2).isEmpty(), false);
-            if (ndr.settled == 0)
-                QCOMPARE(textAt(table, r, 2), QString("never right"));
-            else
+            if (ndr.settled == 0) {
+                QCOMPARE(textAt(table, r, 2), QString("never"));
+                QVERIFY(table->item(r, 2)->toolTip().endsWith("every example is wrong at the end"));
+            } else
                 QVERIFY(ndr.maxSettled <= session_.models()[0].config.effectiveEvalSteps());
             // A cell shows the mean step, its range in the tooltip. Examples that never halt (counted at
             // their full run) and examples wrong at the end (left out of "settles"): a star, counted in

@@ -2,6 +2,7 @@
 #include "ui/inspector/steps_needed.h"
 
 #include "ui/common/palette.h"
+#include "ui/common/split_name.h"
 #include "ui/training/training_session.h"
 
 #include <QHBoxLayout>
@@ -126,23 +127,32 @@ void StepsNeededPanel::fill() {
     // The headers name the measures; the first row names each model once over its columns (a
     // spanning cell), so a long name does not widen one column and push the table past the side
     // panel. Every header's tooltip names its model.
-    QStringList headers{tr("depth")}, headerTips{QString()};
+    QStringList headers{tr("depth")},
+        headerTips{
+            tr("Each depth is shaded by its split as on the dashboard: green train, yellow valid, red test")};
     std::vector<int> firstColumn, columnCount;
+    const QString haltsHeader =
+        tr("halts: the mean first step after which every gate stays below the threshold (%1)")
+            .arg(double(threshold_), 0, 'g', 3);
+    const QString settlesHeader = tr("settles: the mean first step from which the answer stays right");
+    const QString rightHeader = tr("right: the examples answered right at the halting step (at the last step "
+                                   "without gates)");
     for (const auto& m : models) {
         firstColumn.push_back(int(headers.size()));
-        QStringList measures;
+        QStringList measures, tips;
         if (hasGates(m.config))
-            measures << tr("halts");
+            measures << tr("halts"), tips << haltsHeader;
         measures << tr("settles") << tr("right");
+        tips << settlesHeader << rightHeader;
         columnCount.push_back(int(measures.size()));
         for (int k = 0; k < measures.size(); ++k) {
             headers << measures[k];
-            headerTips << tr("%1: %2").arg(m.name, measures[k]);
+            headerTips << tr("%1, %2").arg(m.name, tips[k]);
         }
     }
     table_->setColumnCount(int(headers.size()));
     table_->setHorizontalHeaderLabels(headers);
-    for (int k = 1; k < headers.size(); ++k)
+    for (int k = 0; k < headers.size(); ++k)
         table_->horizontalHeaderItem(k)->setToolTip(headerTips[k]);
     for (size_t m = 0; m < models.size(); ++m)
         if (!hasGates(models[m].config))
@@ -176,11 +186,12 @@ void StepsNeededPanel::fill() {
     };
     for (int r = 1; r <= int(depths.size()); ++r) {
         const int d = depths[size_t(r - 1)];
-        const char* split = task->splitOf(d) == ndr::Split::Train   ? "train"
-                            : task->splitOf(d) == ndr::Split::Valid ? "valid"
-                                                                    : "test";
-        auto* depthItem = new QTableWidgetItem(
-            QString("%1 (%2)").arg(QString::fromStdString(ndr::depthLabel(task->config(), d))).arg(split));
+        // The split is the cell's shade, as the dashboard shades its depth bands, and its tooltip: the
+        // words "(train)" beside every depth would widen the column past the side panel.
+        const ndr::Split split = task->splitOf(d);
+        auto* depthItem = new QTableWidgetItem(QString::fromStdString(ndr::depthLabel(task->config(), d)));
+        depthItem->setBackground(splitShade(split, palette()));
+        depthItem->setToolTip(tr("%1: %2 depth").arg(depthItem->text(), splitName(split)));
         table_->setItem(r, 0, depthItem);
         for (int m = 0; m < int(models.size()); ++m) {
             const ndr::HaltingSummary s = summary(d, m);
@@ -191,7 +202,8 @@ void StepsNeededPanel::fill() {
                 // means the same for every model.
                 settlesTip = tr("the step from which the answer is right after every later step");
                 if (s.settled == 0) {
-                    settles = tr("never right");
+                    settles = tr("never");
+                    settlesTip += tr(": every example is wrong at the end");
                 } else {
                     settles = cellText(s.meanSettled, s.minSettled, s.maxSettled);
                     settlesTip += ": " + rangeText(s.meanSettled, s.minSettled, s.maxSettled, s.settled);
@@ -247,12 +259,9 @@ void StepsNeededPanel::fill() {
     else if (!traces_.empty())
         note_->setText(
             errors_ > 0 ? tr("Done; %n trace(s) failed (a model could not run these steps)", nullptr, errors_)
-                        : tr("Done, %1. Halts: the first step after which every gate stays below "
-                             "%2 (the threshold); settles: the first step from which the answer stays "
-                             "right.")
+                        : tr("Done, %1; a header's tooltip says what its column counts.")
                               .arg(steps_ > 0 ? tr("every model run for %1 steps").arg(steps_)
-                                              : tr("each model run for its own steps"))
-                              .arg(double(threshold_), 0, 'g', 3));
+                                              : tr("each model run for its own steps")));
 }
 
 } // namespace ndrui
