@@ -9,9 +9,12 @@
 #include "ui/plots/length_generalisation_view.h"
 #include "ui/plots/plot_view.h"
 
+#include <algorithm>
+
 #include <QApplication>
 #include <QDir>
 #include <QFileInfo>
+#include <QFontMetrics>
 #include <QPainter>
 #include <QSaveFile>
 
@@ -34,9 +37,16 @@ bool savePngAtomic(const QImage& image, const QString& path, QString* error) {
     return true;
 }
 
-// Writes what the image shows in a corner (top right for one view, where the legends leave room;
-// bottom right for the whole dashboard, below the gate map), on a plate of the window colour, so that a
-// file says which step (and model) it is of without its file name.
+// The height of the strip a label is written on: the application font's, bold, with a margin.
+int labelStripHeight() {
+    QFont font = QApplication::font();
+    font.setBold(true);
+    return QFontMetrics(font).height() + 6;
+}
+
+// Writes what the image shows at its right end, on a plate of the window colour, so that a file says
+// which step (and model) it is of without its file name: at the bottom right of the whole dashboard
+// (below the gate map, where it leaves room), or on a strip at the top of one view (see labelled).
 void stamp(QImage& image, const QString& text, bool bottom = false) {
     if (text.isEmpty())
         return;
@@ -45,13 +55,30 @@ void stamp(QImage& image, const QString& text, bool bottom = false) {
     font.setBold(true);
     p.setFont(font);
     const QFontMetrics fm(font);
-    const int h = fm.height() + 6;
-    const QRect box(image.width() - fm.horizontalAdvance(text) - 16, bottom ? image.height() - h - 4 : 4,
+    const int h = labelStripHeight();
+    const QRect box(image.width() - fm.horizontalAdvance(text) - 16, bottom ? image.height() - h - 4 : 0,
                     fm.horizontalAdvance(text) + 12, h);
     const QPalette palette = QApplication::palette();
     p.fillRect(box, palette.color(QPalette::Window));
     p.setPen(palette.color(QPalette::WindowText));
     p.drawText(box, Qt::AlignCenter, text);
+}
+
+// One view drawn at `size` with its label on a strip of its own above the plot, so that the label
+// covers nothing the view draws (a colour scale's top tick sits in the corner). Without a label the
+// view fills the whole size.
+QImage labelled(PlotView& view, QSize size, const QString& label) {
+    if (label.isEmpty())
+        return view.render(size);
+    const int strip = labelStripHeight();
+    QImage image(size, QImage::Format_ARGB32_Premultiplied);
+    image.fill(QApplication::palette().color(QPalette::Window));
+    {
+        QPainter p(&image);
+        p.drawImage(0, strip, view.render(QSize(size.width(), std::max(1, size.height() - strip))));
+    }
+    stamp(image, label);
+    return image;
 }
 
 // The per-model file of a view: "<view>-<model stem>.png".
@@ -115,9 +142,7 @@ QStringList exportDashboard(const ndr::RunRecord& record, const QString& folder,
     // name on the per-model ones (an empty label: none).
     const QString caption = dashboard.caption();
     auto save = [&](PlotView& view, const QString& file, const QString& label) {
-        QImage image = view.render(options.viewSize);
-        if (!label.isEmpty())
-            stamp(image, label);
+        const QImage image = labelled(view, options.viewSize, label);
         const QString path = dir.filePath(file);
         if (!savePngAtomic(image, path, error))
             return false;
