@@ -9,9 +9,11 @@
 #include "view_fixture.h"
 
 #include <QDir>
+#include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QScrollArea>
 #include <QScrollBar>
+#include <algorithm>
 
 using namespace ndr;
 using namespace ndrui;
@@ -234,6 +236,54 @@ private slots:
                 QVERIFY(shoot(view, QString("legend_%1_%2").arg(view->metaObject()->className()).arg(width)));
             view->setParent(nullptr);
         }
+    }
+
+    // Up a left axis at least two labels, a line apart or more, at the heights a window gives the
+    // plots (the learning curves' two rects share 260 px at 1280x800), and a tall plot keeps the finer
+    // labels: the loss axis over a decade at 1, 1.5, 2, 3, 5, 7.
+    void leftAxisLabelsKeepApart_data() {
+        QTest::addColumn<int>("height");
+        QTest::newRow("1280x800") << 260;
+        QTest::newRow("1600x1000") << 400;
+        QTest::newRow("tall") << 1000;
+    }
+    void leftAxisLabelsKeepApart() {
+        QFETCH(int, height);
+        LearningCurvesView curves;
+        curves.setModelNames(run_.names);
+        for (int m = 0; m < 2; ++m) {
+            curves.setLoss(m, run_.lossSteps[m], run_.losses[m]);
+            curves.setHistory(m, run_.histories[m]);
+        }
+        curves.fixRanges(run_.lossSteps[0].back(), 0.3, 2.0); // within one decade, as early in a run
+        showAt(&curves, QSize(320, height));
+        QCustomPlot* p = plotOf(&curves);
+        p->replot();
+        p->replot(); // the tick counts follow the layout of the replot before
+        const QList<QCPAxisRect*> rects = p->axisRects();
+        QCOMPARE(rects.size(), 2);
+        for (QCPAxisRect* rect : rects) {
+            QCPAxis* y = rect->axis(QCPAxis::atLeft);
+            const double line = QFontMetrics(y->tickLabelFont()).height();
+            std::vector<double> pixels;
+            for (double t : y->tickVector())
+                if (y->range().contains(t))
+                    pixels.push_back(y->coordToPixel(t));
+            std::sort(pixels.begin(), pixels.end());
+            const QString what = QString("%1 px, %2: %3 labels over %4 px (range %5 to %6)")
+                                     .arg(height)
+                                     .arg(y->label())
+                                     .arg(pixels.size())
+                                     .arg(rect->height())
+                                     .arg(y->range().lower)
+                                     .arg(y->range().upper);
+            QVERIFY2(pixels.size() >= 2, qPrintable(what));
+            for (size_t i = 1; i < pixels.size(); ++i)
+                QVERIFY2(pixels[i] - pixels[i - 1] >= line, qPrintable(what));
+            if (height == 1000 && y->scaleType() == QCPAxis::stLogarithmic)
+                QVERIFY2(pixels.size() >= 5, qPrintable(what));
+        }
+        QVERIFY(shoot(&curves, QString("left_axis_labels_%1").arg(height)));
     }
 };
 

@@ -6,6 +6,7 @@
 
 #include <QCheckBox>
 #include <QDoubleSpinBox>
+#include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <qcustomplot.h>
@@ -27,18 +28,9 @@ LearningCurvesView::LearningCurvesView(QWidget* parent) : PlotView(parent) {
     QCPAxis* lossY = lossRect_->axis(QCPAxis::atLeft);
     lossY->setScaleType(QCPAxis::stLogarithmic);
     // QCustomPlot's log ticker labels a range within one decade with odd fractional powers; round
-    // 1-2-5 values read better, thinned as the range spans more decades.
-    connect(lossY, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, [lossY](const QCPRange& r) {
-        const double decades = r.lower > 0 ? std::log10(r.upper / r.lower) : 10;
-        const std::vector<double> mantissas = decades > 3     ? std::vector<double>{1}
-                                              : decades > 1.2 ? std::vector<double>{1, 3}
-                                                              : std::vector<double>{1, 1.5, 2, 3, 5, 7};
-        auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-        for (int e = -8; e <= 4; ++e)
-            for (double m : mantissas)
-                ticker->addTick(m * std::pow(10.0, e), QString::number(m * std::pow(10.0, e), 'g', 3));
-        lossY->setTicker(ticker);
-    });
+    // 1-2-5 values read better, thinned as the range spans more decades or the plot gets shorter.
+    connect(lossY, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, [this] { updateLossTicks(); });
+    connect(p, &QCustomPlot::beforeReplot, this, [this] { updateLossTicks(); });
     lossY->setLabel("training loss");
     lossRect_->axis(QCPAxis::atBottom)->setTickLabels(false);
     accuracyRect_->axis(QCPAxis::atBottom)->setLabel("training step");
@@ -104,6 +96,48 @@ LearningCurvesView::LearningCurvesView(QWidget* parent) : PlotView(parent) {
     connect(factor_, &QDoubleSpinBox::valueChanged, this, restyle);
     smooth_->setChecked(true);
     applyPalette();
+}
+
+void LearningCurvesView::updateLossTicks() {
+    QCPAxis* lossY = lossRect_->axis(QCPAxis::atLeft);
+    const QCPRange r = lossY->range();
+    const double decades = r.lower > 0 && r.upper > r.lower ? std::log10(r.upper / r.lower) : 10;
+    const double pixelsPerDecade = std::max(1, lossRect_->height()) / std::max(decades, 1e-3);
+    const double line = QFontMetrics(lossY->tickLabelFont()).height();
+    // The labels of 1, 1.5, 2, 3, 5, 7 in every decade are at least 0.125 decades apart, of 1 and 3
+    // about half a decade, of the powers of ten one decade (or k: every k-th power).
+    const std::vector<std::vector<double>> sets = {{1, 1.5, 2, 3, 5, 7}, {1, 3}, {1}};
+    const double gaps[] = {0.125, 0.477, 1.0};
+    auto labelsInRange = [&r](const std::vector<double>& mantissas) {
+        int n = 0;
+        for (int e = -8; e <= 4; ++e)
+            for (double m : mantissas)
+                n += r.contains(m * std::pow(10.0, e)) ? 1 : 0;
+        return n;
+    };
+    // The finest set whose labels stay a line and a half apart; where that shows fewer than two
+    // labels, the finest that keeps them a line apart, so that the axis still has a scale.
+    size_t chosen = sets.size() - 1;
+    for (double room : {1.5 * line, 1.0 * line}) {
+        size_t k = 0;
+        while (k + 1 < sets.size() && pixelsPerDecade * gaps[k] < room)
+            ++k;
+        chosen = k;
+        if (labelsInRange(sets[k]) >= 2)
+            break;
+    }
+    const int everyDecades =
+        chosen + 1 < sets.size() ? 1 : std::max(1, int(std::ceil(1.5 * line / pixelsPerDecade)));
+    const int key = int(chosen) * 100 + everyDecades;
+    if (key == lossTicks_)
+        return;
+    lossTicks_ = key;
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    for (int e = -8; e <= 4; ++e)
+        if ((e + 8) % everyDecades == 0)
+            for (double m : sets[chosen])
+                ticker->addTick(m * std::pow(10.0, e), QString::number(m * std::pow(10.0, e), 'g', 3));
+    lossY->setTicker(ticker);
 }
 
 void LearningCurvesView::setModelNames(const QStringList& names) {

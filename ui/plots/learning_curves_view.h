@@ -64,12 +64,15 @@ private:
     void styleSeries(int model);
     void styleKeys();
     void resmooth(int model);
+    // Labels the loss axis with round 1-2-5 values, as many per decade as its height has room for.
+    void updateLossTicks();
     QString modelName(int model) const;
 
     QStringList names_;
     std::vector<Series> series_;
     ChanceMark chance_; // the chance line, or the Longer depths' majority baseline
     QCPAxisRect *lossRect_, *accuracyRect_;
+    int lossTicks_ = -1; // the labels the loss axis has now (see updateLossTicks)
     // Legend keys without data: colour names the model, line style the split (train, test).
     QCPCurve *trainKey_, *testKey_;
     QCPItemStraightLine *lossMarker_, *accuracyMarker_;

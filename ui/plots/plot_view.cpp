@@ -45,11 +45,16 @@ PlotView::PlotView(QWidget* parent)
     connect(plot_, &QCustomPlot::beforeReplot, this, [this] {
         wrapLegend(plot_, plot_->width());
         // About one number per 80 pixels along a bottom axis, so that labels such as "5000" never run
-        // together on a narrow plot.
+        // together on a narrow plot, and one per 28 pixels up a left axis (two lines of text), so that
+        // a short plot at a laptop's size labels 0, 0.5 and 1 rather than six crowded numbers. Tickers
+        // with fixed steps or fixed labels ignore the count.
         for (QCPAxisRect* rect : plot_->axisRects()) {
             QCPAxis* x = rect->axis(QCPAxis::atBottom);
             if (x && x->ticker())
                 x->ticker()->setTickCount(std::clamp(rect->width() / 80, 2, 8));
+            QCPAxis* y = rect->axis(QCPAxis::atLeft);
+            if (y && y->ticker())
+                y->ticker()->setTickCount(std::clamp(rect->height() / 28, 2, 5));
         }
         if (following_)
             fitRanges();
