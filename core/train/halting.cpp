@@ -7,17 +7,36 @@
 
 namespace ndr {
 
-int haltingStep(const Trace& trace, float threshold) {
-    if (trace.gates.empty() || trace.positions <= 0 ||
-        trace.gates.size() < size_t(trace.steps) * size_t(trace.positions))
+namespace {
+
+// The last step t (1..steps) at which some position's value (row t-1 of a (steps, positions) record)
+// is at or above the threshold: the fixed point starts right after it. -1 for a missing record.
+int afterLastAtOrAbove(const std::vector<float>& values, int steps, int positions, float threshold) {
+    if (values.empty() || positions <= 0 || values.size() < size_t(steps) * size_t(positions))
         return -1;
-    // The last step with any gate at or above the threshold is the last one that still changed a
-    // column; the fixed point starts right after it.
-    for (int t = trace.steps; t >= 1; --t)
-        for (int p = 0; p < trace.positions; ++p)
-            if (!(trace.gate(t - 1, p) < threshold)) // NaN counts as open: it is not a fixed point
+    for (int t = steps; t >= 1; --t)
+        for (int p = 0; p < positions; ++p)
+            if (!(values[size_t(t - 1) * size_t(positions) + size_t(p)] < threshold)) // NaN: not still
                 return t;
     return 0;
+}
+
+} // namespace
+
+int haltingStep(const Trace& trace, float threshold) {
+    // The last step with any gate at or above the threshold is the last one that still changed a
+    // column.
+    return afterLastAtOrAbove(trace.gates, trace.steps, trace.positions, threshold);
+}
+
+const char* haltSignalName(HaltSignal signal) {
+    return signal == HaltSignal::Change ? "change" : "gates";
+}
+
+int haltingStep(const Trace& trace, const HaltingRule& rule) {
+    return rule.signal == HaltSignal::Change
+               ? afterLastAtOrAbove(trace.change, trace.steps, trace.positions, rule.threshold)
+               : haltingStep(trace, rule.threshold);
 }
 
 int gateStopStep(const Trace& trace, float threshold) {
@@ -63,7 +82,7 @@ int settledStep(const Trace& trace) {
     return s;
 }
 
-HaltingSummary summariseHalting(const std::vector<const Trace*>& traces, float threshold) {
+HaltingSummary summariseHalting(const std::vector<const Trace*>& traces, const HaltingRule& rule) {
     HaltingSummary s;
     s.minStep = INT_MAX;
     long sum = 0, settledSum = 0;
@@ -79,7 +98,7 @@ HaltingSummary summariseHalting(const std::vector<const Trace*>& traces, float t
             s.minSettled = std::min(s.minSettled, settled);
             s.maxSettled = std::max(s.maxSettled, settled);
         }
-        const int h = haltingStep(*tr, threshold);
+        const int h = haltingStep(*tr, rule);
         const int readAt = h >= 0 ? h : tr->steps;
         if (readAt < int(tr->stepAnswers.size()) && tr->stepAnswers[size_t(readAt)] == tr->answer)
             ++s.correctAtHalt;

@@ -14,6 +14,22 @@ namespace ndr {
 // trace without gates (a residual model has no such signal).
 int haltingStep(const Trace& trace, float threshold);
 
+// What halting reads. Gates: each position's mean copy gate (how much of its column a step may
+// rewrite). Change: how far each step moved each position's state, |h_t+1 - h_t| / |h_t| (Trace::change),
+// what a step actually did. A trained NDR's gates stay partly open once its column is computed (the
+// update then equals the column), so gates can say "never" where the columns stand still; the change
+// sees that, and applies to every model that records it, a Transformer too.
+enum class HaltSignal { Gates, Change };
+struct HaltingRule {
+    HaltSignal signal = HaltSignal::Gates;
+    float threshold = 0.1f;
+};
+const char* haltSignalName(HaltSignal signal); // "gates", "change"
+
+// haltingStep on the rule's signal: the first step h after which every position's gate (or change)
+// stays below the threshold at every later step. -1 for a trace without that signal.
+int haltingStep(const Trace& trace, const HaltingRule& rule);
+
 // The steps an evaluation with ModelConfig::haltThreshold = `threshold` runs (docs/design.md §3): the
 // first s (1..steps) after which every position's mean gate is below the threshold, trace.steps when
 // no step gets there; the answer is then stepAnswers[s]. Unlike haltingStep it cannot look ahead: an
@@ -50,7 +66,11 @@ struct HaltingSummary {
     int minSettled = 0, maxSettled = 0;
     double meanSettled = 0; // over the settled examples
 };
-// Summarises traces of one model; gateless traces count only correctAtHalt (at their last step).
-HaltingSummary summariseHalting(const std::vector<const Trace*>& traces, float threshold);
+// Summarises traces of one model; traces without the rule's signal count only correctAtHalt (at their
+// last step).
+HaltingSummary summariseHalting(const std::vector<const Trace*>& traces, const HaltingRule& rule);
+inline HaltingSummary summariseHalting(const std::vector<const Trace*>& traces, float threshold) {
+    return summariseHalting(traces, HaltingRule{HaltSignal::Gates, threshold});
+}
 
 } // namespace ndr

@@ -9,6 +9,7 @@
 
 #include <QtTest>
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 using namespace ndr;
@@ -45,6 +46,47 @@ private slots:
         QCOMPARE(haltingStep(trace({0, 1, 2, 2}, {0.9f, 0.5f, 0.05f}), 0.1f), 2);
         QCOMPARE(haltingStep(trace({0, 1, 2, 2}, {0.9f, 0.5f, 0.5f}), 0.1f), 3); // never within the run
         QCOMPARE(haltingStep(trace({0, 1}, {}), 0.1f), -1);                      // no gates
+    }
+
+    // By change: the step after the last one that moves some position by the threshold or more,
+    // whatever the gates say (open gates over still columns, as a trained NDR leaves them).
+    void haltingByChangeIsAfterTheLastMovingStep() {
+        Trace t = trace({0, 1, 2, 2}, {0.9f, 0.5f, 0.5f});
+        QCOMPARE(haltingStep(t, HaltingRule{HaltSignal::Change, 0.2f}), -1); // no change recorded
+        t.change = {1.2f, 0.9f, 0.05f};
+        QCOMPARE(haltingStep(t, HaltingRule{HaltSignal::Change, 0.2f}), 2);
+        QCOMPARE(haltingStep(t, HaltingRule{HaltSignal::Change, 1.0f}), 1);
+        QCOMPARE(haltingStep(t, HaltingRule{HaltSignal::Change, 1.5f}), 0);
+        QCOMPARE(haltingStep(t, HaltingRule{HaltSignal::Change, 0.01f}), 3); // the last step still moves
+        QCOMPARE(haltingStep(t, HaltingRule{HaltSignal::Gates, 0.2f}), 3);   // the gates: never
+        QCOMPARE(haltingStep(t, HaltingRule{HaltSignal::Gates, 0.2f}), haltingStep(t, 0.2f));
+        t.change[2] = std::nanf("");
+        QCOMPARE(haltingStep(t, HaltingRule{HaltSignal::Change, 0.2f}), 3); // NaN does not stand still
+        // Every position counts: two positions, the second moves at step 2.
+        Trace two = t;
+        two.positions = 2;
+        two.change = {1.0f, 0.1f, 0.1f, 0.5f, 0.1f, 0.1f};
+        QCOMPARE(haltingStep(two, HaltingRule{HaltSignal::Change, 0.2f}), 2);
+        // A change record shorter than steps x positions is no signal.
+        two.change.pop_back();
+        QCOMPARE(haltingStep(two, HaltingRule{HaltSignal::Change, 0.2f}), -1);
+        QCOMPARE(QString(haltSignalName(HaltSignal::Change)), QString("change"));
+        QCOMPARE(QString(haltSignalName(HaltSignal::Gates)), QString("gates"));
+    }
+
+    void summaryByChangeHaltsWhereTheGatesDoNot() {
+        Trace a = trace({0, 2, 2, 2}, {0.4f, 0.4f, 0.4f}); // gates partly open throughout
+        a.change = {0.9f, 0.01f, 0.01f};                   // but still after step 1
+        Trace b = trace({0, 1, 2, 2}, {0.4f, 0.4f, 0.4f});
+        b.change = {0.9f, 0.8f, 0.01f}; // still after step 2
+        const HaltingSummary byGates = summariseHalting({&a, &b}, HaltingRule{HaltSignal::Gates, 0.3f});
+        QCOMPARE(byGates.halted, 0);
+        const HaltingSummary byChange = summariseHalting({&a, &b}, HaltingRule{HaltSignal::Change, 0.2f});
+        QCOMPARE(byChange.halted, 2);
+        QCOMPARE(byChange.minStep, 1);
+        QCOMPARE(byChange.maxStep, 2);
+        QCOMPARE(byChange.meanStep, 1.5);
+        QCOMPARE(byChange.correctAtHalt, 2);
     }
 
     void gateStopStepIsTheFirstClosedStep() {

@@ -459,6 +459,26 @@ private slots:
         QVERIFY(textAt(answers, 0, 2).startsWith(h < 3 * trained ? QString::number(h) : "never"));
         QCOMPARE(textAt(answers, 1, 2), QString("no gates"));
         QCOMPARE(textAt(child<QTableWidget>("inspector.readout"), 0, h).endsWith("■"), h < 3 * trained);
+        // Halting by change: every model with a change record halts on it, the Transformer too; the
+        // threshold is the change's own and the gates' comes back when they are chosen again.
+        auto* signal = child<QComboBox>("inspector.haltSignal");
+        auto* thresholdBox = child<QDoubleSpinBox>("inspector.threshold");
+        signal->setCurrentIndex(signal->findData(int(ndr::HaltSignal::Change)));
+        QCOMPARE(thresholdBox->value(), 0.2);
+        thresholdBox->setValue(0.3);
+        const ndr::HaltingRule byChange{ndr::HaltSignal::Change, 0.3f};
+        for (int m = 0; m < 2; ++m) {
+            const int hc = haltingStep(*inspector_->trace(m), byChange);
+            QVERIFY(hc >= 0);
+            QCOMPARE(inspector_->haltingStepOf(m), hc);
+            QVERIFY(textAt(answers, m, 2).startsWith(hc < 3 * trained ? QString::number(hc) : "never"));
+        }
+        signal->setCurrentIndex(signal->findData(int(ndr::HaltSignal::Gates)));
+        QCOMPARE(float(thresholdBox->value()), threshold);
+        QCOMPARE(inspector_->haltingStepOf(0), h);
+        signal->setCurrentIndex(signal->findData(int(ndr::HaltSignal::Change)));
+        QCOMPARE(thresholdBox->value(), 0.3);
+        signal->setCurrentIndex(signal->findData(int(ndr::HaltSignal::Gates)));
         halt->setChecked(false);
         steps->setValue(0);
         QTRY_VERIFY_WITH_TIMEOUT(inspector_->tracesComplete() && inspector_->trace(0)->steps == trained,
@@ -526,6 +546,26 @@ private slots:
                          partial);
             }
         }
+        // Halting by change: the Transformer records it too, so it gets a halts column, and every cell
+        // is its summary under that rule.
+        auto* signal = child<QComboBox>("inspector.haltSignal");
+        signal->setCurrentIndex(signal->findData(int(ndr::HaltSignal::Change)));
+        QCOMPARE(table->columnCount(), 7);
+        QCOMPARE(table->horizontalHeaderItem(4)->text(), QString("halts"));
+        QCOMPARE(table->columnSpan(0, 4), 3);
+        QVERIFY(table->horizontalHeaderItem(1)->toolTip().contains("moves a position's state"));
+        for (int r = 1; r <= int(depths.size()); ++r)
+            for (int m = 0; m < 2; ++m) {
+                const HaltingSummary s = inspector_->stepsNeeded()->summary(depths[size_t(r - 1)], m);
+                QCOMPARE(s.examples, 3);
+                const QString cell = textAt(table, r, m == 0 ? 1 : 4);
+                const QString mean =
+                    s.minStep == s.maxStep ? QString::number(s.minStep) : QString::number(s.meanStep, 'f', 1);
+                QCOMPARE(cell, s.halted == 0 ? QString("never") : mean + (s.halted < s.examples ? "*" : ""));
+                QCOMPARE(textAt(table, r, m == 0 ? 3 : 6), QString("%1/3").arg(s.correctAtHalt));
+            }
+        signal->setCurrentIndex(signal->findData(int(ndr::HaltSignal::Gates)));
+        QCOMPARE(table->columnCount(), 6);
     }
 
     void exportsFramesAndGifWithoutOverwriting() {

@@ -19,6 +19,7 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
 #include <QSplitter>
@@ -104,10 +105,19 @@ Inspector::Inspector(TrainingSession& session, QWidget* parent) : QWidget(parent
     steps_ = new StepCountBox(content);
     steps_->setObjectName("inspector.steps");
     steps_->setToolTip(tr("Steps to run each model for; more than trained works for shared layers (NDR)"));
-    halt_ = new QCheckBox(tr("Halt when gates close below"), content);
+    halt_ = new QCheckBox(tr("Halt when"), content);
     halt_->setObjectName("inspector.halt");
-    halt_->setToolTip(tr("An example halts at the first step after which every position's mean gate stays "
-                         "below the threshold for all remaining steps"));
+    halt_->setToolTip(tr("An example halts at the first step after which every position's gate (or change) "
+                         "stays below the threshold for all remaining steps"));
+    haltSignal_ = new QComboBox(content);
+    haltSignal_->setObjectName("inspector.haltSignal");
+    haltSignal_->addItem(tr("gates"), int(ndr::HaltSignal::Gates));
+    haltSignal_->addItem(tr("changes"), int(ndr::HaltSignal::Change));
+    haltSignal_->setToolTip(
+        tr("gates: each position's mean copy gate (ThoughtNet: its operators' weight); changes: how far "
+           "each step moved each position's state, |Δh| / |h|, for every model that records it. A "
+           "trained NDR's gates stay partly open once its column is computed, while the column stands "
+           "still"));
     threshold_ = new QDoubleSpinBox(content);
     threshold_->setObjectName("inspector.threshold");
     threshold_->setRange(0.001, 0.999);
@@ -167,6 +177,8 @@ Inspector::Inspector(TrainingSession& session, QWidget* parent) : QWidget(parent
     auto* answersLayout = new QVBoxLayout(answersBox);
     auto* haltRow = new QHBoxLayout;
     haltRow->addWidget(halt_);
+    haltRow->addWidget(haltSignal_);
+    haltRow->addWidget(new QLabel(tr("stay below"), content));
     haltRow->addWidget(threshold_);
     haltRow->addStretch(1);
     answersLayout->addLayout(haltRow);
@@ -238,11 +250,24 @@ Inspector::Inspector(TrainingSession& session, QWidget* parent) : QWidget(parent
         fillAnswers();
         fillReadout();
     });
-    connect(threshold_, &QDoubleSpinBox::editingFinished, this, [this] { thresholdChosen_ = true; });
+    connect(threshold_, &QDoubleSpinBox::editingFinished, this, [this] {
+        if (haltingRule().signal == ndr::HaltSignal::Gates)
+            thresholdChosen_ = true;
+    });
     connect(threshold_, &QDoubleSpinBox::valueChanged, this, [this] {
-        stepsNeeded_->setThreshold(threshold());
-        fillAnswers();
-        fillReadout();
+        (haltingRule().signal == ndr::HaltSignal::Gates ? gateThreshold_ : changeThreshold_) =
+            threshold_->value();
+        haltingChanged();
+    });
+    // Each signal keeps its own threshold: switching shows the other's.
+    connect(haltSignal_, &QComboBox::currentIndexChanged, this, [this] {
+        const bool gates = haltingRule().signal == ndr::HaltSignal::Gates;
+        threshold_->setToolTip(gates ? gateThresholdTip_ : changeThresholdTip());
+        {
+            const QSignalBlocker block(threshold_);
+            threshold_->setValue(gates ? gateThreshold_ : changeThreshold_);
+        }
+        haltingChanged();
     });
     playTimer_->setInterval(700);
     resetRun();
@@ -265,8 +290,19 @@ StepPicture Inspector::picture() const {
     return StepPicture(picture_->currentData().toInt());
 }
 
-float Inspector::threshold() const {
-    return float(threshold_->value());
+void Inspector::haltingChanged() {
+    stepsNeeded_->setRule(haltingRule());
+    fillAnswers();
+    fillReadout();
+}
+
+QString Inspector::changeThresholdTip() const {
+    return tr("A step moves a position when it changes its state by at least this fraction of its length "
+              "(|Δh| / |h|); halting is after the last step that moves one");
+}
+
+ndr::HaltingRule Inspector::haltingRule() const {
+    return {ndr::HaltSignal(haltSignal_->currentData().toInt()), float(threshold_->value())};
 }
 
 bool Inspector::halting() const {
@@ -334,7 +370,7 @@ void Inspector::resetRun() {
     stepsNeeded_->setSteps(0);
     thresholdChosen_ = false;
     suggestThreshold();
-    stepsNeeded_->setThreshold(threshold());
+    stepsNeeded_->setRule(haltingRule());
     stepsNeeded_->reset();
     showTraces();
 }
@@ -400,7 +436,7 @@ int Inspector::maxStep() const {
 
 int Inspector::haltingStepOf(int model) const {
     const ndr::Trace* t = trace(model);
-    return t ? ndr::haltingStep(*t, threshold()) : -1;
+    return t ? ndr::haltingStep(*t, haltingRule()) : -1;
 }
 
 void Inspector::showTraces() {

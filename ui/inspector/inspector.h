@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/task/task.h"
+#include "core/train/halting.h"
 #include "ui/inspector/model_step_view.h"
 #include "ui/training/snapshot.h"
 
@@ -99,12 +100,16 @@ private:
     void fillAnswers();
     void fillReadout();
     void markReadoutStep();
-    float threshold() const;
+    // What halting reads and below what (the controls above the answers).
+    ndr::HaltingRule haltingRule() const;
+    void haltingChanged(); // the rule or the threshold changed: the tables and steps needed follow
+    QString changeThresholdTip() const;
     bool halting() const;
     // Sets the threshold from the run unless the user has set one for this run: the haltThreshold of the
     // first model that halts at evaluation, else ndr::suggestedHaltingThreshold of the latest probe
     // trace of the first gated model.
     void suggestThreshold();
+    void setGateThreshold(double value, const QString& tip); // shown at once while the gates are chosen
 
     TrainingSession& session_;
     std::optional<ndr::Example> example_;
@@ -129,8 +134,13 @@ private:
     QComboBox* picture_;
     StepCountBox* steps_;
     QCheckBox* halt_;
+    QComboBox* haltSignal_; // what halting reads: the gates or the change per step
     QDoubleSpinBox* threshold_;
-    bool thresholdChosen_ = false; // the user set the threshold for this run
+    bool thresholdChosen_ = false; // the user set the gates' threshold for this run
+    // Each signal's threshold while the other is shown: the gates' (suggested from the run) and the
+    // change's (a fifth of a column's length by default).
+    double gateThreshold_ = 0.1, changeThreshold_ = 0.2;
+    QString gateThresholdTip_; // the gates' threshold's tooltip (how it was suggested)
     QLabel* cell_;
     QHBoxLayout* viewsRow_;
     QTimer* requestTimer_;

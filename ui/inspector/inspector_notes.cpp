@@ -59,6 +59,15 @@ QString Inspector::shortRoutingNote() const {
         .arg(depth);
 }
 
+void Inspector::setGateThreshold(double value, const QString& tip) {
+    gateThreshold_ = value;
+    gateThresholdTip_ = tip;
+    if (haltingRule().signal != ndr::HaltSignal::Gates)
+        return;
+    threshold_->setToolTip(tip);
+    threshold_->setValue(value);
+}
+
 void Inspector::suggestThreshold() {
     if (thresholdChosen_)
         return;
@@ -66,11 +75,11 @@ void Inspector::suggestThreshold() {
     for (const auto& m : session_.models()) {
         if (m.config.haltThreshold <= 0)
             continue;
-        threshold_->setValue(m.config.haltThreshold);
-        threshold_->setToolTip(tr("A gate counts as open above this. %1 halts at evaluation once every "
-                                  "gate is below %2; type another value to keep it.")
-                                   .arg(m.name)
-                                   .arg(m.config.haltThreshold, 0, 'f', 2));
+        setGateThreshold(m.config.haltThreshold,
+                         tr("A gate counts as open above this. %1 halts at evaluation once every "
+                            "gate is below %2; type another value to keep it.")
+                             .arg(m.name)
+                             .arg(m.config.haltThreshold, 0, 'f', 2));
         return;
     }
     for (const auto& m : session_.models()) {
@@ -79,15 +88,14 @@ void Inspector::suggestThreshold() {
         const ndr::Trace& probe = m.history.back().probe;
         const float t = ndr::suggestedHaltingThreshold(probe);
         const ndr::GateLevels levels = ndr::gateLevels(probe);
-        threshold_->setValue(double(t));
-        threshold_->setToolTip(
-            tr("A gate counts as open above this. Suggested for this run: halfway from the level %1's "
-               "gates rest at (%2, the median gate of its probe example at step %4) to its most open "
-               "gate there (%3); type another value to keep it.")
-                .arg(m.name)
-                .arg(double(levels.rest), 0, 'f', 2)
-                .arg(double(levels.open), 0, 'f', 2)
-                .arg(m.history.back().step));
+        setGateThreshold(
+            double(t), tr("A gate counts as open above this. Suggested for this run: halfway from the level "
+                          "%1's gates rest at (%2, the median gate of its probe example at step %4) to its "
+                          "most open gate there (%3); type another value to keep it.")
+                           .arg(m.name)
+                           .arg(double(levels.rest), 0, 'f', 2)
+                           .arg(double(levels.open), 0, 'f', 2)
+                           .arg(m.history.back().step));
         return;
     }
 }

@@ -201,17 +201,25 @@ void Inspector::fillAnswers() {
         answers_->setItem(m, 0, ans);
         answers_->setItem(m, 1, item(QString::number(t->answerProbability(last), 'f', 3)));
         if (halts) {
-            const int h = ndr::haltingStep(*t, threshold());
+            const ndr::HaltingRule rule = haltingRule();
+            const bool gates = rule.signal == ndr::HaltSignal::Gates;
+            const int h = ndr::haltingStep(*t, rule);
             if (h < 0) {
-                answers_->setItem(
-                    m, 2, item(tr("no gates"), tr("A residual or recurrent model has no gates to halt on")));
+                answers_->setItem(m, 2,
+                                  gates
+                                      ? item(tr("no gates"), tr("A residual or recurrent model has no gates "
+                                                                "to halt on"))
+                                      : item(tr("no change"), tr("A recurrent model records no change per "
+                                                                 "step to halt on")));
             } else {
+                const QString still = gates ? tr("Every gate stays below the threshold after step %1")
+                                            : tr("No step after step %1 moves a position by the threshold "
+                                                 "or more");
                 answers_->setItem(m, 2,
                                   item(h < t->steps ? QString::number(h) : tr("never (%1)").arg(h),
-                                       h < t->steps ? tr("Every gate stays below the threshold after "
-                                                         "step %1")
-                                                          .arg(h)
-                                                    : tr("A gate is still open at the last step")));
+                                       h < t->steps ? still.arg(h)
+                                       : gates      ? tr("A gate is still open at the last step")
+                                                    : tr("The last step still moves a position")));
                 const int ah = t->stepAnswers[size_t(h)];
                 auto* then = item(QString::fromStdString(task->symbolName(ah)));
                 then->setBackground(verdictColor(ah == t->answer, false));
@@ -288,7 +296,7 @@ void Inspector::fillReadout() {
         const ndr::Trace* t = trace(m);
         if (!t)
             continue;
-        const int h = halting() ? ndr::haltingStep(*t, threshold()) : -1;
+        const int h = halting() ? ndr::haltingStep(*t, haltingRule()) : -1;
         for (int s = 0; s < int(t->stepAnswers.size()) && s <= n; ++s) {
             const int a = t->stepAnswers[size_t(s)];
             const double p = t->answerProbability(s);
@@ -301,7 +309,10 @@ void Inspector::fillReadout() {
             cell->setData(Qt::UserRole, a == t->answer);
             if (s == h && h < t->steps) {
                 cell->setText(cell->text() + tr(" ■"));
-                cell->setToolTip(cell->toolTip() + tr("; the gates close after this step (halting)"));
+                cell->setToolTip(cell->toolTip() + (haltingRule().signal == ndr::HaltSignal::Gates
+                                                        ? tr("; the gates close after this step (halting)")
+                                                        : tr("; the columns stand still after this step "
+                                                             "(halting)")));
             }
             readout_->setItem(m, s, cell);
         }

@@ -25,7 +25,8 @@ StepsNeededPanel::StepsNeededPanel(TrainingSession& session, QWidget* parent)
     measure_ = new QPushButton(tr("Measure"), this);
     measure_->setObjectName("inspector.stepsNeeded.measure");
     measure_->setToolTip(
-        tr("Trace random examples of every depth and count the steps until the gates close"));
+        tr("Trace random examples of every depth and count the steps until the gates close (or the "
+           "columns stand still)"));
     note_ = new QLabel(this);
     note_->setWordWrap(true);
     table_ = new QTableWidget(this);
@@ -57,7 +58,8 @@ void StepsNeededPanel::reset() {
     if (const ndr::Task* task = session_.task())
         rng_.seed(task->config().seed * 104729 + 3); // the same run measures the same examples
     measure_->setEnabled(session_.hasRun());
-    note_->setText(tr("Steps until every gate stays below the threshold (halting), over random examples."));
+    note_->setText(tr("Steps until every gate stays below the threshold, or no step moves a column "
+                      "(halting), over random examples."));
     fill();
 }
 
@@ -65,8 +67,8 @@ void StepsNeededPanel::setSteps(int steps) {
     steps_ = steps;
 }
 
-void StepsNeededPanel::setThreshold(float threshold) {
-    threshold_ = threshold;
+void StepsNeededPanel::setRule(const ndr::HaltingRule& rule) {
+    rule_ = rule;
     fill();
 }
 
@@ -106,7 +108,7 @@ ndr::HaltingSummary StepsNeededPanel::summary(int depth, int model) const {
     std::vector<const ndr::Trace*> list;
     for (const ndr::Trace& t : it->second)
         list.push_back(&t);
-    return ndr::summariseHalting(list, threshold_);
+    return ndr::summariseHalting(list, rule_);
 }
 
 void StepsNeededPanel::fill() {
@@ -119,8 +121,12 @@ void StepsNeededPanel::fill() {
         return;
     }
     const std::vector<int> depths = task->allDepths();
-    // Per model: halts (only a model with gates to halt on), settles, right; firstColumn[m] is its first.
-    auto hasGates = [](const ndr::ModelConfig& mc) {
+    // Per model: halts (only a model with the signal halting reads: gates, or the change per step that
+    // every model but the LSTM records), settles, right; firstColumn[m] is its first.
+    const bool byGates = rule_.signal == ndr::HaltSignal::Gates;
+    auto hasGates = [byGates](const ndr::ModelConfig& mc) {
+        if (!byGates)
+            return mc.kind != ndr::ModelKind::Lstm;
         return mc.kind == ndr::ModelKind::ThoughtNet ||
                (mc.kind == ndr::ModelKind::Encoder && ndr::copyGated(mc.update));
     };
@@ -132,16 +138,20 @@ void StepsNeededPanel::fill() {
             tr("Each depth is shaded by its split as on the dashboard: green train, yellow valid, red test")};
     std::vector<int> firstColumn, columnCount;
     const QString haltsHeader =
-        tr("halts: the mean first step after which every gate stays below the threshold (%1)")
-            .arg(double(threshold_), 0, 'g', 3);
+        (byGates ? tr("halts: the mean first step after which every gate stays below the threshold (%1)")
+                 : tr("halts: the mean first step after which no step moves a position's state by %1 of "
+                      "its length or more"))
+            .arg(double(rule_.threshold), 0, 'g', 3);
     const QString settlesHeader = tr("settles: the mean first step from which the answer stays right");
     const QString rightHeader = tr("right: the examples answered right at the halting step (at the last step "
                                    "without gates)");
     for (const auto& m : models) {
         firstColumn.push_back(int(headers.size()));
         QStringList measures, tips;
-        if (hasGates(m.config))
-            measures << tr("halts"), tips << haltsHeader;
+        if (hasGates(m.config)) {
+            measures << tr("halts");
+            tips << haltsHeader;
+        }
         measures << tr("settles") << tr("right");
         tips << settlesHeader << rightHeader;
         columnCount.push_back(int(measures.size()));
@@ -157,7 +167,10 @@ void StepsNeededPanel::fill() {
     for (size_t m = 0; m < models.size(); ++m)
         if (!hasGates(models[m].config))
             table_->horizontalHeaderItem(firstColumn[m] + 1)
-                ->setToolTip(tr("%1 has no gates to halt on: right is its answer after the last step")
+                ->setToolTip((byGates
+                                  ? tr("%1 has no gates to halt on: right is its answer after the last step")
+                                  : tr("%1 records no change per step to halt on: right is its answer "
+                                       "after the last step"))
                                  .arg(models[m].name));
     table_->clearSpans();
     table_->setRowCount(int(depths.size()) + 1);
@@ -220,24 +233,28 @@ void StepsNeededPanel::fill() {
                     stepsTip = tr("the halting step");
                     if (s.halted == 0) {
                         steps = tr("never");
-                        stepsTip += tr(": gates still open at the last step in every example");
+                        stepsTip += byGates ? tr(": gates still open at the last step in every example")
+                                            : tr(": the last step still moves a position in every example");
                     } else {
                         steps = cellText(s.meanStep, s.minStep, s.maxStep);
                         stepsTip += ": " + rangeText(s.meanStep, s.minStep, s.maxStep, s.examples);
                         if (s.halted < s.examples) {
                             steps += "*";
-                            stepsTip +=
-                                tr("\n* %1 of the %2 examples never halt (gates still open at the last "
-                                   "step) and count their full run")
-                                    .arg(s.examples - s.halted)
-                                    .arg(s.examples);
+                            stepsTip += (byGates ? tr("\n* %1 of the %2 examples never halt (gates still "
+                                                      "open at the last step) and count their full run")
+                                                 : tr("\n* %1 of the %2 examples never halt (the last step "
+                                                      "still moves a position) and count their full run"))
+                                            .arg(s.examples - s.halted)
+                                            .arg(s.examples);
                         }
                     }
                     rightTip = tr("right: the answer read at the halting step");
                 } else {
                     rightTip =
-                        tr("right: the answer after the last step (a residual or recurrent model has no "
-                           "gates to halt on)");
+                        byGates ? tr("right: the answer after the last step (a residual or recurrent model "
+                                     "has no gates to halt on)")
+                                : tr("right: the answer after the last step (a recurrent model records no "
+                                     "change to halt on)");
                 }
             }
             int column = firstColumn[size_t(m)];

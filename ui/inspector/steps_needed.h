@@ -1,5 +1,6 @@
 // "Steps needed": traces N random examples of every depth and tabulates, per model, after how many
-// steps the gates closed (halting.h) and how often the answer read then was right.
+// steps the gates closed or the columns stood still (halting.h), from which step the answer stayed
+// right, and how often the answer read at halting was right.
 #pragma once
 
 #include "core/train/halting.h"
@@ -28,9 +29,9 @@ public:
 
     // Forgets every result; call when the run changes.
     void reset();
-    // The steps each trace runs (0: as trained) and the gate threshold for halting.
+    // The steps each trace runs (0: as trained) and what halting reads (gates or change) below what.
     void setSteps(int steps);
-    void setThreshold(float threshold);
+    void setRule(const ndr::HaltingRule& rule);
     // Requests N examples per depth; the table fills as the traces come back.
     void measure();
     int pending() const { return int(pending_.size()); }
@@ -46,7 +47,7 @@ private:
 
     TrainingSession& session_;
     int steps_ = 0;
-    float threshold_ = 0.1f;
+    ndr::HaltingRule rule_;
     std::mt19937_64 rng_{1};
     struct Pending {
         int depth = 0;
