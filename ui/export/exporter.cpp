@@ -9,14 +9,13 @@
 #include "ui/plots/length_generalisation_view.h"
 #include "ui/plots/plot_view.h"
 
-#include <algorithm>
-
 #include <QApplication>
 #include <QDir>
 #include <QFileInfo>
 #include <QFontMetrics>
 #include <QPainter>
 #include <QSaveFile>
+#include <algorithm>
 
 namespace ndrui {
 
