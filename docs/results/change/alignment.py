@@ -9,30 +9,20 @@
 # largest-change step - k), e_step (mean step of the largest change of [E]).
 import json, random, subprocess, sys
 
+from ctl_run import CtlRun
+
 ndr, run_file = sys.argv[1], sys.argv[2]
 per_depth = int(sys.argv[3]) if len(sys.argv) > 3 else 30
 rng = random.Random(int(sys.argv[4]) if len(sys.argv) > 4 else 1)
-task = json.load(open(run_file))["config"]["task"]
-assert task.get("order", "forward") == "forward", "forward order only"
-letters = [chr(ord("a") + i) for i in range(task["functions"])]
-width = max(1, (task["symbols"] - 1).bit_length())
-symbols = [format(s, "0%db" % width) for s in range(task["symbols"])]
-
-
-def split_of(d):
-    for name, lo, hi in (("train", "trainMinDepth", "trainMaxDepth"), ("valid", "validMinDepth", "validMaxDepth"),
-                         ("test", "testMinDepth", "testMaxDepth")):
-        if task[lo] <= d <= task[hi]:
-            return name
-    return None
-
-
-depths = sorted({d for d in range(1, task["testMaxDepth"] + 1) if split_of(d)})
+run = CtlRun(run_file)
+split_of = run.split_of
+assert run.task.get("order", "forward") == "forward", "forward order only"
+depths = run.depths
 print("model,depth,split,examples,right,functions,at_step_k,mean_offset,e_step")
 for d in depths:
     tally = {}
     for _ in range(per_depth):
-        expr = " ".join([rng.choice(symbols)] + [rng.choice(letters) for _ in range(d)])
+        expr = run.expression(d, rng)
         out = subprocess.run([ndr, "predict", run_file, expr], capture_output=True, text=True, check=True)
         result = json.loads(out.stdout)
         for m in result["models"]:
