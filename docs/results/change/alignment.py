@@ -7,7 +7,7 @@
 # Columns: model, depth, split, examples, right (the readout after the model's steps), functions,
 # at_step_k (share of function columns whose largest change is at step k), mean_offset (mean of
 # largest-change step - k), e_step (mean step of the largest change of [E]).
-import json, random, subprocess, sys
+import random, sys
 
 from ctl_run import CtlRun
 
@@ -21,10 +21,7 @@ depths = run.depths
 print("model,depth,split,examples,right,functions,at_step_k,mean_offset,e_step")
 for d in depths:
     tally = {}
-    for _ in range(per_depth):
-        expr = run.expression(d, rng)
-        out = subprocess.run([ndr, "predict", run_file, expr], capture_output=True, text=True, check=True)
-        result = json.loads(out.stdout)
+    for result in run.predictions(ndr, d, per_depth, rng):
         for m in result["models"]:
             change = m["trace"]["change"]  # [step][position]
             t = tally.setdefault(m["name"], {"n": 0, "right": 0, "cols": 0, "at": 0, "off": 0, "e": 0})

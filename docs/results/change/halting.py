@@ -9,7 +9,7 @@
 # halting before the last step), mean_step (halting step, the last step for those that do not halt),
 # right_at_halt (the answer read after the halting step is the true one), settles (mean first step
 # from which the answer stays right, over the examples right at the end).
-import json, random, subprocess, sys
+import random, sys
 
 from ctl_run import CtlRun
 
@@ -44,10 +44,7 @@ signals = [("gates", gate_threshold)] + [("change", c) for c in change_threshold
 print("model,depth,split,examples,final_right,signal,threshold,halted,mean_step,right_at_halt,settles")
 for d in depths:
     tally = {}
-    for _ in range(per_depth):
-        expr = run.expression(d, rng)
-        out = subprocess.run([ndr, "predict", run_file, expr], capture_output=True, text=True, check=True)
-        result = json.loads(out.stdout)
+    for result in run.predictions(ndr, d, per_depth, rng):
         truth = result["answer"]  # stepAnswers name the symbols too
         for m in result["models"]:
             tr = m["trace"]
