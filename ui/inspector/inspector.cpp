@@ -1,6 +1,6 @@
 // The inspector tab (see inspector.h): layout, run changes and the session's traces of the expression.
 // Stepping lives in inspector_steps.cpp, tables in inspector_tables.cpp, frames in inspector_frames.cpp,
-// notes and the threshold suggestion in inspector_notes.cpp.
+// notes in inspector_notes.cpp, the halting controls in inspector_halting.cpp.
 #include "ui/inspector/inspector.h"
 
 #include "core/train/halting.h"
@@ -10,16 +10,13 @@
 #include "ui/inspector/steps_needed.h"
 #include "ui/training/training_session.h"
 
-#include <QCheckBox>
 #include <QComboBox>
-#include <QDoubleSpinBox>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
 #include <QScrollArea>
-#include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
 #include <QSplitter>
@@ -75,7 +72,7 @@ Inspector::Inspector(TrainingSession& session, QWidget* parent) : QWidget(parent
     tokens_->horizontalHeader()->hide();
     keepFitted(tokens_);
 
-    // Step controls: slider, play/pause, speed, head, steps to run, halting.
+    // Step controls: slider, play/pause, speed, head, steps to run (halting: makeHaltingRow).
     slider_ = new QSlider(Qt::Horizontal, content);
     slider_->setObjectName("inspector.step");
     slider_->setRange(0, 0);
@@ -105,26 +102,6 @@ Inspector::Inspector(TrainingSession& session, QWidget* parent) : QWidget(parent
     steps_ = new StepCountBox(content);
     steps_->setObjectName("inspector.steps");
     steps_->setToolTip(tr("Steps to run each model for; more than trained works for shared layers (NDR)"));
-    halt_ = new QCheckBox(tr("Halt when"), content);
-    halt_->setObjectName("inspector.halt");
-    halt_->setToolTip(tr("An example halts at the first step after which every position's gate (or change) "
-                         "stays below the threshold for all remaining steps"));
-    haltSignal_ = new QComboBox(content);
-    haltSignal_->setObjectName("inspector.haltSignal");
-    haltSignal_->addItem(tr("gates"), int(ndr::HaltSignal::Gates));
-    haltSignal_->addItem(tr("changes"), int(ndr::HaltSignal::Change));
-    haltSignal_->setToolTip(
-        tr("gates: each position's mean copy gate (ThoughtNet: its operators' weight); changes: how far "
-           "each step moved each position's state, |Δh| / |h|, for every model that records it. A "
-           "trained NDR's gates stay partly open once its column is computed, while the column stands "
-           "still"));
-    threshold_ = new QDoubleSpinBox(content);
-    threshold_->setObjectName("inspector.threshold");
-    threshold_->setRange(0.001, 0.999);
-    threshold_->setDecimals(3);
-    threshold_->setSingleStep(0.05);
-    threshold_->setValue(0.1);
-
     auto* playback = new QHBoxLayout;
     playback->addWidget(new QLabel(tr("Step"), content));
     playback->addWidget(slider_, 1);
@@ -175,13 +152,7 @@ Inspector::Inspector(TrainingSession& session, QWidget* parent) : QWidget(parent
     sideLayout->setContentsMargins(0, 0, 0, 0);
     auto* answersBox = new QGroupBox(tr("Answers"), side);
     auto* answersLayout = new QVBoxLayout(answersBox);
-    auto* haltRow = new QHBoxLayout;
-    haltRow->addWidget(halt_);
-    haltRow->addWidget(haltSignal_);
-    haltRow->addWidget(new QLabel(tr("stay below"), content));
-    haltRow->addWidget(threshold_);
-    haltRow->addStretch(1);
-    answersLayout->addLayout(haltRow);
+    answersLayout->addLayout(makeHaltingRow(content));
     answersLayout->addWidget(answers_);
     answersLayout->addWidget(distribution_, 1);
     auto* stepsBox = new QGroupBox(tr("Steps needed"), side);
@@ -246,29 +217,6 @@ Inspector::Inspector(TrainingSession& session, QWidget* parent) : QWidget(parent
         stepsNeeded_->setSteps(n);
         onExampleChanged();
     });
-    connect(halt_, &QCheckBox::toggled, this, [this] {
-        fillAnswers();
-        fillReadout();
-    });
-    connect(threshold_, &QDoubleSpinBox::editingFinished, this, [this] {
-        if (haltingRule().signal == ndr::HaltSignal::Gates)
-            thresholdChosen_ = true;
-    });
-    connect(threshold_, &QDoubleSpinBox::valueChanged, this, [this] {
-        (haltingRule().signal == ndr::HaltSignal::Gates ? gateThreshold_ : changeThreshold_) =
-            threshold_->value();
-        haltingChanged();
-    });
-    // Each signal keeps its own threshold: switching shows the other's.
-    connect(haltSignal_, &QComboBox::currentIndexChanged, this, [this] {
-        const bool gates = haltingRule().signal == ndr::HaltSignal::Gates;
-        threshold_->setToolTip(gates ? gateThresholdTip_ : changeThresholdTip());
-        {
-            const QSignalBlocker block(threshold_);
-            threshold_->setValue(gates ? gateThreshold_ : changeThreshold_);
-        }
-        haltingChanged();
-    });
     playTimer_->setInterval(700);
     resetRun();
 }
@@ -288,25 +236,6 @@ void Inspector::setPicture(StepPicture picture) {
 
 StepPicture Inspector::picture() const {
     return StepPicture(picture_->currentData().toInt());
-}
-
-void Inspector::haltingChanged() {
-    stepsNeeded_->setRule(haltingRule());
-    fillAnswers();
-    fillReadout();
-}
-
-QString Inspector::changeThresholdTip() const {
-    return tr("A step moves a position when it changes its state by at least this fraction of its length "
-              "(|Δh| / |h|); halting is after the last step that moves one");
-}
-
-ndr::HaltingRule Inspector::haltingRule() const {
-    return {ndr::HaltSignal(haltSignal_->currentData().toInt()), float(threshold_->value())};
-}
-
-bool Inspector::halting() const {
-    return halt_->isChecked();
 }
 
 void Inspector::resetRun() {
@@ -432,11 +361,6 @@ int Inspector::maxStep() const {
         if (const ndr::Trace* t = trace(m))
             n = std::max(n, t->steps);
     return n;
-}
-
-int Inspector::haltingStepOf(int model) const {
-    const ndr::Trace* t = trace(model);
-    return t ? ndr::haltingStep(*t, haltingRule()) : -1;
 }
 
 void Inspector::showTraces() {

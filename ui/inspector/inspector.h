@@ -100,6 +100,9 @@ private:
     void fillAnswers();
     void fillReadout();
     void markReadoutStep();
+    // The row above the answers: halt or not, on what (gates or change), below what; wired to the
+    // tables and steps needed (inspector_halting.cpp).
+    QHBoxLayout* makeHaltingRow(QWidget* content);
     // What halting reads and below what (the controls above the answers).
     ndr::HaltingRule haltingRule() const;
     void haltingChanged(); // the rule or the threshold changed: the tables and steps needed follow

@@ -1,10 +1,6 @@
-// The inspector's notes and suggestions (see inspector.h): why a model's answer may need more steps,
-// and the halting threshold taken from the run.
-#include "core/train/halting.h"
+// The inspector's notes (see inspector.h): why a model's answer may need more steps.
 #include "ui/inspector/inspector.h"
 #include "ui/training/training_session.h"
-
-#include <QDoubleSpinBox>
 
 namespace ndrui {
 
@@ -57,47 +53,6 @@ QString Inspector::shortRoutingNote() const {
         .arg(steps)
         .arg(ndr::routingSteps(depth))
         .arg(depth);
-}
-
-void Inspector::setGateThreshold(double value, const QString& tip) {
-    gateThreshold_ = value;
-    gateThresholdTip_ = tip;
-    if (haltingRule().signal != ndr::HaltSignal::Gates)
-        return;
-    threshold_->setToolTip(tip);
-    threshold_->setValue(value);
-}
-
-void Inspector::suggestThreshold() {
-    if (thresholdChosen_)
-        return;
-    // A model that halts at evaluation brings its own threshold: the inspector halts where it does.
-    for (const auto& m : session_.models()) {
-        if (m.config.haltThreshold <= 0)
-            continue;
-        setGateThreshold(m.config.haltThreshold,
-                         tr("A gate counts as open above this. %1 halts at evaluation once every "
-                            "gate is below %2; type another value to keep it.")
-                             .arg(m.name)
-                             .arg(m.config.haltThreshold, 0, 'f', 2));
-        return;
-    }
-    for (const auto& m : session_.models()) {
-        if (m.history.empty() || m.history.back().probe.gates.empty())
-            continue;
-        const ndr::Trace& probe = m.history.back().probe;
-        const float t = ndr::suggestedHaltingThreshold(probe);
-        const ndr::GateLevels levels = ndr::gateLevels(probe);
-        setGateThreshold(
-            double(t), tr("A gate counts as open above this. Suggested for this run: halfway from the level "
-                          "%1's gates rest at (%2, the median gate of its probe example at step %4) to its "
-                          "most open gate there (%3); type another value to keep it.")
-                           .arg(m.name)
-                           .arg(double(levels.rest), 0, 'f', 2)
-                           .arg(double(levels.open), 0, 'f', 2)
-                           .arg(m.history.back().step));
-        return;
-    }
 }
 
 } // namespace ndrui
