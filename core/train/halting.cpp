@@ -29,10 +29,6 @@ int haltingStep(const Trace& trace, float threshold) {
     return afterLastAtOrAbove(trace.gates, trace.steps, trace.positions, threshold);
 }
 
-const char* haltSignalName(HaltSignal signal) {
-    return signal == HaltSignal::Change ? "change" : "gates";
-}
-
 int haltingStep(const Trace& trace, const HaltingRule& rule) {
     return rule.signal == HaltSignal::Change
                ? afterLastAtOrAbove(trace.change, trace.steps, trace.positions, rule.threshold)

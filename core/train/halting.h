@@ -1,5 +1,6 @@
-// When a copy-gated model could stop thinking about an example: the fixed-point idea of the ThoughtNet
-// reference applied to NDR's gates, and a summary of it over many examples. Pure functions, no widgets.
+// When a model could stop thinking about an example: the fixed-point idea of the ThoughtNet reference
+// applied to NDR's gates or to the change per step of any model's columns, and a summary of it over
+// many examples. Pure functions, no widgets.
 #pragma once
 
 #include "core/records/records.h"
@@ -24,7 +25,6 @@ struct HaltingRule {
     HaltSignal signal = HaltSignal::Gates;
     float threshold = 0.1f;
 };
-const char* haltSignalName(HaltSignal signal); // "gates", "change"
 
 // haltingStep on the rule's signal: the first step h after which every position's gate (or change)
 // stays below the threshold at every later step. -1 for a trace without that signal.

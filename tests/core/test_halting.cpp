@@ -70,8 +70,6 @@ private slots:
         // A change record shorter than steps x positions is no signal.
         two.change.pop_back();
         QCOMPARE(haltingStep(two, HaltingRule{HaltSignal::Change, 0.2f}), -1);
-        QCOMPARE(QString(haltSignalName(HaltSignal::Change)), QString("change"));
-        QCOMPARE(QString(haltSignalName(HaltSignal::Gates)), QString("gates"));
     }
 
     void summaryByChangeHaltsWhereTheGatesDoNot() {
