@@ -29,6 +29,13 @@ int haltingStep(const Trace& trace, float threshold) {
     return afterLastAtOrAbove(trace.gates, trace.steps, trace.positions, threshold);
 }
 
+bool hasHaltSignal(const ModelConfig& model, HaltSignal signal) {
+    if (signal == HaltSignal::Change)
+        return model.kind != ModelKind::Lstm;
+    return model.kind == ModelKind::ThoughtNet ||
+           (model.kind == ModelKind::Encoder && copyGated(model.update));
+}
+
 int haltingStep(const Trace& trace, const HaltingRule& rule) {
     return rule.signal == HaltSignal::Change
                ? afterLastAtOrAbove(trace.change, trace.steps, trace.positions, rule.threshold)

@@ -26,6 +26,10 @@ struct HaltingRule {
     float threshold = 0.1f;
 };
 
+// Whether a model's traces carry the signal: gates for a copy-gated encoder and ThoughtNet (its
+// operators' weight), the change per step for every model but the LSTM.
+bool hasHaltSignal(const ModelConfig& model, HaltSignal signal);
+
 // haltingStep on the rule's signal: the first step h after which every position's gate (or change)
 // stays below the threshold at every later step. -1 for a trace without that signal.
 int haltingStep(const Trace& trace, const HaltingRule& rule);

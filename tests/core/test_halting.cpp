@@ -72,6 +72,23 @@ private slots:
         QCOMPARE(haltingStep(two, HaltingRule{HaltSignal::Change, 0.2f}), -1);
     }
 
+    void haltSignalFollowsTheModel() {
+        ModelConfig ndrModel; // the defaults: an encoder with copy gates
+        QVERIFY(hasHaltSignal(ndrModel, HaltSignal::Gates));
+        QVERIFY(hasHaltSignal(ndrModel, HaltSignal::Change));
+        ModelConfig residual = ndrModel;
+        residual.update = UpdateKind::Residual;
+        QVERIFY(!hasHaltSignal(residual, HaltSignal::Gates));
+        QVERIFY(hasHaltSignal(residual, HaltSignal::Change));
+        ModelConfig lstm = ndrModel;
+        lstm.kind = ModelKind::Lstm;
+        QVERIFY(!hasHaltSignal(lstm, HaltSignal::Gates));
+        QVERIFY(!hasHaltSignal(lstm, HaltSignal::Change));
+        ModelConfig thoughtnet = residual;
+        thoughtnet.kind = ModelKind::ThoughtNet;
+        QVERIFY(hasHaltSignal(thoughtnet, HaltSignal::Gates));
+    }
+
     void summaryByChangeHaltsWhereTheGatesDoNot() {
         Trace a = trace({0, 2, 2, 2}, {0.4f, 0.4f, 0.4f}); // gates partly open throughout
         a.change = {0.9f, 0.01f, 0.01f};                   // but still after step 1

@@ -124,12 +124,7 @@ void StepsNeededPanel::fill() {
     // Per model: halts (only a model with the signal halting reads: gates, or the change per step that
     // every model but the LSTM records), settles, right; firstColumn[m] is its first.
     const bool byGates = rule_.signal == ndr::HaltSignal::Gates;
-    auto hasGates = [byGates](const ndr::ModelConfig& mc) {
-        if (!byGates)
-            return mc.kind != ndr::ModelKind::Lstm;
-        return mc.kind == ndr::ModelKind::ThoughtNet ||
-               (mc.kind == ndr::ModelKind::Encoder && ndr::copyGated(mc.update));
-    };
+    auto halts = [this](const ndr::ModelConfig& mc) { return ndr::hasHaltSignal(mc, rule_.signal); };
     // The headers name the measures; the first row names each model once over its columns (a
     // spanning cell), so a long name does not widen one column and push the table past the side
     // panel. Every header's tooltip names its model.
@@ -148,7 +143,7 @@ void StepsNeededPanel::fill() {
     for (const auto& m : models) {
         firstColumn.push_back(int(headers.size()));
         QStringList measures, tips;
-        if (hasGates(m.config)) {
+        if (halts(m.config)) {
             measures << tr("halts");
             tips << haltsHeader;
         }
@@ -165,7 +160,7 @@ void StepsNeededPanel::fill() {
     for (int k = 0; k < headers.size(); ++k)
         table_->horizontalHeaderItem(k)->setToolTip(headerTips[k]);
     for (size_t m = 0; m < models.size(); ++m)
-        if (!hasGates(models[m].config))
+        if (!halts(models[m].config))
             table_->horizontalHeaderItem(firstColumn[m] + 1)
                 ->setToolTip((byGates
                                   ? tr("%1 has no gates to halt on: right is its answer after the last step")
@@ -208,7 +203,7 @@ void StepsNeededPanel::fill() {
         table_->setItem(r, 0, depthItem);
         for (int m = 0; m < int(models.size()); ++m) {
             const ndr::HaltingSummary s = summary(d, m);
-            const bool gated = hasGates(models[size_t(m)].config);
+            const bool halting = halts(models[size_t(m)].config);
             QString steps, right, settles, stepsTip, settlesTip, rightTip;
             if (s.examples > 0) {
                 // From which step the answer is right and stays right: read from the answers, so it
@@ -228,7 +223,7 @@ void StepsNeededPanel::fill() {
                     }
                 }
                 right = QString("%1/%2").arg(s.correctAtHalt).arg(s.examples);
-                if (gated) {
+                if (halting) {
                     // Examples that never halt count their full run in the mean; all of them: "never".
                     stepsTip = tr("the halting step");
                     if (s.halted == 0) {
@@ -258,7 +253,7 @@ void StepsNeededPanel::fill() {
                 }
             }
             int column = firstColumn[size_t(m)];
-            if (gated) {
+            if (halting) {
                 auto* a = new QTableWidgetItem(steps);
                 a->setToolTip(stepsTip);
                 table_->setItem(r, column++, a);
