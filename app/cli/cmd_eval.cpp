@@ -21,6 +21,7 @@ struct EvalOptions {
     int steps = 0;
     std::string weights = "final";
     double haltThreshold = -1; // below 0: each model's own
+    std::string haltOn;        // empty: each model's own
     std::string on = "held-out";
     int examples = 0;    // --on independent: per depth; 0: the task's evaluation set size
     int sampleSeed = -1; // --on independent: the sample's seed; below 0: 1
@@ -93,11 +94,15 @@ int runEval(const EvalOptions& o) {
     else
         depths = task.allDepths();
     const size_t n = run.trainers.size();
-    if (o.haltThreshold >= 0)
-        for (size_t m = 0; m < n; ++m) {
-            run.trainers[m]->model().setHaltThreshold(o.haltThreshold);
-            run.record.models[m].config.haltThreshold = o.haltThreshold;
-        }
+    // A model without the signal to halt on (hasHaltSignal) runs every step, as in training.
+    for (size_t m = 0; m < n && (o.haltThreshold >= 0 || !o.haltOn.empty()); ++m) {
+        ndr::ModelConfig& config = run.record.models[m].config;
+        if (o.haltThreshold >= 0)
+            config.haltThreshold = o.haltThreshold;
+        if (!o.haltOn.empty())
+            config.haltOn = o.haltOn == "change" ? ndr::HaltSignal::Change : ndr::HaltSignal::Gates;
+        run.trainers[m]->model().setHalting(config.haltThreshold, config.haltOn);
+    }
 
     // Models are independent, so they are evaluated on their own threads as in training.
     std::vector<ModelResult> results(n);
@@ -196,8 +201,14 @@ Command addEvalCommand(CLI::App& root) {
         ->check(CLI::IsMember({"final", "best"}));
     cmd->add_option(
            "--halt-threshold", opts->haltThreshold,
-           "Halting threshold of every copy-gated model (0: run every step; default: each model's own)")
+           "Halting threshold of every model that has the --halt-on signal (0: run every step; default: "
+           "each model's own)")
         ->check(CLI::Range(0.0, 1.0));
+    cmd->add_option(
+           "--halt-on", opts->haltOn,
+           "What halting reads: gates (copy gates, ThoughtNet's operators' weight) or change (how far "
+           "a step moved each position's state; every model but the LSTM). Default: each model's own")
+        ->check(CLI::IsMember({"gates", "change"}));
     cmd->add_option("--on", opts->on,
                     "What to measure on: held-out (the evaluation sets), training (each problem of a fixed "
                     "training set once: multi-digit arithmetic), or independent (examples drawn as the task "

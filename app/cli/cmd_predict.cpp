@@ -183,8 +183,9 @@ int runPredict(const PredictOptions& o) {
         const auto& cfg = run.record.models[m].config;
         const int steps = o.steps > 0 ? o.steps : cfg.effectiveEvalSteps();
         const ndr::Trace tr = run.trainers[m]->traceOf(ex, steps);
-        // A model that halts on its gates answers after the step its evaluation stops at.
-        const int halted = cfg.haltThreshold > 0 ? ndr::gateStopStep(tr, float(cfg.haltThreshold)) : -1;
+        // A halting model answers after the step its evaluation stops at.
+        const int halted =
+            cfg.haltThreshold > 0 ? ndr::stopStep(tr, {cfg.haltOn, float(cfg.haltThreshold)}) : -1;
         const int predicted = tr.stepAnswers[size_t(halted >= 0 ? halted : tr.steps)];
         // Fewer steps than one per function: the answer is the model's all the same, but it cannot have
         // been routed the way NDR routes (docs/design.md §1). An LSTM reads token by token: it has no

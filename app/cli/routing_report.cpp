@@ -25,8 +25,9 @@ std::vector<std::string> routingReport(const ndr::ModelConfig& config, const ndr
         lines.push_back(line);
     }
     if (config.haltThreshold > 0 && !eval.haltCounts.empty() && steps > 0) {
-        std::string line = config.name + ": steps used (halting below " + fixed(config.haltThreshold, 2) +
-                           ", of " + std::to_string(steps) + "):";
+        const bool byChange = config.haltOn == ndr::HaltSignal::Change;
+        std::string line = config.name + ": steps used (halting " + (byChange ? "when the change is " : "") +
+                           "below " + fixed(config.haltThreshold, 2) + ", of " + std::to_string(steps) + "):";
         for (size_t d = 0; d < eval.haltCounts.size() && d < eval.depths.size(); ++d)
             line += (d ? ", " : " ") + ndr::depthColumnName(task, eval.depths[d]) + " " +
                     fixed(eval.meanHaltStep(d), 1);

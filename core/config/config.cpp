@@ -159,7 +159,8 @@ void validateLstm(const ModelConfig& m, const std::string& at, Problems& p) {
     if (m.thoughtCost != 0)
         p.add(at + ".thoughtCost", "charges copy-gate openness; an LSTM has no copy gate: set it to 0");
     if (m.haltThreshold != 0)
-        p.add(at + ".haltThreshold", "halts on copy gates; an LSTM has no copy gate: set it to 0");
+        p.add(at + ".haltThreshold", "an LSTM reads its tokens one by one and has no step to halt after: "
+                                     "set it to 0");
 }
 
 // Head routing, thought cost and gate halting on an encoder.
@@ -179,9 +180,9 @@ void validateRouting(const ModelConfig& m, const std::string& at, Problems& p) {
     if (p.finite(at + ".haltThreshold", m.haltThreshold)) {
         if (m.haltThreshold < 0 || m.haltThreshold >= 1)
             p.add(at + ".haltThreshold", "must be 0 (no halting) or in (0, 1), got " + num(m.haltThreshold));
-        else if (m.haltThreshold > 0 && !copyGated(m.update))
+        else if (m.haltThreshold > 0 && !hasHaltSignal(m, m.haltOn))
             p.add(at + ".haltThreshold", "halts on copy gates and needs a copy-gated update, got a residual "
-                                         "one: set it to 0");
+                                         "one: set it to 0, or halt on the change (haltOn \"change\")");
     }
 }
 

@@ -31,6 +31,10 @@ enum class DroppedHeads {
     Masked,    // weight exactly 0: the softmax runs over the kept heads only
     SeedExact, // the write-up's code: dropped logits multiplied by 0, so each keeps weight e^0 / Z
 };
+// What halting reads (docs/design.md §3). Gates: each position's mean copy gate, ThoughtNet's learned
+// operators' total weight. Change: how far a step moved each position's state,
+// |h_t+1 - h_t| / |h_t|, which every model with columns has (not the LSTM).
+enum class HaltSignal { Gates, Change };
 
 // Both copy-gated updates: h' = g * u + (1 - g) * h.
 inline bool copyGated(UpdateKind u) {
@@ -96,9 +100,11 @@ struct ModelConfig {
     double routeEntropy = 0;
     // Thought cost (copy-gated models): urgency * sum_t t * mean gate openness at step t, added to the
     // loss (docs/design.md §3). haltThreshold > 0: evaluation stops an example at the first step after
-    // which every gate of its real positions is below the threshold and reads the answer there.
+    // which every real position's haltOn signal (its mean gate, or the change the step made to it) is
+    // below the threshold and reads the answer there.
     double thoughtCost = 0;
     double haltThreshold = 0;
+    HaltSignal haltOn = HaltSignal::Gates;
     // The column the answer is read from (encoders, tasks with one answer per example).
     ReadoutColumn readout = ReadoutColumn::Last;
 
@@ -108,6 +114,15 @@ struct ModelConfig {
 
     bool operator==(const ModelConfig&) const = default;
 };
+
+// Whether a model has the signal to halt on: gates for a copy-gated encoder and ThoughtNet (its
+// operators' weight), the change per step for every model but the LSTM.
+inline bool hasHaltSignal(const ModelConfig& model, HaltSignal signal) {
+    if (signal == HaltSignal::Change)
+        return model.kind != ModelKind::Lstm;
+    return model.kind == ModelKind::ThoughtNet ||
+           (model.kind == ModelKind::Encoder && copyGated(model.update));
+}
 
 struct TrainConfig {
     int batchSize = 128;

@@ -252,6 +252,8 @@ constexpr EnumName<ReadoutColumn> kReadoutColumns[] = {{ReadoutColumn::Last, "la
                                                        {ReadoutColumn::First, "first"}};
 constexpr EnumName<DroppedHeads> kDroppedHeads[] = {{DroppedHeads::Masked, "masked"},
                                                     {DroppedHeads::SeedExact, "seed-exact"}};
+constexpr EnumName<HaltSignal> kHaltSignals[] = {{HaltSignal::Gates, "gates"},
+                                                 {HaltSignal::Change, "change"}};
 constexpr EnumName<TaskKind> kTaskKinds[] = {{TaskKind::Ctl, "ctl"},
                                              {TaskKind::Arith, "arith"},
                                              {TaskKind::ListOps, "listops"},

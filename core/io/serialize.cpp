@@ -65,6 +65,8 @@ void readModel(const json& j, ModelConfig& c, const std::string& path, bool requ
     f.readOptional("routeEntropy", c.routeEntropy);
     f.readOptional("thoughtCost", c.thoughtCost);
     f.readOptional("haltThreshold", c.haltThreshold);
+    // Added with halting by the change per step: absent, halting reads the gates.
+    f.readEnumOptional("haltOn", c.haltOn, kHaltSignals);
     // Added with the choice of readout column: absent, the answer is read at [E].
     f.readEnumOptional("readout", c.readout, kReadoutColumns);
 }
@@ -158,6 +160,7 @@ void to_json(json& j, const ModelConfig& c) {
              {"routeEntropy", c.routeEntropy},
              {"thoughtCost", c.thoughtCost},
              {"haltThreshold", c.haltThreshold},
+             {"haltOn", enumName(c.haltOn, kHaltSignals)},
              {"readout", enumName(c.readout, kReadoutColumns)}};
 }
 void from_json(const json& j, ModelConfig& c) {

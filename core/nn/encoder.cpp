@@ -82,7 +82,8 @@ S Encoder<S>::forward(const Batch& batch, int steps, bool training, Rng& rng, bo
     realRows_ = 0;
     for (int b = 0; b < batch_.batch; ++b)
         realRows_ += batch_.lengths[b];
-    const bool halting = !training && !keepCaches && cfg_.haltThreshold > 0 && copyGated(cfg_.update);
+    const bool halting =
+        !training && !keepCaches && cfg_.haltThreshold > 0 && hasHaltSignal(cfg_, cfg_.haltOn);
     if (halting)
         stats_.haltSteps.assign(size_t(batch_.batch), 0);
     if (cfg_.headRouting)
@@ -92,7 +93,7 @@ S Encoder<S>::forward(const Batch& batch, int steps, bool training, Rng& rng, bo
         const int in = keepCaches ? t : t % 2, out = keepCaches ? t + 1 : (t + 1) % 2;
         auto& c = caches_[keepCaches ? t : 0];
         layer(t).forward(store_, h_[in], shape_, training, rng, c, h_[out]);
-        if (afterStep(t, steps, halting, h_[out], c)) {
+        if (afterStep(t, steps, halting, h_[in], h_[out], c)) {
             last = t + 1;
             break;
         }
@@ -106,7 +107,7 @@ S Encoder<S>::forward(const Batch& batch, int steps, bool training, Rng& rng, bo
 }
 
 template <typename S>
-bool Encoder<S>::afterStep(int t, int steps, bool halting, const Mat<S>& h,
+bool Encoder<S>::afterStep(int t, int steps, bool halting, const Mat<S>& before, const Mat<S>& h,
                            typename EncoderLayer<S>::Cache& c) {
     const int C = cfg_.dModel, H = cfg_.heads;
     if (cfg_.headRouting) {
@@ -119,8 +120,40 @@ bool Encoder<S>::afterStep(int t, int steps, bool halting, const Mat<S>& h,
                     stats_.headShare[size_t(hd)] +=
                         double(c.route.weights(n, hd)) / (double(realRows_) * steps);
     }
-    if (!copyGated(cfg_.update))
+    if (copyGated(cfg_.update))
+        addGateCost(t, c);
+    else
+        c.gateCost.clear();
+    if (!halting)
         return false;
+    // An example halts at the first step after which every real position's signal is below the
+    // threshold: its mean gate, or how far the step moved it; its answer is read there.
+    if (t == 0)
+        head_.start(batch_, C);
+    const bool byChange = cfg_.haltOn == HaltSignal::Change;
+    bool all = true;
+    for (int b = 0; b < batch_.batch; ++b) {
+        if (stats_.haltSteps[size_t(b)] > 0)
+            continue;
+        const Index first = shape_.start(b), len = batch_.lengths[b];
+        bool still = true;
+        if (byChange)
+            still = rowsStill(before, h, first, len, cfg_.haltThreshold);
+        else
+            for (Index n = first; still && n < first + len; ++n)
+                still = c.gate.row(n).mean() < S(cfg_.haltThreshold);
+        if (still) {
+            stats_.haltSteps[size_t(b)] = t + 1;
+            head_.gather(h, batch_, shape_, b);
+        } else {
+            all = false;
+        }
+    }
+    return all;
+}
+
+template <typename S> void Encoder<S>::addGateCost(int t, typename EncoderLayer<S>::Cache& c) {
+    const int C = cfg_.dModel;
     // loss += urgency * t * (mean over real positions and channels of the gates at step t)
     if (cfg_.thoughtCost > 0) {
         double open = 0;
@@ -136,27 +169,6 @@ bool Encoder<S>::afterStep(int t, int steps, bool halting, const Mat<S>& h,
     } else {
         c.gateCost.clear();
     }
-    if (!halting)
-        return false;
-    // An example halts at the first step after which every real position's mean gate is below the
-    // threshold; its answer is read there.
-    if (t == 0)
-        head_.start(batch_, C);
-    bool all = true;
-    for (int b = 0; b < batch_.batch; ++b) {
-        if (stats_.haltSteps[size_t(b)] > 0)
-            continue;
-        bool closed = true;
-        for (Index n = shape_.start(b); closed && n < shape_.start(b) + batch_.lengths[b]; ++n)
-            closed = c.gate.row(n).mean() < S(cfg_.haltThreshold);
-        if (closed) {
-            stats_.haltSteps[size_t(b)] = t + 1;
-            head_.gather(h, batch_, shape_, b);
-        } else {
-            all = false;
-        }
-    }
-    return all;
 }
 
 template <typename S> void Encoder<S>::backward() {

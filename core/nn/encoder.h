@@ -106,7 +106,10 @@ public:
     // reference the packed one is tested against. Both give the same results; dropout draws one
     // multiplier per stored row, so with dropout the two layouts draw different masks.
     void setPackedRows(bool packed) override { packedRows_ = packed; }
-    void setHaltThreshold(double threshold) override { cfg_.haltThreshold = threshold; }
+    void setHalting(double threshold, HaltSignal on) override {
+        cfg_.haltThreshold = threshold;
+        cfg_.haltOn = on;
+    }
     // The routing entropy and the thought cost are means over real tokens, not examples.
     bool lossIsExampleMean() const override {
         return (!cfg_.headRouting || cfg_.routeEntropy == 0) &&
@@ -119,9 +122,13 @@ private:
     EncoderLayer<S>& layer(int step) { return layers_[cfg_.sharedWeights ? 0 : step]; }
     const EncoderLayer<S>& layer(int step) const { return layers_[cfg_.sharedWeights ? 0 : step]; }
     void embed(const Batch& batch, bool training, Rng& rng);
-    // After step t's layer forward: routing and gate statistics, the loss terms' gradient scales, and
-    // gate halting of the examples still running (returns true once every example has halted).
-    bool afterStep(int t, int steps, bool halting, const Mat<S>& h, typename EncoderLayer<S>::Cache& c);
+    // After step t's layer forward (state `before` -> `h`): routing statistics, the loss terms'
+    // gradient scales, and halting of the examples still running (returns true once every example
+    // has halted).
+    bool afterStep(int t, int steps, bool halting, const Mat<S>& before, const Mat<S>& h,
+                   typename EncoderLayer<S>::Cache& c);
+    // The thought cost of step t's gates and its gradient scale (copy-gated models).
+    void addGateCost(int t, typename EncoderLayer<S>::Cache& c);
     void setShape(); // shape_ (and starts_) from batch_ and the row layout
 
     int embedding_ = -1;

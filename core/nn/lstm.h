@@ -26,7 +26,7 @@ public:
     double trainingFlops(const Batch& batch, int steps) const override;
     // Rows hold only real tokens whatever the flag says.
     void setPackedRows(bool) override {}
-    void setHaltThreshold(double) override {}
+    void setHalting(double, HaltSignal) override {}
     bool lossIsExampleMean() const override { return true; } // the mean cross-entropy alone
 
 private:

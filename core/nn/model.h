@@ -56,9 +56,9 @@ public:
     // The encoder's row layout (see Encoder::setPackedRows); a model that stores only real tokens
     // anyway ignores it.
     virtual void setPackedRows(bool packed) = 0;
-    // The evaluation's halting threshold (ModelConfig::haltThreshold; 0: run every step). Only a
-    // copy-gated encoder halts; other models ignore it.
-    virtual void setHaltThreshold(double threshold) = 0;
+    // The evaluation's halting (ModelConfig::haltThreshold, 0: run every step, and haltOn). A model
+    // without the signal (hasHaltSignal) runs every step.
+    virtual void setHalting(double threshold, HaltSignal on) = 0;
     // True when every term of forward()'s loss is a mean over the batch's examples, so that a batch's
     // gradient is its parts' gradients weighted by their share of the examples (SplitStep).
     virtual bool lossIsExampleMean() const = 0;
@@ -90,14 +90,30 @@ template <typename PT> void recordReadouts(const PT& probs, Trace& tr) {
     tr.stepAnswers.push_back(spelledAnswer(best.data(), int(probs.rows()), int(probs.cols())));
 }
 
-// Appends one step's change of every position to a trace (Trace::change): |after_i - before_i| /
-// |before_i| for rows i < positions, a state of norm 0 counting as 1e-12 (the change is then its size).
+// How far a step moved row i of a state: |after_i - before_i| / |before_i| (Euclidean norms over the
+// row), a state of norm 0 counting as 1e-12 (the change is then its size). Trace::change and halting
+// by the change both read it.
+template <typename BT, typename AT> double rowChange(const BT& before, const AT& after, Index i) {
+    const double base = std::max(double(before.row(i).norm()), 1e-12);
+    return double((after.row(i) - before.row(i)).norm()) / base;
+}
+
+// Appends one step's change of every position to a trace (Trace::change): rowChange of rows
+// i < positions.
 template <typename BT, typename AT>
 void recordChange(const BT& before, const AT& after, int positions, Trace& tr) {
-    for (Index i = 0; i < positions; ++i) {
-        const double base = std::max(double(before.row(i).norm()), 1e-12);
-        tr.change.push_back(float(double((after.row(i) - before.row(i)).norm()) / base));
-    }
+    for (Index i = 0; i < positions; ++i)
+        tr.change.push_back(float(rowChange(before, after, i)));
+}
+
+// Whether a step left rows first..first+count-1 still: each one's change below `threshold` (the
+// float comparison of halting.h's stopStep on the recorded change).
+template <typename BT, typename AT>
+bool rowsStill(const BT& before, const AT& after, Index first, Index count, double threshold) {
+    for (Index i = first; i < first + count; ++i)
+        if (!(float(rowChange(before, after, i)) < float(threshold)))
+            return false;
+    return true;
 }
 
 // The model `config.kind` names, not yet initialised. Throws std::invalid_argument on sizes it cannot

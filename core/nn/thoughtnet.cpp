@@ -214,6 +214,7 @@ S ThoughtNet<S>::forward(const Batch& batch, int steps, bool training, Rng& /*rn
 
     stats_ = {};
     const bool halting = !training && !keepCaches && cfg_.haltThreshold > 0;
+    const bool byChange = cfg_.haltOn == HaltSignal::Change;
     if (halting) {
         stats_.haltSteps.assign(size_t(batch_.batch), 0);
         head_.start(batch_, C_);
@@ -235,9 +236,15 @@ S ThoughtNet<S>::forward(const Batch& batch, int steps, bool training, Rng& /*rn
         for (int b = 0; b < batch_.batch; ++b) {
             if (stats_.haltSteps[size_t(b)] > 0)
                 continue;
+            // A fixed point: every token's learned operators' weight below the threshold, or every
+            // token's state moved by less than the threshold.
             bool fixed = true;
-            for (Index n = shape_.start(b); fixed && n < shape_.start(b) + shape_.span(b); ++n)
-                fixed = c.sel.s.row(n).tail(K_).sum() < S(cfg_.haltThreshold);
+            if (byChange)
+                fixed = rowsStill(h_[size_t(in)], h_[size_t(out)], shape_.start(b), shape_.span(b),
+                                  cfg_.haltThreshold);
+            else
+                for (Index n = shape_.start(b); fixed && n < shape_.start(b) + shape_.span(b); ++n)
+                    fixed = c.sel.s.row(n).tail(K_).sum() < S(cfg_.haltThreshold);
             if (fixed) {
                 stats_.haltSteps[size_t(b)] = t + 1;
                 head_.gather(h_[size_t(out)], batch_, shape_, b);

@@ -78,7 +78,10 @@ public:
     Trace trace(const std::vector<int>& tokens, int readouts, int steps, bool fullGates = false) override;
     double trainingFlops(const Batch& batch, int steps) const override;
     void setPackedRows(bool) override {} // always packed: only real positions are stored
-    void setHaltThreshold(double threshold) override { cfg_.haltThreshold = threshold; }
+    void setHalting(double threshold, HaltSignal on) override {
+        cfg_.haltThreshold = threshold;
+        cfg_.haltOn = on;
+    }
     // The mean cross-entropy and the thought cost, a mean over the batch's examples.
     bool lossIsExampleMean() const override { return true; }
 

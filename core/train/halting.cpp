@@ -29,28 +29,22 @@ int haltingStep(const Trace& trace, float threshold) {
     return afterLastAtOrAbove(trace.gates, trace.steps, trace.positions, threshold);
 }
 
-bool hasHaltSignal(const ModelConfig& model, HaltSignal signal) {
-    if (signal == HaltSignal::Change)
-        return model.kind != ModelKind::Lstm;
-    return model.kind == ModelKind::ThoughtNet ||
-           (model.kind == ModelKind::Encoder && copyGated(model.update));
-}
-
 int haltingStep(const Trace& trace, const HaltingRule& rule) {
     return rule.signal == HaltSignal::Change
                ? afterLastAtOrAbove(trace.change, trace.steps, trace.positions, rule.threshold)
                : haltingStep(trace, rule.threshold);
 }
 
-int gateStopStep(const Trace& trace, float threshold) {
-    if (trace.gates.empty() || trace.positions <= 0 ||
-        trace.gates.size() < size_t(trace.steps) * size_t(trace.positions))
+int stopStep(const Trace& trace, const HaltingRule& rule) {
+    const std::vector<float>& values = rule.signal == HaltSignal::Change ? trace.change : trace.gates;
+    const size_t positions = size_t(std::max(trace.positions, 0));
+    if (values.empty() || positions == 0 || values.size() < size_t(trace.steps) * positions)
         return -1;
     for (int t = 1; t <= trace.steps; ++t) {
-        bool closed = true;
-        for (int p = 0; closed && p < trace.positions; ++p)
-            closed = trace.gate(t - 1, p) < threshold;
-        if (closed)
+        bool still = true;
+        for (size_t p = 0; still && p < positions; ++p)
+            still = values[size_t(t - 1) * positions + p] < rule.threshold; // NaN: not still
+        if (still)
             return t;
     }
     return trace.steps;

@@ -15,31 +15,25 @@ namespace ndr {
 // trace without gates (a residual model has no such signal).
 int haltingStep(const Trace& trace, float threshold);
 
-// What halting reads. Gates: each position's mean copy gate (how much of its column a step may
-// rewrite). Change: how far each step moved each position's state, |h_t+1 - h_t| / |h_t| (Trace::change),
-// what a step actually did. A trained NDR's gates stay partly open once its column is computed (the
-// update then equals the column), so gates can say "never" where the columns stand still; the change
-// sees that, and applies to every model that records it, a Transformer too.
-enum class HaltSignal { Gates, Change };
+// A halting rule: the signal (ModelConfig's HaltSignal, config.h) and its threshold. A trained NDR's
+// gates stay partly open once its column is computed (the update then equals the column), so gates
+// can say "never" where the columns stand still; the change sees that, and applies to every model
+// that records it, a Transformer too. hasHaltSignal (config.h) tells which models carry each signal.
 struct HaltingRule {
     HaltSignal signal = HaltSignal::Gates;
     float threshold = 0.1f;
 };
 
-// Whether a model's traces carry the signal: gates for a copy-gated encoder and ThoughtNet (its
-// operators' weight), the change per step for every model but the LSTM.
-bool hasHaltSignal(const ModelConfig& model, HaltSignal signal);
-
 // haltingStep on the rule's signal: the first step h after which every position's gate (or change)
 // stays below the threshold at every later step. -1 for a trace without that signal.
 int haltingStep(const Trace& trace, const HaltingRule& rule);
 
-// The steps an evaluation with ModelConfig::haltThreshold = `threshold` runs (docs/design.md §3): the
-// first s (1..steps) after which every position's mean gate is below the threshold, trace.steps when
-// no step gets there; the answer is then stepAnswers[s]. Unlike haltingStep it cannot look ahead: an
-// encoder halting as it goes stops at the first closed step even if a later one would reopen. -1 for
-// a trace without gates.
-int gateStopStep(const Trace& trace, float threshold);
+// The steps an evaluation with ModelConfig::haltThreshold = rule.threshold and haltOn = rule.signal
+// runs (docs/design.md §3): the first s (1..steps) after which every position's signal at step s is
+// below the threshold, trace.steps when no step gets there; the answer is then stepAnswers[s]. Unlike
+// haltingStep it cannot look ahead: a model halting as it goes stops at the first still step even if a
+// later one would move again. -1 for a trace without the signal.
+int stopStep(const Trace& trace, const HaltingRule& rule);
 
 // Where a model's gates rest and how far they open in a trace: `rest` the median of the trace's mean
 // gates over steps and positions (at each step most positions copy), `open` the largest of them.

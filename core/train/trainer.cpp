@@ -155,10 +155,12 @@ bool Trainer::accuracyInto(const std::vector<Example>& examples, int steps, cons
         // stopped early the answers are those already counted.
         if (tally && !st.haltSteps.empty()) {
             if (std::any_of(st.haltSteps.begin(), st.haltSteps.end(), [&](int s) { return s < steps; })) {
-                const double threshold = model_.config().haltThreshold;
-                model_.setHaltThreshold(0);
+                const ModelConfig& halting = model_.config();
+                const double threshold = halting.haltThreshold;
+                const HaltSignal on = halting.haltOn;
+                model_.setHalting(0, on);
                 model_.forward(batch, steps, false, unused, false);
-                model_.setHaltThreshold(threshold);
+                model_.setHalting(threshold, on);
                 tally->everyStepCorrect += double(rightAnswers(batch));
             } else {
                 tally->everyStepCorrect += double(right);

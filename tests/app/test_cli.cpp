@@ -459,6 +459,15 @@ private slots:
                      low.out.contains("NDR thought cost: steps used (halting below 0.01, of 6)"),
                  describe(low));
         QVERIFY2(!low.out.contains(line), describe(low));
+        // --halt-on change halts on how far each step moves the columns; the summary says so.
+        const Result change =
+            runNdr({"eval", path("cost/run.json"), "--halt-on", "change", "--halt-threshold", "0.5"});
+        QVERIFY2(change.exitCode == 0 &&
+                     change.out.contains("NDR thought cost: steps used (halting when the change is below "
+                                         "0.50, of 6)"),
+                 describe(change));
+        const Result badSignal = runNdr({"eval", path("cost/run.json"), "--halt-on", "gate"});
+        QVERIFY2(badSignal.exitCode != 0 && badSignal.err.contains("--halt-on"), describe(badSignal));
 
         const RunConfig config = loadRunRecord(path("cost/run.json").toStdString()).config;
         const CtlTask task(config.task);

@@ -169,6 +169,16 @@ std::vector<Rule> rules() {
         {"abs/rel positions with geometric attention",
          [](RunConfig& c) { c.models[0].positional = PositionalKind::AbsRel; }, "models[0].positional",
          "geometric attention has its own directional encoding"},
+        {"halting on gates without gates", [](RunConfig& c) { c.models[1].haltThreshold = 0.2; },
+         "models[1].haltThreshold", "halt on the change"},
+        {"halting threshold 1", [](RunConfig& c) { c.models[0].haltThreshold = 1; },
+         "models[0].haltThreshold", "in (0, 1), got 1"},
+        {"LSTM halting on the change",
+         [](RunConfig& c) {
+             c.models[1] = lstmModel(16, 8);
+             c.models[1].haltThreshold = 0.2, c.models[1].haltOn = HaltSignal::Change;
+         },
+         "models[1].haltThreshold", "no step to halt after"},
         {"batch 0", [](RunConfig& c) { c.train.batchSize = 0; }, "train.batchSize", "between 1 and 8192"},
         {"batch too big", [](RunConfig& c) { c.train.batchSize = 8193; }, "train.batchSize", "got 8193"},
         {"learning rate 0", [](RunConfig& c) { c.train.learningRate = 0; }, "train.learningRate", "above 0"},
@@ -388,6 +398,8 @@ private slots:
         c.models[1].evalSteps = c.models[1].steps; // separate layers: only as many as trained
         c.models[0].geomNorm = GeomNorm::L1;
         c.models[0].dropout = 0;
+        c.models[1].haltThreshold = 0.2; // a residual model halts on the change
+        c.models[1].haltOn = HaltSignal::Change;
         c.task.testMaxDepth = 40;
         c.task.symbols = 64, c.task.functions = 26;
         auto problems = validate(c);
@@ -592,6 +604,9 @@ private slots:
         QTest::newRow("unknown update")
             << with([](json& j) { j["models"][1]["update"] = "gate"; })
             << "models[1].update: unknown value 'gate'; expected residual, copy-gate or copy-gate-tanh";
+        QTest::newRow("unknown halting signal")
+            << with([](json& j) { j["models"][0]["haltOn"] = "gate"; })
+            << "models[0].haltOn: unknown value 'gate'; expected gates or change";
         QTest::newRow("number for enum") << with([](json& j) { j["models"][1]["geomNorm"] = 1; })
                                          << "models[1].geomNorm: expected one of off or l1, got 1";
         QTest::newRow("missing model field")

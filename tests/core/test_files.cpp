@@ -294,6 +294,7 @@ private slots:
         m.routeEntropy = 0.02;
         m.thoughtCost = 0.01;
         m.haltThreshold = 0.1;
+        m.haltOn = HaltSignal::Change;
         run.models[0].config = m;
         EvalRecord& e = run.models[0].history[0];
         e.routeEntropy = 0.4;
@@ -323,7 +324,7 @@ private slots:
             for (json& model : *models) {
                 json& c = model.contains("config") ? model["config"] : model;
                 for (const char* key : {"headRouting", "routeTopK", "routeDropped", "routeEntropy",
-                                        "thoughtCost", "haltThreshold"})
+                                        "thoughtCost", "haltThreshold", "haltOn"})
                     c.erase(key);
             }
         QVERIFY(old.dump().find("headRouting") == std::string::npos);
@@ -331,6 +332,7 @@ private slots:
         const RunRecord v1 = loadRunRecord(path("version1.json"));
         QVERIFY(!v1.config.models[0].headRouting);
         QCOMPARE(v1.config.models[0].haltThreshold, 0.0);
+        QVERIFY(v1.config.models[0].haltOn == HaltSignal::Gates);
         QVERIFY(v1.models[0].history[0].haltCounts.empty());
         QVERIFY(v1.models[0].history[0].everyStepAccuracy.empty());
 

@@ -104,18 +104,41 @@ private slots:
         QCOMPARE(byChange.correctAtHalt, 2);
     }
 
-    void gateStopStepIsTheFirstClosedStep() {
-        QCOMPARE(gateStopStep(trace({0, 1, 2, 2}, {0.9f, 0.05f, 0.5f}), 0.1f), 2); // reopening is not seen
-        QCOMPARE(gateStopStep(trace({0, 1, 2, 2}, {0.05f, 0.9f, 0.9f}), 0.1f), 1);
-        QCOMPARE(gateStopStep(trace({0, 1, 2, 2}, {0.9f, 0.5f, 0.5f}), 0.1f), 3); // never closed: every step
-        QCOMPARE(gateStopStep(trace({0, 1}, {}), 0.1f), -1);
+    void stopStepIsTheFirstStillStep() {
+        const HaltingRule gates{HaltSignal::Gates, 0.1f}, change{HaltSignal::Change, 0.1f};
+        QCOMPARE(stopStep(trace({0, 1, 2, 2}, {0.9f, 0.05f, 0.5f}), gates), 2); // reopening is not seen
+        QCOMPARE(stopStep(trace({0, 1, 2, 2}, {0.05f, 0.9f, 0.9f}), gates), 1);
+        QCOMPARE(stopStep(trace({0, 1, 2, 2}, {0.9f, 0.5f, 0.5f}), gates), 3); // never closed: every step
+        QCOMPARE(stopStep(trace({0, 1}, {}), gates), -1);
+        // By the change: the gates do not count, each position's change does; NaN is not still.
+        Trace t = trace({0, 1, 2, 2}, {0.9f, 0.9f, 0.9f});
+        QCOMPARE(stopStep(t, change), -1); // no change recorded
+        t.positions = 2;
+        t.gates = {0.9f, 0.9f, 0.9f, 0.9f, 0.9f, 0.9f};
+        t.change = {0.5f, 0.05f, /**/ 0.05f, 0.5f, /**/ 0.05f, 0.05f};
+        QCOMPARE(stopStep(t, change), 3);
+        QCOMPARE(stopStep(t, HaltingRule{HaltSignal::Change, 0.6f}), 1);
+        t.change[4] = std::nanf("");
+        QCOMPARE(stopStep(t, change), 3); // never still: every step
+        QCOMPARE(stopStep(t, gates), 3);
     }
 
-    // The encoder's halting at evaluation stops each example where gateStopStep reads its trace, and
-    // answers what the trace answers after that step.
+    // The encoder's halting at evaluation stops each example where stopStep reads its trace, and
+    // answers what the trace answers after that step: NDR by its gates and by the change, a
+    // Transformer (no gates) by the change.
+    void encoderHaltsWhereItsTraceSays_data() {
+        QTest::addColumn<bool>("gated");
+        QTest::addColumn<int>("signal");
+        QTest::newRow("NDR, gates") << true << int(HaltSignal::Gates);
+        QTest::newRow("NDR, change") << true << int(HaltSignal::Change);
+        QTest::newRow("Transformer, change") << false << int(HaltSignal::Change);
+    }
     void encoderHaltsWhereItsTraceSays() {
+        QFETCH(bool, gated);
+        QFETCH(int, signal);
         const RunConfig run = presetConfig("stub");
-        ModelConfig cfg = run.models[0];
+        ModelConfig cfg = gated ? run.models[0] : run.models[1];
+        cfg.haltOn = HaltSignal(signal);
         cfg.gateBiasInit = 0; // gates near 0.5 with spread, so examples stop at different steps
         cfg.dModel = 16, cfg.dFF = 32, cfg.heads = 2;
         const CtlTask task(run.task);
@@ -126,14 +149,17 @@ private slots:
         for (int d : {1, 2, 3, 4, 5, 6, 7})
             for (int i = 0; i < 4; ++i)
                 examples.push_back(task.evalSet(d)[size_t(i)]);
-        std::vector<float> gateMeans;
+        std::vector<float> values;
         std::vector<Trace> traces;
         for (const Example& e : examples) {
             traces.push_back(plain.trace(task.tokens(e), 1, steps));
-            gateMeans.insert(gateMeans.end(), traces.back().gates.begin(), traces.back().gates.end());
+            const std::vector<float>& v =
+                signal == int(HaltSignal::Gates) ? traces.back().gates : traces.back().change;
+            values.insert(values.end(), v.begin(), v.end());
         }
-        std::nth_element(gateMeans.begin(), gateMeans.begin() + gateMeans.size() / 2, gateMeans.end());
-        cfg.haltThreshold = gateMeans[gateMeans.size() / 2] + 0.02; // about half the positions closed
+        // About half the positions still at a step, so that examples stop at different steps.
+        std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
+        cfg.haltThreshold = values[values.size() / 2] * 1.05;
         Encoder<float> halting(cfg, task.vocabSize(), run.task.symbols);
         halting.init(3);
         Rng unused(0);
@@ -142,7 +168,7 @@ private slots:
         QCOMPARE(stops.size(), examples.size());
         std::set<int> distinct;
         for (size_t i = 0; i < examples.size(); ++i) {
-            const int want = gateStopStep(traces[i], float(cfg.haltThreshold));
+            const int want = stopStep(traces[i], {cfg.haltOn, float(cfg.haltThreshold)});
             QCOMPARE(stops[i], want);
             distinct.insert(want);
             Index arg;
@@ -216,9 +242,9 @@ private slots:
         for (size_t d = 0; d < r.depths.size(); ++d) {
             const std::vector<Example>& set = task->evalSet(r.depths[d]);
             QCOMPARE(t.accuracy(set).first, r.accuracy[d]);
-            t.model().setHaltThreshold(0);
+            t.model().setHalting(0, HaltSignal::Gates);
             QCOMPARE(t.accuracy(set).first, r.everyStepAccuracy[d]);
-            t.model().setHaltThreshold(c.models[0].haltThreshold);
+            t.model().setHalting(c.models[0].haltThreshold, HaltSignal::Gates);
             differs = differs || r.everyStepAccuracy[d] != r.accuracy[d];
         }
         QVERIFY2(differs, "halting changes the answers at some depth");

@@ -7,6 +7,7 @@
 #include "core/nn/encoder.h"
 #include "core/nn/thoughtnet.h"
 #include "core/task/multidigit_task.h"
+#include "core/train/halting.h"
 #include "core/train/trainer.h"
 #include "gradient_check.h"
 
@@ -166,11 +167,22 @@ private slots:
     }
 
     // Halting: every example stops at its fixed point, and its logits are those of a plain run of that
-    // many steps.
+    // many steps; by the operators' weight and by the change per step.
+    void haltingMatchesShorterRuns_data() {
+        QTest::addColumn<int>("signal");
+        QTest::addColumn<double>("threshold");
+        QTest::newRow("operators' weight") << int(HaltSignal::Gates) << 0.6;
+        // The largest change per step falls from 0.52 and 0.81 to 0.35 and 0.26: one example stops at
+        // step 5, the other runs all 6.
+        QTest::newRow("change") << int(HaltSignal::Change) << 0.355;
+    }
     void haltingMatchesShorterRuns() {
+        QFETCH(int, signal);
+        QFETCH(double, threshold);
         ModelConfig cfg = smallThoughtNet();
         cfg.steps = 6;
-        cfg.haltThreshold = 0.6;
+        cfg.haltThreshold = threshold;
+        cfg.haltOn = HaltSignal(signal);
         ThoughtNet<double> model(cfg, 7, 3);
         model.init(2);
         // Bias the selector towards the zero operator so examples halt at different steps.
@@ -185,12 +197,16 @@ private slots:
         for (int b = 0; b < 2; ++b) {
             QVERIFY(halts[size_t(b)] >= 1 && halts[size_t(b)] <= cfg.steps);
             early = early || halts[size_t(b)] < cfg.steps;
-            model.setHaltThreshold(0);
+            // The trace's record of the signal stops the example at the same step.
+            const std::vector<int> tokens(batch.tokens.begin() + b * 5, batch.tokens.begin() + b * 5 + 5);
+            QCOMPARE(stopStep(model.trace(tokens, 5, cfg.steps), {cfg.haltOn, float(threshold)}),
+                     halts[size_t(b)]);
+            model.setHalting(0, cfg.haltOn);
             model.forward(batch, halts[size_t(b)], false, unused, false);
             QVERIFY(
                 (model.logits().middleRows(b * 5, 5) - halted.middleRows(b * 5, 5)).cwiseAbs().maxCoeff() <
                 1e-12);
-            model.setHaltThreshold(cfg.haltThreshold);
+            model.setHalting(threshold, cfg.haltOn);
         }
         QVERIFY2(early, "no example halted before the last step");
         // The trace records the selector: rows are distributions over the K + 1 operators.

@@ -104,7 +104,15 @@ void Inspector::suggestThreshold() {
         return;
     // A model that halts at evaluation brings its own threshold: the inspector halts where it does.
     for (const auto& m : session_.models()) {
-        if (m.config.haltThreshold <= 0)
+        if (m.config.haltThreshold <= 0 || m.config.haltOn != ndr::HaltSignal::Change)
+            continue;
+        changeThreshold_ = m.config.haltThreshold;
+        if (haltingRule().signal == ndr::HaltSignal::Change)
+            threshold_->setValue(changeThreshold_);
+        break;
+    }
+    for (const auto& m : session_.models()) {
+        if (m.config.haltThreshold <= 0 || m.config.haltOn != ndr::HaltSignal::Gates)
             continue;
         setGateThreshold(m.config.haltThreshold,
                          tr("A gate counts as open above this. %1 halts at evaluation once every "
