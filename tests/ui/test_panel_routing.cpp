@@ -63,6 +63,15 @@ private slots:
         field<QComboBox>(panel, "models[0].routeDropped")->setCurrentIndex(1);
         typeInto(field<ndrui::RealSpinBox>(panel, "models[0].thoughtCost"), "0.02");
         typeInto(field<ndrui::RealSpinBox>(panel, "models[0].haltThreshold"), "0.15");
+        // The Transformer has no gates to halt on; halting on the change enables its threshold.
+        auto* vanillaHalt = field<ndrui::RealSpinBox>(panel, "models[1].haltThreshold");
+        QVERIFY(!vanillaHalt->isEnabled());
+        auto* haltOn = field<QComboBox>(panel, "models[1].haltOn");
+        haltOn->setCurrentIndex(haltOn->findText("change"));
+        QVERIFY(vanillaHalt->isEnabled());
+        typeInto(vanillaHalt, "0.2");
+        want.models[1].haltOn = ndr::HaltSignal::Change;
+        want.models[1].haltThreshold = 0.2;
         want.preset = "custom";
         want.models[0].headRouting = true;
         want.models[0].routeTopK = 3;

@@ -35,5 +35,9 @@ RealSpinBox* makeRealField(double lo, double hi, double step, bool adaptiveSteps
 // Items with an int each (an enum's value), selected with selectData().
 QComboBox* makeComboField(std::initializer_list<std::pair<QString, int>> items, QWidget* parent = nullptr);
 void selectData(QComboBox* combo, int value);
+// The enum value of the selected item of a makeComboField.
+template <typename E> E comboValue(const QComboBox* combo) {
+    return E(combo->currentData().toInt());
+}
 
 } // namespace ndrui

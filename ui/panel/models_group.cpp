@@ -18,14 +18,6 @@
 
 namespace ndrui {
 
-namespace {
-
-template <typename E> E comboValue(const QComboBox* c) {
-    return E(c->currentData().toInt());
-}
-
-} // namespace
-
 ModelsGroup::ModelsGroup(QWidget* parent) : QGroupBox(tr("Models"), parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(6, 6, 6, 6);
@@ -264,13 +256,20 @@ void ModelsGroup::buildColumns(int count) {
            "where the learned operators' selection weights take the gates' place."),
         [&](Column& c) { return c.thoughtCost = makeRealField(0, 10, 0.005, false, p); });
     addSizeRow(tr("halt below"), "haltThreshold",
-               tr("At evaluation an example stops after the first step at which every position's mean gate "
-                  "is below this, and its answer is read there. 'off' runs every step. Copy-gate updates; "
-                  "ThoughtNet halts when its learned operators' weight is below this at every token."),
+               tr("At evaluation an example stops after the first step at which every position's signal "
+                  "(see halt on) is below this, and its answer is read there. 'off' runs every step."),
                [&](Column& c) {
                    c.haltThreshold = makeRealField(0, 0.99, 0.01, false, p);
                    c.haltThreshold->setSpecialValueText(tr("off"));
                    return c.haltThreshold;
+               });
+    addSizeRow(tr("halt on"), "haltOn",
+               tr("What halting reads. gates: each position's mean copy gate (ThoughtNet: its learned "
+                  "operators' weight); copy-gate updates and ThoughtNet. change: how far the step moved "
+                  "each position's state, |Δh| / |h|; every encoder and ThoughtNet."),
+               [&](Column& c) {
+                   return c.haltOn = makeComboField({{"gates", int(ndr::HaltSignal::Gates)},
+                                                     {"change", int(ndr::HaltSignal::Change)}});
                });
     addSharedRow(tr("learn. rate"), "learningRate",
                  tr("This model's AdamW learning rate; 'run's' uses the training group's rate."),
@@ -301,7 +300,7 @@ void ModelsGroup::buildColumns(int count) {
         });
         connect(c.name, &QLineEdit::textChanged, this, changed);
         for (QComboBox* combo :
-             {c.kind, c.attention, c.geomNorm, c.update, c.positional, c.readout, c.routeDropped})
+             {c.kind, c.attention, c.geomNorm, c.update, c.positional, c.readout, c.routeDropped, c.haltOn})
             connect(combo, &QComboBox::currentIndexChanged, this, changed);
         connect(c.shared, &QCheckBox::toggled, this, changed);
         // Ticking routing on a model without an entropy coefficient starts from the write-up's 0.01.
@@ -329,72 +328,6 @@ void ModelsGroup::setModels(const std::vector<ndr::ModelConfig>& models) {
     }
 }
 
-void ModelsGroup::fillColumn(Column& c, const ndr::ModelConfig& m) {
-    c.name->setText(QString::fromStdString(m.name));
-    selectData(c.kind, int(m.kind));
-    selectData(c.attention, int(m.attention));
-    selectData(c.geomNorm, int(m.geomNorm));
-    selectData(c.update, int(m.update));
-    selectData(c.positional, int(m.positional));
-    c.shared->setChecked(m.sharedWeights);
-    selectData(c.readout, int(m.readout));
-    c.dModel->setValue(m.dModel);
-    c.heads->setValue(m.heads);
-    c.dFF->setValue(m.dFF);
-    c.steps->setValue(m.steps);
-    c.evalSteps->setValue(m.evalSteps);
-    c.dropout->setFloat(m.dropout);
-    c.attentionDropout->setFloat(m.attentionDropout);
-    c.gateDropout->setFloat(m.gateDropout);
-    c.gateBias->setFloat(m.gateBiasInit);
-    c.routing->setChecked(m.headRouting);
-    c.routeTopK->setValue(m.routeTopK);
-    selectData(c.routeDropped, int(m.routeDropped));
-    c.routeEntropy->setValue(m.routeEntropy);
-    c.thoughtCost->setValue(m.thoughtCost);
-    c.haltThreshold->setValue(m.haltThreshold);
-    c.learningRate->setValue(m.learningRate);
-    c.weightDecay->setValue(m.weightDecay < 0 ? c.weightDecay->minimum() : m.weightDecay);
-    c.lstmHidden->setValue(m.lstmHidden);
-    c.lstmEmbedding->setValue(m.lstmEmbedding);
-    c.operators->setValue(m.operators);
-    c.positionDims->setValue(m.positionDims);
-}
-
-ndr::ModelConfig ModelsGroup::readColumn(const Column& c) const {
-    ndr::ModelConfig m;
-    m.name = c.name->text().toStdString();
-    m.kind = comboValue<ndr::ModelKind>(c.kind);
-    m.attention = comboValue<ndr::AttentionKind>(c.attention);
-    m.geomNorm = comboValue<ndr::GeomNorm>(c.geomNorm);
-    m.update = comboValue<ndr::UpdateKind>(c.update);
-    m.positional = comboValue<ndr::PositionalKind>(c.positional);
-    m.sharedWeights = c.shared->isChecked();
-    m.readout = comboValue<ndr::ReadoutColumn>(c.readout);
-    m.dModel = c.dModel->value();
-    m.heads = c.heads->value();
-    m.dFF = c.dFF->value();
-    m.steps = c.steps->value();
-    m.evalSteps = c.evalSteps->value();
-    m.dropout = float(c.dropout->value());
-    m.attentionDropout = float(c.attentionDropout->value());
-    m.gateDropout = float(c.gateDropout->value());
-    m.gateBiasInit = float(c.gateBias->value());
-    m.headRouting = c.routing->isChecked();
-    m.routeTopK = c.routeTopK->value();
-    m.routeDropped = comboValue<ndr::DroppedHeads>(c.routeDropped);
-    m.routeEntropy = c.routeEntropy->value();
-    m.thoughtCost = c.thoughtCost->value();
-    m.haltThreshold = c.haltThreshold->value();
-    m.learningRate = c.learningRate->value();
-    m.weightDecay = c.weightDecay->value() < 0 ? -1 : c.weightDecay->value();
-    m.lstmHidden = c.lstmHidden->value();
-    m.lstmEmbedding = c.lstmEmbedding->value();
-    m.operators = c.operators->value();
-    m.positionDims = c.positionDims->value();
-    return m;
-}
-
 std::vector<ndr::ModelConfig> ModelsGroup::models() const {
     std::vector<ndr::ModelConfig> out;
     for (const Column& c : columns_)
@@ -420,7 +353,8 @@ void ModelsGroup::updateColumn(int index) {
     c.routeEntropy->setEnabled(m.headRouting || m.routeEntropy != 0);
     const bool selects = m.kind == ndr::ModelKind::ThoughtNet;
     c.thoughtCost->setEnabled(gated || selects || m.thoughtCost != 0);
-    c.haltThreshold->setEnabled(gated || selects || m.haltThreshold != 0);
+    // Halting by the change needs no gates; by the gates, a copy-gated update or ThoughtNet.
+    c.haltThreshold->setEnabled(ndr::hasHaltSignal(m, m.haltOn) || m.haltThreshold != 0);
     // Only user choices (activated) apply a row, so showing the matching one here changes nothing.
     c.row->setCurrentIndex(std::max(0, c.row->findData(QString::fromStdString(ndr::tableOneRowOf(m)))));
     for (const KindRow& r : kindRows_) {

@@ -69,6 +69,7 @@ private:
         RealSpinBox* routeEntropy = nullptr;
         RealSpinBox* thoughtCost = nullptr;
         RealSpinBox* haltThreshold = nullptr;
+        QComboBox* haltOn = nullptr;
         QSpinBox* lstmHidden = nullptr;
         QSpinBox* lstmEmbedding = nullptr;
         QSpinBox* operators = nullptr;
