@@ -8,6 +8,7 @@
 #include "ui/training/training_session.h"
 #include "view_fixture.h"
 
+#include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLineEdit>
 #include <QtTest>
@@ -129,6 +130,33 @@ private slots:
         QVERIFY(threshold);
         QCOMPARE(threshold->value(), 0.15);
         QVERIFY(viewtest::shoot(&inspector, "inspector_routing"));
+    }
+
+    // A model that halts at evaluation on the change sets the inspector's signal and its threshold;
+    // a run where no model halts leaves both as they were.
+    void aModelHaltingOnTheChangeSetsTheSignal() {
+        ndr::RunConfig c = routedRun();
+        c.models[0].headRouting = false;
+        c.models[0].haltThreshold = 0;
+        c.models[1].haltThreshold = 0.25;
+        c.models[1].haltOn = ndr::HaltSignal::Change;
+        c.train.steps = 100;
+        TrainingSession session;
+        QString error;
+        QVERIFY2(session.start(c, &error), qPrintable(error));
+        QTRY_COMPARE_WITH_TIMEOUT(session.state(), TrainingSession::State::Ready, ndrtest::waitMs(60000));
+        Inspector inspector(session);
+        auto* signal = inspector.findChild<QComboBox*>("inspector.haltSignal");
+        auto* threshold = inspector.findChild<QDoubleSpinBox*>("inspector.threshold");
+        QVERIFY(signal && threshold);
+        QCOMPARE(signal->currentData().toInt(), int(ndr::HaltSignal::Change));
+        QCOMPARE(threshold->value(), 0.25);
+
+        c.models[1].haltThreshold = 0;
+        QVERIFY2(session.start(c, &error), qPrintable(error));
+        QTRY_COMPARE_WITH_TIMEOUT(session.state(), TrainingSession::State::Ready, ndrtest::waitMs(60000));
+        QCOMPARE(signal->currentData().toInt(), int(ndr::HaltSignal::Change));
+        QCOMPARE(threshold->value(), 0.25);
     }
 };
 

@@ -298,6 +298,7 @@ void Inspector::resetRun() {
     head_->blockSignals(false);
     stepsNeeded_->setSteps(0);
     thresholdChosen_ = false;
+    adoptRunHalting();
     suggestThreshold();
     stepsNeeded_->setRule(haltingRule());
     stepsNeeded_->reset();

@@ -112,6 +112,9 @@ private:
     // first model that halts at evaluation, else ndr::suggestedHaltingThreshold of the latest probe
     // trace of the first gated model.
     void suggestThreshold();
+    // On opening a run: the signal (and, for the change, the threshold) of the first model that halts
+    // at evaluation, so the inspector halts as it does; the signal stays as it was when none halts.
+    void adoptRunHalting();
     void setGateThreshold(double value, const QString& tip); // shown at once while the gates are chosen
 
     TrainingSession& session_;

@@ -99,18 +99,25 @@ void Inspector::setGateThreshold(double value, const QString& tip) {
     threshold_->setValue(value);
 }
 
+void Inspector::adoptRunHalting() {
+    for (const auto& m : session_.models()) {
+        if (m.config.haltThreshold <= 0)
+            continue;
+        if (m.config.haltOn == ndr::HaltSignal::Change)
+            changeThreshold_ = m.config.haltThreshold;
+        const int index = haltSignal_->findData(int(m.config.haltOn));
+        if (index == haltSignal_->currentIndex() && m.config.haltOn == ndr::HaltSignal::Change)
+            threshold_->setValue(changeThreshold_); // already showing the change: show its new threshold
+        haltSignal_->setCurrentIndex(index);
+        return;
+    }
+}
+
 void Inspector::suggestThreshold() {
     if (thresholdChosen_)
         return;
-    // A model that halts at evaluation brings its own threshold: the inspector halts where it does.
-    for (const auto& m : session_.models()) {
-        if (m.config.haltThreshold <= 0 || m.config.haltOn != ndr::HaltSignal::Change)
-            continue;
-        changeThreshold_ = m.config.haltThreshold;
-        if (haltingRule().signal == ndr::HaltSignal::Change)
-            threshold_->setValue(changeThreshold_);
-        break;
-    }
+    // A model that halts at evaluation on its gates brings its own threshold: the inspector halts where
+    // it does.
     for (const auto& m : session_.models()) {
         if (m.config.haltThreshold <= 0 || m.config.haltOn != ndr::HaltSignal::Gates)
             continue;
