@@ -6,6 +6,7 @@
 #include "table.h"
 #include "training.h"
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <memory>
@@ -94,7 +95,7 @@ int runEval(const EvalOptions& o) {
     else
         depths = task.allDepths();
     const size_t n = run.trainers.size();
-    // A model without the signal to halt on (hasHaltSignal) runs every step, as in training.
+    // A model without the signal to halt on (hasHaltSignal) runs every step.
     for (size_t m = 0; m < n && (o.haltThreshold >= 0 || !o.haltOn.empty()); ++m) {
         ndr::ModelConfig& config = run.record.models[m].config;
         if (o.haltThreshold >= 0)
@@ -103,6 +104,13 @@ int runEval(const EvalOptions& o) {
             config.haltOn = o.haltOn == "change" ? ndr::HaltSignal::Change : ndr::HaltSignal::Gates;
         run.trainers[m]->model().setHalting(config.haltThreshold, config.haltOn);
     }
+
+    if (!o.haltOn.empty() && o.haltThreshold < 0 &&
+        std::none_of(run.record.models.begin(), run.record.models.end(),
+                     [](const ndr::ModelRecord& m) { return m.config.haltThreshold > 0; }))
+        std::cerr
+            << "ndr eval: no model of this run halts (haltThreshold 0): --halt-on needs --halt-threshold "
+               "to halt them\n";
 
     // Models are independent, so they are evaluated on their own threads as in training.
     std::vector<ModelResult> results(n);

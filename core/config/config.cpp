@@ -163,7 +163,7 @@ void validateLstm(const ModelConfig& m, const std::string& at, Problems& p) {
                                      "set it to 0");
 }
 
-// Head routing, thought cost and gate halting on an encoder.
+// Head routing, thought cost and halting on an encoder.
 void validateRouting(const ModelConfig& m, const std::string& at, Problems& p) {
     if (m.headRouting && (m.routeTopK < 0 || (m.heads >= 1 && m.routeTopK > m.heads)))
         p.add(at + ".routeTopK", "must be 0 (every head) or between 1 and heads (" + std::to_string(m.heads) +

@@ -468,6 +468,11 @@ private slots:
                  describe(change));
         const Result badSignal = runNdr({"eval", path("cost/run.json"), "--halt-on", "gate"});
         QVERIFY2(badSignal.exitCode != 0 && badSignal.err.contains("--halt-on"), describe(badSignal));
+        // A run without halting models: --halt-on alone halts nothing, and says what it needs.
+        const Result alone = runNdr({"eval", path("routing/run.json"), "--halt-on", "change"});
+        QVERIFY2(alone.exitCode == 0 && !alone.out.contains("steps used") &&
+                     alone.err.contains("--halt-on needs --halt-threshold"),
+                 describe(alone));
 
         const RunConfig config = loadRunRecord(path("cost/run.json").toStdString()).config;
         const CtlTask task(config.task);
