@@ -254,8 +254,9 @@ Command addPredictCommand(CLI::App& root) {
         "steps (or --steps); a model with fewer steps than the depth + 1 that route the expression one "
         "function per step says so (\"stepsBelowDepth\": true, and a note on stderr; table lookup only). A "
         "model with a halt "
-        "threshold answers after the first step at which every position's mean gate is below it "
-        "(\"haltedAfter\"). A bad expression prints the parser's error and exits with status 2.\n");
+        "threshold answers after the first step at which every position's signal (its mean gate, or "
+        "with haltOn \"change\" how far the step moved it) is below it (\"haltedAfter\"). A bad expression "
+        "prints the parser's error and exits with status 2.\n");
     return {cmd, [opts] { return runPredict(*opts); }};
 }
 
