@@ -1,6 +1,7 @@
 // The inspector's head routing map: on a hand-made trace it holds each head's weight per token at the
 // shown step; in a real run it appears only for the model that routes heads, matches that model's trace,
 // follows the step slider and exports with the frames; the halting threshold is the model's own.
+#include "core/train/halting.h"
 #include "testutil.h"
 #include "ui/inspector/inspector.h"
 #include "ui/inspector/model_step_view.h"
@@ -8,9 +9,11 @@
 #include "ui/training/training_session.h"
 #include "view_fixture.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLineEdit>
+#include <QTableWidget>
 #include <QtTest>
 #include <random>
 
@@ -151,6 +154,28 @@ private slots:
         QVERIFY(signal && threshold);
         QCOMPARE(signal->currentData().toInt(), int(ndr::HaltSignal::Change));
         QCOMPARE(threshold->value(), 0.25);
+        // The halting cell of the model that halts at evaluation also says where its evaluation stops:
+        // as it goes, without looking ahead.
+        inspector.resize(1280, 800);
+        inspector.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&inspector));
+        inspector.findChild<QCheckBox*>("inspector.halt")->setChecked(true);
+        std::mt19937_64 rng(5);
+        inspector.findChild<QLineEdit*>("inspector.expression")
+            ->setText(QString::fromStdString(session.task()->format(session.task()->sample(4, rng))));
+        QTRY_VERIFY_WITH_TIMEOUT(inspector.tracesComplete() && inspector.trace(1), ndrtest::waitMs(10000));
+        const int stop = ndr::stopStep(*inspector.trace(1), {ndr::HaltSignal::Change, 0.25f});
+        QVERIFY(stop >= 1);
+        const QTableWidgetItem* cell = inspector.findChild<QTableWidget*>("inspector.answers")->item(1, 2);
+        QVERIFY(cell);
+        QVERIFY2(
+            cell->toolTip().endsWith(
+                QString("At evaluation (change below 0.25, as it goes) it stops after step %1").arg(stop)),
+            qPrintable(cell->toolTip()));
+        QVERIFY(!inspector.findChild<QTableWidget*>("inspector.answers")
+                     ->item(0, 2)
+                     ->toolTip()
+                     .contains("At evaluation"));
 
         c.models[1].haltThreshold = 0;
         QVERIFY2(session.start(c, &error), qPrintable(error));

@@ -215,11 +215,21 @@ void Inspector::fillAnswers() {
                 const QString still = gates ? tr("Every gate stays below the threshold after step %1")
                                             : tr("No step after step %1 moves a position by the threshold "
                                                  "or more");
+                QString tip = h < t->steps ? still.arg(h)
+                              : gates      ? tr("A gate is still open at the last step")
+                                           : tr("The last step still moves a position");
+                // A model that halts at evaluation stops as it goes, without looking ahead.
+                const ndr::ModelConfig& config = models[size_t(m)].config;
+                if (config.haltThreshold > 0) {
+                    const int stop = ndr::stopStep(*t, {config.haltOn, float(config.haltThreshold)});
+                    if (stop >= 0)
+                        tip += tr("\nAt evaluation (%1 below %2, as it goes) it stops after step %3")
+                                   .arg(config.haltOn == ndr::HaltSignal::Gates ? tr("gates") : tr("change"))
+                                   .arg(config.haltThreshold, 0, 'f', 2)
+                                   .arg(stop);
+                }
                 answers_->setItem(m, 2,
-                                  item(h < t->steps ? QString::number(h) : tr("never (%1)").arg(h),
-                                       h < t->steps ? still.arg(h)
-                                       : gates      ? tr("A gate is still open at the last step")
-                                                    : tr("The last step still moves a position")));
+                                  item(h < t->steps ? QString::number(h) : tr("never (%1)").arg(h), tip));
                 const int ah = t->stepAnswers[size_t(h)];
                 auto* then = item(QString::fromStdString(task->symbolName(ah)));
                 then->setBackground(verdictColor(ah == t->answer, false));
