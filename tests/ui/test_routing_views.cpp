@@ -117,6 +117,8 @@ private slots:
         QVERIFY(title);
         QVERIFY2(title->text().contains("halting costs at most 0.200 accuracy (depth 3)"),
                  qPrintable(title->text()));
+        QVERIFY2(title->text().startsWith("Steps used (gates < 0.10): compute saved 37% of 6 steps"),
+                 qPrintable(title->text()));
         const QString costTip = view.toolTipAt(pixelOf(p->graph(1), 1500, 3.8));
         QVERIFY2(costTip.contains("accuracy 0.900 halting, 0.950 running every step"), qPrintable(costTip));
         QVERIFY(shoot(&view, "steps_used"));
@@ -128,6 +130,13 @@ private slots:
         view.setModel(0, older.config, older.history);
         QVERIFY(std::isnan(view.haltingCost()));
         QVERIFY(!qobject_cast<QCPTextElement*>(p->plotLayout()->element(0, 0))->text().contains("costs"));
+        // A model that halts on the change says so.
+        older.config.haltOn = HaltSignal::Change;
+        older.config.haltThreshold = 0.2;
+        view.setModel(0, older.config, older.history);
+        QVERIFY(qobject_cast<QCPTextElement*>(p->plotLayout()->element(0, 0))
+                    ->text()
+                    .startsWith("Steps used (change < 0.20): compute saved"));
     }
 
     void dashboardShowsTheRowOnlyWithTheFigures() {

@@ -240,7 +240,9 @@ void StepsUsedView::draw(const ndr::ModelConfig& config, const std::vector<ndr::
                              : tr("; halting costs no accuracy");
     }
     if (QCPTextElement* title = titleOf(plot()))
-        title->setText(tr("Steps used: compute saved %1% of %2 steps (step %3)%4")
+        title->setText(tr("Steps used (%1 < %2): compute saved %3% of %4 steps (step %5)%6")
+                           .arg(config.haltOn == ndr::HaltSignal::Change ? tr("change") : tr("gates"))
+                           .arg(config.haltThreshold, 0, 'f', 2)
                            .arg(std::lround(100 * saved_))
                            .arg(steps_)
                            .arg(latest->step)
