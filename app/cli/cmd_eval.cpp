@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <thread>
 #include <unordered_set>
@@ -26,6 +27,7 @@ struct EvalOptions {
     std::string on = "held-out";
     int examples = 0;    // --on independent: per depth; 0: the task's evaluation set size
     int sampleSeed = -1; // --on independent: the sample's seed; below 0: 1
+    bool byOperation = false;
 };
 
 int sampleSeedOf(const EvalOptions& o) {
@@ -82,6 +84,102 @@ struct ModelResult {
     std::string error;
 };
 
+// Runs measure(m) for every model on its own thread, as training does; the first error names its model.
+template <typename Measure> std::vector<ModelResult> measureEachModel(const LoadedRun& run, Measure measure) {
+    const size_t n = run.trainers.size();
+    std::vector<ModelResult> results(n);
+    std::vector<std::thread> threads;
+    for (size_t m = 0; m < n; ++m) {
+        threads.emplace_back([&, m] {
+            try {
+                results[m].eval = measure(m);
+            } catch (const std::exception& e) {
+                results[m].error = e.what();
+            }
+        });
+    }
+    for (auto& t : threads)
+        t.join();
+    for (size_t m = 0; m < n; ++m)
+        if (!results[m].error.empty())
+            throw CliError("evaluating " + run.record.models[m].config.name + ": " + results[m].error);
+    return results;
+}
+
+// Each depth's examples grouped by the operation at their tree's root (Task::rootOperation), by
+// operation name; examples without one are left out.
+std::map<std::string, ndr::Trainer::DepthSets> byRootOperation(const ndr::Trainer::DepthSets& sets,
+                                                               const ndr::Task& task) {
+    std::map<std::string, ndr::Trainer::DepthSets> groups;
+    for (const auto& [depth, examples] : sets)
+        for (const ndr::Example& e : examples) {
+            const std::string op = task.rootOperation(e);
+            if (op.empty())
+                continue;
+            ndr::Trainer::DepthSets& group = groups[op];
+            if (group.empty() || group.back().first != depth)
+                group.emplace_back(depth, std::vector<ndr::Example>{});
+            group.back().second.push_back(e);
+        }
+    return groups;
+}
+
+// The accuracy of every model on each root operation's share of the measured sets: which operation a
+// model has not learnt (ListOps' SM, arithmetic's * ...). A depth without an example of the operation
+// reads "-".
+void printByOperation(const EvalOptions& o, const LoadedRun& run, const ndr::Trainer::DepthSets& sets,
+                      const std::vector<int>& depths) {
+    const ndr::Task& task = *run.task;
+    const std::map<std::string, ndr::Trainer::DepthSets> groups = byRootOperation(sets, task);
+    std::vector<std::string> header = {"model", "operation"};
+    for (int d : depths)
+        header.push_back(ndr::depthColumnName(task.config(), d));
+    header.insert(header.end(), {"IID", "valid", "Longer"});
+    Table table(header, "ll");
+    // Per operation: the accuracy at every depth of `depths` (NaN where it has no example).
+    auto columns = [&](const ndr::Trainer::DepthSets& group, const std::vector<double>& values) {
+        std::vector<double> atDepth(depths.size(), std::nan(""));
+        for (size_t i = 0; i < group.size(); ++i)
+            atDepth[size_t(std::find(depths.begin(), depths.end(), group[i].first) - depths.begin())] =
+                values[i];
+        return atDepth;
+    };
+    auto addRow = [&](std::vector<std::string> row, const std::vector<double>& atDepth, bool means) {
+        for (double a : atDepth)
+            row.push_back(fixed(a, 3));
+        for (auto split : {ndr::Split::Train, ndr::Split::Valid, ndr::Split::Test}) {
+            std::vector<int> present;
+            std::vector<double> values;
+            for (size_t i = 0; i < depths.size(); ++i)
+                if (!std::isnan(atDepth[i])) {
+                    present.push_back(depths[i]);
+                    values.push_back(atDepth[i]);
+                }
+            row.push_back(means ? fixed(ndr::splitMean(task.config(), present, values, split), 3) : "");
+        }
+        table.addRow(row);
+    };
+    for (const auto& [op, group] : groups) {
+        const std::vector<ModelResult> results =
+            measureEachModel(run, [&](size_t m) { return run.trainers[m]->measureOn(group, o.steps); });
+        for (size_t m = 0; m < results.size(); ++m)
+            addRow({run.record.models[m].config.name, op}, columns(group, results[m].eval.accuracy), true);
+    }
+    table.addRule();
+    for (const auto& [op, group] : groups) {
+        std::vector<double> counts;
+        for (const auto& [depth, examples] : group)
+            counts.push_back(double(examples.size()));
+        std::vector<std::string> row = {"examples", op};
+        for (double c : columns(group, counts))
+            row.push_back(std::isnan(c) ? "-" : std::to_string(int(c)));
+        row.insert(row.end(), {"", "", ""});
+        table.addRow(row);
+    }
+    std::cout << "Accuracy per operation at the root of the expression, on the same examples\n";
+    table.print(std::cout);
+}
+
 int runEval(const EvalOptions& o) {
     if (o.on != "independent" && (o.examples > 0 || o.sampleSeed >= 0))
         throw CliError("--examples and --sample-seed go with --on independent", kExitUsage);
@@ -112,24 +210,17 @@ int runEval(const EvalOptions& o) {
             << "ndr eval: no model of this run halts (haltThreshold 0): --halt-on needs --halt-threshold "
                "to halt them\n";
 
+    if (o.byOperation && std::none_of(depths.begin(), depths.end(), [&](int d) {
+            return !task.rootOperation(task.firstEvalExample(d)).empty();
+        }))
+        throw CliError("--by-operation: " + ndr::taskName(task.config()) +
+                           " has no operations to group by (the arithmetic and ListOps tasks have)",
+                       kExitUsage);
+
     // Models are independent, so they are evaluated on their own threads as in training.
-    std::vector<ModelResult> results(n);
-    std::vector<std::thread> threads;
-    for (size_t m = 0; m < n; ++m) {
-        threads.emplace_back([&, m] {
-            try {
-                results[m].eval =
-                    sets ? run.trainers[m]->measureOn(*sets, o.steps) : run.trainers[m]->measure(o.steps);
-            } catch (const std::exception& e) {
-                results[m].error = e.what();
-            }
-        });
-    }
-    for (auto& t : threads)
-        t.join();
-    for (size_t m = 0; m < n; ++m)
-        if (!results[m].error.empty())
-            throw CliError("evaluating " + run.record.models[m].config.name + ": " + results[m].error);
+    const std::vector<ModelResult> results = measureEachModel(run, [&](size_t m) {
+        return sets ? run.trainers[m]->measureOn(*sets, o.steps) : run.trainers[m]->measure(o.steps);
+    });
 
     std::vector<std::string> header = {"model", "weights", "steps"};
     for (int d : depths)
@@ -190,6 +281,15 @@ int runEval(const EvalOptions& o) {
                  cfg, results[m].eval, o.steps > 0 ? o.steps : cfg.effectiveEvalSteps(), task.config()))
             std::cout << line << "\n";
     }
+    if (o.byOperation) {
+        ndr::Trainer::DepthSets measured;
+        if (sets)
+            measured = *sets;
+        else
+            for (int d : depths)
+                measured.emplace_back(d, task.evalSet(d));
+        printByOperation(o, run, measured, depths);
+    }
     for (size_t m = 0; m < n; ++m)
         if (run.weightsUsed[m] != o.weights)
             std::cout << "Note: " << run.record.models[m].config.name
@@ -227,6 +327,9 @@ Command addEvalCommand(CLI::App& root) {
         ->check(CLI::Range(1, 1000000));
     cmd->add_option("--sample-seed", opts->sampleSeed, "With --on independent: the sample's seed (default 1)")
         ->check(CLI::NonNegativeNumber);
+    cmd->add_flag("--by-operation", opts->byOperation,
+                  "Also the accuracy per operation at the root of each expression (arithmetic's + and *, "
+                  "ListOps' MIN, MAX, MED and SM), on the same examples");
     return {cmd, [opts] { return runEval(*opts); }};
 }
 

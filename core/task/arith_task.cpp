@@ -80,6 +80,19 @@ Evaluation ArithTask::evaluate(const std::vector<int>& toks) const {
     return ev;
 }
 
+std::string ArithTask::rootOperation(const Example& e) const {
+    int open = 0;
+    for (int w : e.tokens) {
+        if (w == Open)
+            ++open;
+        else if (w == Close)
+            --open;
+        else if (open == 1 && (w == Plus || w == Times))
+            return w == Plus ? "+" : "*";
+    }
+    return {};
+}
+
 int64_t ArithTask::caseCount(int depth) const {
     // n(k): expressions of depth at most k; n(k) = 10 + 2 n(k-1)^2, saturating.
     constexpr int64_t kMax = std::numeric_limits<int64_t>::max();

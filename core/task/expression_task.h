@@ -102,6 +102,8 @@ class ArithTask : public ExpressionTask {
 public:
     explicit ArithTask(const TaskConfig& config);
     Evaluation evaluate(const std::vector<int>& tokens) const override;
+    // The operator between the outermost parentheses.
+    std::string rootOperation(const Example& e) const override;
     int64_t caseCount(int depth) const override;
     // Depth 2 uniformly from its 200 cases; deeper ones as ExpressionTask::sample.
     Example sample(int depth, std::mt19937_64& rng) const override;
@@ -124,6 +126,8 @@ class ListOpsTask : public ExpressionTask {
 public:
     explicit ListOpsTask(const TaskConfig& config);
     Evaluation evaluate(const std::vector<int>& tokens) const override;
+    // The first token's operation, without its bracket.
+    std::string rootOperation(const Example& e) const override;
     // More than any evaluation set at every depth: reported as INT64_MAX.
     int64_t caseCount(int depth) const override;
 

@@ -123,6 +123,12 @@ Evaluation ListOpsTask::evaluate(const std::vector<int>& toks) const {
     return ev;
 }
 
+std::string ListOpsTask::rootOperation(const Example& e) const {
+    if (e.tokens.empty() || e.tokens[0] < Min || e.tokens[0] > Sum)
+        return {};
+    return tokenName(e.tokens[0]).substr(1); // "[SM" -> "SM"
+}
+
 int64_t ListOpsTask::caseCount(int) const {
     // Already at dependency depth 2, [MIN a b] alone has 4 x 10^2 .. 10^5 shapes and any argument
     // not chosen may be a whole subtree: beyond any evaluation set.

@@ -128,6 +128,10 @@ public:
     virtual std::vector<int> intermediates(const Example& e) const = 0;
     // The expression as a user types it.
     virtual std::string format(const Example& e) const = 0;
+    // The operation at the root of an expression's tree, as the user types it ("SM" of ListOps' `[SM
+    // ...]`, "+" of arithmetic's `((3*4)+7)`); empty for a task without operations (table lookup,
+    // multi-digit arithmetic, whose depths are one operation each) and for a lone digit.
+    virtual std::string rootOperation(const Example& /*e*/) const { return {}; }
     // Parses user text as a question this run answers (depth at most maxAskedDepth()); the message
     // names the offending token and what was expected there.
     virtual ParseResult parseQuestion(const std::string& text) const = 0;

@@ -13,9 +13,11 @@
 #include <QFileInfo>
 #include <QImage>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <array>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -175,6 +177,75 @@ private slots:
         QVERIFY2(r.out.contains("operations MAX MIN, train 2-3, valid 4, test 5"), describe(r));
         const RunRecord run = loadRunRecord((out + "/run.json").toStdString());
         QCOMPARE(run.config.task.operations, (std::vector<std::string>{"MAX", "MIN"}));
+    }
+
+    // `--by-operation` measures each root operation's share of every depth's set: the counts add up to
+    // the set and each accuracy is the model's on exactly those examples.
+    void evalByOperation() {
+        json c = tinyConfig();
+        c["preset"] = "listops";
+        c["task"] = {{"operations", {"MAX", "MIN", "MED"}},
+                     {"trainMinDepth", 2},
+                     {"trainMaxDepth", 3},
+                     {"validMinDepth", 4},
+                     {"validMaxDepth", 4},
+                     {"testMinDepth", 5},
+                     {"testMaxDepth", 5},
+                     {"evalExamplesPerDepth", 48}};
+        c["train"]["steps"] = 10;
+        c["train"]["evalInterval"] = 10;
+        QVERIFY(writeText(path("listops-ops.json"), c.dump()));
+        const QString runFile = path("listops-ops/run.json");
+        Result r =
+            runNdr({"train", "--config", path("listops-ops.json"), "--out", path("listops-ops"), "--quiet"});
+        QVERIFY2(r.exitCode == 0, describe(r));
+        r = runNdr({"eval", runFile, "--by-operation"});
+        QVERIFY2(r.exitCode == 0 && r.out.contains("Accuracy per operation at the root"), describe(r));
+        const auto loaded = Run::open(runFile.toStdString());
+        const Task& task = loaded->task();
+        const std::string model = loaded->record().models[0].config.name;
+        const std::vector<int> depths = task.allDepths();
+        std::map<int, int> counted; // examples per depth over the operations' rows
+        int rows = 0;
+        const QStringList lines = r.out.split('\n');
+        const qsizetype start = lines.indexOf(QRegularExpression("^Accuracy per operation.*"));
+        QVERIFY2(start > 0, describe(r));
+        for (qsizetype k = start; k < lines.size(); ++k) {
+            const QStringList cells = lines[k].split(' ', Qt::SkipEmptyParts);
+            if (cells.size() < 2 + qsizetype(depths.size()))
+                continue;
+            const std::string op = cells[1].toStdString();
+            if (cells[0] == "examples") {
+                for (size_t i = 0; i < depths.size(); ++i)
+                    if (cells[qsizetype(2 + i)] != "-")
+                        counted[depths[i]] += cells[qsizetype(2 + i)].toInt();
+            } else if (cells[0] == QString::fromStdString(model)) {
+                ++rows;
+                for (size_t i = 0; i < depths.size(); ++i) {
+                    std::vector<Example> share;
+                    for (const Example& e : task.evalSet(depths[i]))
+                        if (task.rootOperation(e) == op)
+                            share.push_back(e);
+                    const QString cell = cells[qsizetype(2 + i)];
+                    if (share.empty()) {
+                        QCOMPARE(cell, QString("-"));
+                        continue;
+                    }
+                    // measured as one depth's set, batched as the command batches it (an untrained
+                    // model's near-equal outputs could rank otherwise in other batches)
+                    const double measured = loaded->trainer(0).measureOn({{depths[i], share}}).accuracy[0];
+                    QVERIFY2(std::abs(cell.toDouble() - measured) <= 0.0005 + 1e-9,
+                             describe(r)); // 3 decimals
+                }
+            }
+        }
+        QCOMPARE(rows, 3); // MAX, MED and MIN
+        for (int d : depths)
+            QCOMPARE(counted[d], int(task.evalSet(d).size()));
+
+        // Table lookup has no operations.
+        r = runNdr({"eval", runFile_, "--by-operation"});
+        QVERIFY2(r.exitCode == 2 && r.err.contains("no operations to group by"), describe(r));
     }
 
     void predictReturnsTrace() {

@@ -163,6 +163,25 @@ private slots:
         QCOMPARE(parsed(task, "[MED 1 [MIN 0 3 ] 9 8 ]").depth(), 2); // middle pair: 1 and 8
     }
 
+    // The operation at the root of the tree, which `ndr eval --by-operation` groups by.
+    void rootOperations() {
+        const ArithTask arith(arithConfig());
+        QCOMPARE(arith.rootOperation(parsed(arith, "((3*4)+7)")), std::string("+"));
+        QCOMPARE(arith.rootOperation(parsed(arith, "(9*9)")), std::string("*"));
+        QCOMPARE(arith.rootOperation(parsed(arith, "((1+2)*(3+4))")), std::string("*"));
+        QCOMPARE(arith.rootOperation(parsed(arith, "(1+((2*3)*4))")), std::string("+"));
+        QCOMPARE(arith.rootOperation(parsed(arith, "7")), std::string());
+        const ListOpsTask listOps(listOpsConfig());
+        QCOMPARE(listOps.rootOperation(parsed(listOps, "[MAX 2 [MIN 4 7 ] 0 ]")), std::string("MAX"));
+        QCOMPARE(listOps.rootOperation(parsed(listOps, "[SM 5 [SM 1 1 ] ]")), std::string("SM"));
+        QCOMPARE(listOps.rootOperation(parsed(listOps, "[MED 1 [MIN 2 3 ] 9 ]")), std::string("MED"));
+        QCOMPARE(listOps.rootOperation(parsed(listOps, "[MIN 4 7 ]")), std::string("MIN"));
+        // Generated examples all have one.
+        const ListOpsTask shallow(shallowListOpsConfig(16));
+        for (const Example& e : shallow.evalSet(3))
+            QVERIFY(!shallow.rootOperation(e).empty());
+    }
+
     // The majority baseline counts whole answers and breaks ties towards the smallest.
     void majorityBaselineOfHandWrittenSets() {
         const ArithTask task(arithConfig());
