@@ -1,12 +1,12 @@
 // Editors shared by the experiment panel's forms, made to shrink into a narrow (~400 px) dock.
 #pragma once
 
+#include <QComboBox>
 #include <QSizePolicy>
 #include <QString>
 #include <initializer_list>
 #include <utility>
 
-class QComboBox;
 class QSpinBox;
 class QWidget;
 
