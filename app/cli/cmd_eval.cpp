@@ -144,7 +144,7 @@ void printByOperation(const EvalOptions& o, const LoadedRun& run, const ndr::Tra
                 values[i];
         return atDepth;
     };
-    auto addRow = [&](std::vector<std::string> row, const std::vector<double>& atDepth, bool means) {
+    auto addRow = [&](std::vector<std::string> row, const std::vector<double>& atDepth) {
         for (double a : atDepth)
             row.push_back(fixed(a, 3));
         for (auto split : {ndr::Split::Train, ndr::Split::Valid, ndr::Split::Test}) {
@@ -155,7 +155,7 @@ void printByOperation(const EvalOptions& o, const LoadedRun& run, const ndr::Tra
                     present.push_back(depths[i]);
                     values.push_back(atDepth[i]);
                 }
-            row.push_back(means ? fixed(ndr::splitMean(task.config(), present, values, split), 3) : "");
+            row.push_back(fixed(ndr::splitMean(task.config(), present, values, split), 3));
         }
         table.addRow(row);
     };
@@ -163,7 +163,7 @@ void printByOperation(const EvalOptions& o, const LoadedRun& run, const ndr::Tra
         const std::vector<ModelResult> results =
             measureEachModel(run, [&](size_t m) { return run.trainers[m]->measureOn(group, o.steps); });
         for (size_t m = 0; m < results.size(); ++m)
-            addRow({run.record.models[m].config.name, op}, columns(group, results[m].eval.accuracy), true);
+            addRow({run.record.models[m].config.name, op}, columns(group, results[m].eval.accuracy));
     }
     table.addRule();
     for (const auto& [op, group] : groups) {
