@@ -53,6 +53,20 @@ json tinyConfig() {
             {"models", {model, model}}};
 }
 
+// tinyConfig's models on ListOps with these operations, depths 2-5 and 10 training steps: quick to draw
+// and train.
+json tinyListOpsConfig(const std::vector<std::string>& operations, int examplesPerDepth) {
+    json c = tinyConfig();
+    c["preset"] = "listops";
+    c["task"] = {{"operations", operations}, {"trainMinDepth", 2},
+                 {"trainMaxDepth", 3},       {"validMinDepth", 4},
+                 {"validMaxDepth", 4},       {"testMinDepth", 5},
+                 {"testMaxDepth", 5},        {"evalExamplesPerDepth", examplesPerDepth}};
+    c["train"]["steps"] = 10;
+    c["train"]["evalInterval"] = 10;
+    return c;
+}
+
 } // namespace
 
 class TestCli : public QObject {
@@ -158,19 +172,7 @@ private slots:
 
     // A ListOps run on a subset of its operations says which, in what it prints of the task.
     void listOpsSubsetIsNamed() {
-        json c = tinyConfig();
-        c["preset"] = "listops";
-        c["task"] = {{"operations", {"MAX", "MIN"}},
-                     {"trainMinDepth", 2},
-                     {"trainMaxDepth", 3},
-                     {"validMinDepth", 4},
-                     {"validMaxDepth", 4},
-                     {"testMinDepth", 5},
-                     {"testMaxDepth", 5},
-                     {"evalExamplesPerDepth", 32}};
-        c["train"]["steps"] = 10;
-        c["train"]["evalInterval"] = 10;
-        QVERIFY(writeText(path("listops-subset.json"), c.dump()));
+        QVERIFY(writeText(path("listops-subset.json"), tinyListOpsConfig({"MAX", "MIN"}, 32).dump()));
         const QString out = path("listops-subset");
         const Result r = runNdr({"train", "--config", path("listops-subset.json"), "--out", out, "--quiet"});
         QVERIFY2(r.exitCode == 0, describe(r));
@@ -182,19 +184,7 @@ private slots:
     // `--by-operation` measures each root operation's share of every depth's set: the counts add up to
     // the set and each accuracy is the model's on exactly those examples.
     void evalByOperation() {
-        json c = tinyConfig();
-        c["preset"] = "listops";
-        c["task"] = {{"operations", {"MAX", "MIN", "MED"}},
-                     {"trainMinDepth", 2},
-                     {"trainMaxDepth", 3},
-                     {"validMinDepth", 4},
-                     {"validMaxDepth", 4},
-                     {"testMinDepth", 5},
-                     {"testMaxDepth", 5},
-                     {"evalExamplesPerDepth", 48}};
-        c["train"]["steps"] = 10;
-        c["train"]["evalInterval"] = 10;
-        QVERIFY(writeText(path("listops-ops.json"), c.dump()));
+        QVERIFY(writeText(path("listops-ops.json"), tinyListOpsConfig({"MAX", "MIN", "MED"}, 48).dump()));
         const QString runFile = path("listops-ops/run.json");
         Result r =
             runNdr({"train", "--config", path("listops-ops.json"), "--out", path("listops-ops"), "--quiet"});
