@@ -282,13 +282,11 @@ int runEval(const EvalOptions& o) {
             std::cout << line << "\n";
     }
     if (o.byOperation) {
-        ndr::Trainer::DepthSets measured;
-        if (sets)
-            measured = *sets;
-        else
+        ndr::Trainer::DepthSets evalSets; // the evaluation sets, when no --on set was measured
+        if (!sets)
             for (int d : depths)
-                measured.emplace_back(d, task.evalSet(d));
-        printByOperation(o, run, measured, depths);
+                evalSets.emplace_back(d, task.evalSet(d));
+        printByOperation(o, run, sets ? *sets : evalSets, depths);
     }
     for (size_t m = 0; m < n; ++m)
         if (run.weightsUsed[m] != o.weights)
