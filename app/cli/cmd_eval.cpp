@@ -106,73 +106,45 @@ template <typename Measure> std::vector<ModelResult> measureEachModel(const Load
     return results;
 }
 
-// Each depth's examples grouped by the operation at their tree's root (Task::rootOperation), by
-// operation name; examples without one are left out.
-std::map<std::string, ndr::Trainer::DepthSets> byRootOperation(const ndr::Trainer::DepthSets& sets,
-                                                               const ndr::Task& task) {
-    std::map<std::string, ndr::Trainer::DepthSets> groups;
-    for (const auto& [depth, examples] : sets)
-        for (const ndr::Example& e : examples) {
-            const std::string op = task.rootOperation(e);
-            if (op.empty())
-                continue;
-            ndr::Trainer::DepthSets& group = groups[op];
-            if (group.empty() || group.back().first != depth)
-                group.emplace_back(depth, std::vector<ndr::Example>{});
-            group.back().second.push_back(e);
-        }
-    return groups;
-}
-
-// The accuracy of every model on each root operation's share of the measured sets: which operation a
-// model has not learnt (ListOps' SM, arithmetic's * ...). A depth without an example of the operation
-// reads "-".
-void printByOperation(const EvalOptions& o, const LoadedRun& run, const ndr::Trainer::DepthSets& sets,
+// The accuracy of every model on each root operation's share of the measured sets (the evaluation's
+// per-operation counts): which operation a model has not learnt (ListOps' SM, arithmetic's + ...). A
+// depth without an example of the operation reads "-".
+void printByOperation(const LoadedRun& run, const std::vector<ModelResult>& results,
                       const std::vector<int>& depths) {
     const ndr::Task& task = *run.task;
-    const std::map<std::string, ndr::Trainer::DepthSets> groups = byRootOperation(sets, task);
     std::vector<std::string> header = {"model", "operation"};
     for (int d : depths)
         header.push_back(ndr::depthColumnName(task.config(), d));
     header.insert(header.end(), {"IID", "valid", "Longer"});
     Table table(header, "ll");
-    // Per operation: the accuracy at every depth of `depths` (NaN where it has no example).
-    auto columns = [&](const ndr::Trainer::DepthSets& group, const std::vector<double>& values) {
-        std::vector<double> atDepth(depths.size(), std::nan(""));
-        for (size_t i = 0; i < group.size(); ++i)
-            atDepth[size_t(std::find(depths.begin(), depths.end(), group[i].first) - depths.begin())] =
-                values[i];
-        return atDepth;
-    };
-    auto addRow = [&](std::vector<std::string> row, const std::vector<double>& atDepth) {
-        for (double a : atDepth)
-            row.push_back(fixed(a, 3));
-        for (auto split : {ndr::Split::Train, ndr::Split::Valid, ndr::Split::Test}) {
+    for (size_t m = 0; m < results.size(); ++m) {
+        const ndr::EvalRecord& e = results[m].eval;
+        for (size_t op = 0; op < e.operations.size(); ++op) {
+            std::vector<std::string> row = {run.record.models[m].config.name, e.operations[op]};
             std::vector<int> present;
             std::vector<double> values;
-            for (size_t i = 0; i < depths.size(); ++i)
-                if (!std::isnan(atDepth[i])) {
-                    present.push_back(depths[i]);
-                    values.push_back(atDepth[i]);
+            for (size_t d = 0; d < e.depths.size(); ++d) {
+                const double a = e.operationAccuracy(d, op);
+                row.push_back(fixed(a, 3));
+                if (!std::isnan(a)) {
+                    present.push_back(e.depths[d]);
+                    values.push_back(a);
                 }
-            row.push_back(fixed(ndr::splitMean(task.config(), present, values, split), 3));
+            }
+            for (auto split : {ndr::Split::Train, ndr::Split::Valid, ndr::Split::Test})
+                row.push_back(fixed(ndr::splitMean(task.config(), present, values, split), 3));
+            table.addRow(row);
         }
-        table.addRow(row);
-    };
-    for (const auto& [op, group] : groups) {
-        const std::vector<ModelResult> results =
-            measureEachModel(run, [&](size_t m) { return run.trainers[m]->measureOn(group, o.steps); });
-        for (size_t m = 0; m < results.size(); ++m)
-            addRow({run.record.models[m].config.name, op}, columns(group, results[m].eval.accuracy));
     }
     table.addRule();
-    for (const auto& [op, group] : groups) {
-        std::vector<double> counts;
-        for (const auto& [depth, examples] : group)
-            counts.push_back(double(examples.size()));
-        std::vector<std::string> row = {"examples", op};
-        for (double c : columns(group, counts))
-            row.push_back(std::isnan(c) ? "-" : std::to_string(int(c)));
+    // The sets are the same for every model: the first model's counts.
+    const ndr::EvalRecord& first = results.front().eval;
+    for (size_t op = 0; op < first.operations.size(); ++op) {
+        std::vector<std::string> row = {"examples", first.operations[op]};
+        for (size_t d = 0; d < first.depths.size(); ++d) {
+            const int n = first.operationExamples[d][op];
+            row.push_back(n > 0 ? std::to_string(n) : "-");
+        }
         row.insert(row.end(), {"", "", ""});
         table.addRow(row);
     }
@@ -281,13 +253,8 @@ int runEval(const EvalOptions& o) {
                  cfg, results[m].eval, o.steps > 0 ? o.steps : cfg.effectiveEvalSteps(), task.config()))
             std::cout << line << "\n";
     }
-    if (o.byOperation) {
-        ndr::Trainer::DepthSets evalSets; // the evaluation sets, when no --on set was measured
-        if (!sets)
-            for (int d : depths)
-                evalSets.emplace_back(d, task.evalSet(d));
-        printByOperation(o, run, sets ? *sets : evalSets, depths);
-    }
+    if (o.byOperation && n > 0)
+        printByOperation(run, results, depths);
     for (size_t m = 0; m < n; ++m)
         if (run.weightsUsed[m] != o.weights)
             std::cout << "Note: " << run.record.models[m].config.name

@@ -62,6 +62,28 @@ std::string depthAccuracyCsv(const RunRecord& record) {
     return out;
 }
 
+std::string operationAccuracyCsv(const RunRecord& record) {
+    std::string out = "model,step,depth,split,operation,examples,right,accuracy\n";
+    for (const auto& m : record.models)
+        for (const auto& e : m.history)
+            for (size_t i = 0; i < e.depths.size() && i < e.operationExamples.size(); ++i)
+                for (size_t o = 0; o < e.operations.size(); ++o)
+                    out += text(m.config.name) + "," + std::to_string(e.step) + "," +
+                           std::to_string(e.depths[i]) + "," + splitName(record.config.task, e.depths[i]) +
+                           "," + text(e.operations[o]) + "," + std::to_string(e.operationExamples[i][o]) +
+                           "," + std::to_string(e.operationCorrect[i][o]) + "," +
+                           cell(e.operationAccuracy(i, o)) + "\n";
+    return out;
+}
+
+bool hasOperationCounts(const RunRecord& record) {
+    for (const auto& m : record.models)
+        for (const auto& e : m.history)
+            if (!e.operations.empty())
+                return true;
+    return false;
+}
+
 std::string lossCsv(const RunRecord& record) {
     std::string out = "model,step,loss\n";
     for (const auto& m : record.models)

@@ -207,6 +207,37 @@ void readEval(const json& j, EvalRecord& r, const std::string& path) {
                              [](const json& v, const std::string& p) { return toIntIn(v, p, 0, INT_MAX); });
     }
     readShares("everyStepAccuracy", r.everyStepAccuracy);
+    // Added with the per-operation accuracy: optional, all three or none.
+    if (j.contains("operations")) {
+        r.operations = toArray<std::string>(*f.get("operations"), f.path("operations"), toString);
+        for (size_t o = 0; o < r.operations.size(); ++o)
+            if (r.operations[o].empty() || (o > 0 && !(r.operations[o - 1] < r.operations[o])))
+                fail(f.path("operations"), "must be distinct non-empty names in ascending order");
+        const auto readTable = [&](const char* key, std::vector<std::vector<int>>& out) {
+            const json& rows = *f.get(key);
+            expectArray(rows, f.path(key));
+            if (rows.size() != r.depths.size())
+                fail(f.path(key), "has " + std::to_string(rows.size()) + " rows for " +
+                                      std::to_string(r.depths.size()) + " depths");
+            out.resize(rows.size());
+            for (size_t d = 0; d < rows.size(); ++d) {
+                out[d] = toArray<int>(rows[d], item(f.path(key), d), [](const json& v, const std::string& p) {
+                    return toIntIn(v, p, 0, INT_MAX);
+                });
+                if (out[d].size() != r.operations.size())
+                    fail(item(f.path(key), d), "has " + std::to_string(out[d].size()) + " values for " +
+                                                   std::to_string(r.operations.size()) + " operations");
+            }
+        };
+        readTable("operationExamples", r.operationExamples);
+        readTable("operationCorrect", r.operationCorrect);
+        for (size_t d = 0; d < r.depths.size(); ++d)
+            for (size_t o = 0; o < r.operations.size(); ++o)
+                if (r.operationCorrect[d][o] > r.operationExamples[d][o])
+                    fail(item(item(f.path("operationCorrect"), d), o),
+                         "counts " + std::to_string(r.operationCorrect[d][o]) + " right answers of " +
+                             std::to_string(r.operationExamples[d][o]) + " examples");
+    }
 }
 
 void readModelRecord(const json& j, ModelRecord& r, const std::string& path) {
@@ -304,6 +335,11 @@ void to_json(json& j, const EvalRecord& r) {
              {"headShare", doubleArrayJson(r.headShare)},
              {"haltCounts", r.haltCounts},
              {"everyStepAccuracy", r.everyStepAccuracy}};
+    if (!r.operations.empty()) {
+        j["operations"] = r.operations;
+        j["operationExamples"] = r.operationExamples;
+        j["operationCorrect"] = r.operationCorrect;
+    }
 }
 void from_json(const json& j, EvalRecord& r) {
     readEval(j, r, "");

@@ -5,6 +5,7 @@
 #include "core/config/config.h"
 #include "core/task/task.h"
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,17 @@ struct EvalRecord {
     // With gate halting: per depth, the accuracy on the same sets when the model runs every step, so
     // that accuracy minus this is what halting costs (empty without halting).
     std::vector<double> everyStepAccuracy; // (depths)
+    // Tasks whose expressions have an operation at the root (Task::rootOperation: arithmetic's + and *,
+    // ListOps' MAX, MED, MIN, SM; empty for the others): the operations in name order, and per depth
+    // how many of its examples each one roots and how many of those the model answered.
+    std::vector<std::string> operations;
+    std::vector<std::vector<int>> operationExamples; // (depths, operations)
+    std::vector<std::vector<int>> operationCorrect;  // (depths, operations)
+    // The accuracy on depth index d's examples rooted in operation o (NaN when it roots none).
+    double operationAccuracy(size_t d, size_t o) const {
+        const int n = operationExamples[d][o];
+        return n > 0 ? double(operationCorrect[d][o]) / n : std::nan("");
+    }
     // The mean number of steps run at depth index d (0 when nothing was counted).
     double meanHaltStep(size_t d) const {
         double n = 0, sum = 0;

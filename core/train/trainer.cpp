@@ -5,7 +5,9 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <omp.h>
+#include <set>
 #include <sstream>
 #if defined(__x86_64__) || defined(__i386__)
 #include <xmmintrin.h>
@@ -101,7 +103,14 @@ std::pair<double, double> Trainer::accuracy(const std::vector<Example>& examples
     return out;
 }
 
-size_t Trainer::rightAnswers(const Batch& batch) const {
+std::vector<char> Trainer::answeredRight(const std::vector<Example>& examples, int steps) {
+    std::pair<double, double> out;
+    RoutingTally tally;
+    accuracyInto(examples, steps, nullptr, out, &tally);
+    return tally.right;
+}
+
+size_t Trainer::rightAnswers(const Batch& batch, std::vector<char>* each) const {
     // An example is right when every readout is (sequence accuracy).
     const auto& logits = model_.logits();
     const int R = batch.readouts;
@@ -114,6 +123,8 @@ size_t Trainer::rightAnswers(const Batch& batch) const {
             right = int(arg) == batch.targets[size_t(b) * R + k];
         }
         correct += right;
+        if (each)
+            each->push_back(char(right));
     }
     return correct;
 }
@@ -149,7 +160,7 @@ bool Trainer::accuracyInto(const std::vector<Example>& examples, int steps, cons
                     ++tally->haltCounts[size_t(std::clamp(s, 0, steps))];
             }
         }
-        const size_t right = rightAnswers(batch);
+        const size_t right = rightAnswers(batch, tally ? &tally->right : nullptr);
         correct += right;
         // A halting model is run again for every step, to tell what halting costs; when no example
         // stopped early the answers are those already counted.
@@ -247,6 +258,7 @@ std::optional<EvalRecord> Trainer::measureUnless(int steps, const std::atomic<bo
     EvalRecord r;
     std::vector<double> train, valid, test;
     RoutingTally all;
+    std::vector<std::map<std::string, std::pair<int, int>>> byOperation; // per depth
     const std::vector<int> depths = task_.allDepths();
     const size_t n = sets ? sets->size() : depths.size();
     for (size_t i = 0; i < n; ++i) {
@@ -270,6 +282,13 @@ std::optional<EvalRecord> Trainer::measureUnless(int steps, const std::atomic<bo
         r.accuracy.push_back(acc);
         r.loss.push_back(loss);
         r.baseline.push_back(majorityBaseline(task_, set).accuracy);
+        // Each example's root operation, and whether it was answered right: (examples, right)
+        std::map<std::string, std::pair<int, int>>& ops = byOperation.emplace_back();
+        for (size_t e = 0; e < set.size(); ++e)
+            if (const std::string op = task_.rootOperation(set[e]); !op.empty()) {
+                ++ops[op].first;
+                ops[op].second += e < tally.right.size() && tally.right[e];
+            }
         switch (task_.splitOf(d)) {
         case Split::Train:
             train.push_back(acc);
@@ -284,6 +303,22 @@ std::optional<EvalRecord> Trainer::measureUnless(int steps, const std::atomic<bo
             break;
         }
     }
+    // Every operation of any depth, in name order, with a column in every depth's row.
+    std::set<std::string> names;
+    for (const auto& ops : byOperation)
+        for (const auto& [op, counts] : ops)
+            names.insert(op);
+    r.operations.assign(names.begin(), names.end());
+    if (!names.empty())
+        for (const auto& ops : byOperation) {
+            auto& examples = r.operationExamples.emplace_back(names.size(), 0);
+            auto& correct = r.operationCorrect.emplace_back(names.size(), 0);
+            for (size_t o = 0; o < r.operations.size(); ++o)
+                if (const auto it = ops.find(r.operations[o]); it != ops.end()) {
+                    examples[o] = it->second.first;
+                    correct[o] = it->second.second;
+                }
+        }
     r.trainAccuracy = mean(train);
     r.validAccuracy = mean(valid);
     r.testAccuracy = mean(test);

@@ -67,6 +67,8 @@ public:
     EvalRecord evaluate(); // on the fixed evaluation sets, at the current step (appended to history)
     // Accuracy and mean loss on a set of examples, with `steps` steps (0: the model's evaluation steps).
     std::pair<double, double> accuracy(const std::vector<Example>& examples, int steps = 0);
+    // Whether each example is answered right (every readout), batched as accuracy() batches them.
+    std::vector<char> answeredRight(const std::vector<Example>& examples, int steps = 0);
     Trace traceOf(const Example& e, int steps = 0, bool fullGates = false);
     // Every depth's accuracy and loss with `steps` steps (0: the model's evaluation steps), with the
     // routing and halting figures, as evaluate() measures them but without recording anything (the
@@ -99,9 +101,11 @@ private:
         std::vector<double> headShare;
         std::vector<int> haltCounts; // (steps + 1)
         double everyStepCorrect = 0; // examples right when the halting model runs every step
+        std::vector<char> right;     // per example in order: answered right
     };
-    // Examples of `batch` whose every readout is right in the model's last forward.
-    size_t rightAnswers(const Batch& batch) const;
+    // Examples of `batch` whose every readout is right in the model's last forward; with `each`, also
+    // appends whether each example is.
+    size_t rightAnswers(const Batch& batch, std::vector<char>* each = nullptr) const;
     // As accuracy() and evaluate(), giving up (false / nullopt) as soon as `stop` is set. The loss is
     // the cross-entropy alone; `tally`, when given, receives the routing and halting figures.
     bool accuracyInto(const std::vector<Example>& examples, int steps, const std::atomic<bool>* stop,

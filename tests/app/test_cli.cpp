@@ -19,6 +19,7 @@
 #include <array>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <random>
 
 using namespace ndr;
@@ -193,8 +194,20 @@ private slots:
         QVERIFY2(r.exitCode == 0 && r.out.contains("Accuracy per operation at the root"), describe(r));
         const auto loaded = Run::open(runFile.toStdString());
         const Task& task = loaded->task();
-        const std::string model = loaded->record().models[0].config.name;
         const std::vector<int> depths = task.allDepths();
+        // Training's evaluations keep the same counts in the run file.
+        const RunRecord record = loaded->record();
+        const std::string model = record.models[0].config.name;
+        const EvalRecord& last = record.models[0].history.back();
+        QCOMPARE(last.operations, (std::vector<std::string>{"MAX", "MED", "MIN"}));
+        QCOMPARE(last.operationExamples.size(), depths.size());
+        for (size_t i = 0; i < depths.size(); ++i) {
+            const auto& n = last.operationExamples[i];
+            QCOMPARE(std::accumulate(n.begin(), n.end(), 0), int(task.evalSet(depths[i]).size()));
+            const auto& right = last.operationCorrect[i];
+            QCOMPARE(double(std::accumulate(right.begin(), right.end(), 0)),
+                     std::round(last.accuracy[i] * double(task.evalSet(depths[i]).size())));
+        }
         std::map<int, int> counted; // examples per depth over the operations' rows
         int rows = 0;
         const QStringList lines = r.out.split('\n');
@@ -212,19 +225,22 @@ private slots:
             } else if (cells[0] == QString::fromStdString(model)) {
                 ++rows;
                 for (size_t i = 0; i < depths.size(); ++i) {
-                    std::vector<Example> share;
-                    for (const Example& e : task.evalSet(depths[i]))
-                        if (task.rootOperation(e) == op)
-                            share.push_back(e);
+                    // Each example of the depth's set answered as the evaluation batches the set
+                    const std::vector<Example>& set = task.evalSet(depths[i]);
+                    const std::vector<char> right = loaded->trainer(0).answeredRight(set);
+                    QCOMPARE(right.size(), set.size());
+                    int n = 0, correct = 0;
+                    for (size_t e = 0; e < set.size(); ++e)
+                        if (task.rootOperation(set[e]) == op) {
+                            ++n;
+                            correct += right[e];
+                        }
                     const QString cell = cells[qsizetype(2 + i)];
-                    if (share.empty()) {
+                    if (n == 0) {
                         QCOMPARE(cell, QString("-"));
                         continue;
                     }
-                    // measured as one depth's set, batched as the command batches it (an untrained
-                    // model's near-equal outputs could rank otherwise in other batches)
-                    const double measured = loaded->trainer(0).measureOn({{depths[i], share}}).accuracy[0];
-                    QVERIFY2(std::abs(cell.toDouble() - measured) <= 0.0005 + 1e-9,
+                    QVERIFY2(std::abs(cell.toDouble() - double(correct) / n) <= 0.0005 + 1e-9,
                              describe(r)); // 3 decimals
                 }
             }
@@ -232,6 +248,23 @@ private slots:
         QCOMPARE(rows, 3); // MAX, MED and MIN
         for (int d : depths)
             QCOMPARE(counted[d], int(task.evalSet(d).size()));
+
+        // The export draws the view and writes the counts of every evaluation.
+        const QString out = path("listops-ops-export");
+        r = runNdr({"export", runFile, "--out", out, "--no-frames", "--width", "900", "--height", "700"});
+        QVERIFY2(r.exitCode == 0, describe(r));
+        QVERIFY(!QImage(out + "/operation-accuracy.png").isNull());
+        QFile csv(out + "/operation-accuracy.csv");
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        const QStringList table = QString::fromUtf8(csv.readAll()).split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(table.value(0), QString("model,step,depth,split,operation,examples,right,accuracy"));
+        size_t evaluations = 0;
+        for (const auto& m : record.models)
+            evaluations += m.history.size();
+        QCOMPARE(size_t(table.size()), 1 + evaluations * depths.size() * 3);
+        const QStringList first = table.value(1).split(',');
+        QCOMPARE(first.value(4), QString("MAX"));
+        QCOMPARE(first.value(5).toInt(), record.models[0].history[0].operationExamples[0][0]);
 
         // Table lookup has no operations.
         r = runNdr({"eval", runFile_, "--by-operation"});
@@ -411,6 +444,7 @@ private slots:
         const double baseline = cells.last().toDouble(&isNumber);
         QVERIFY2(isNumber && baseline > 0 && baseline <= 1, qPrintable(depths.value(1)));
         QVERIFY(lines("loss.csv").size() > 2);
+        QVERIFY(!QFileInfo::exists(out + "/operation-accuracy.csv")); // table lookup has no operations
         QCOMPARE(QImage(out + "/dashboard.png").size(), QSize(800, 500));
         const ndrui::GifInfo gif = ndrui::readGifInfo(out + "/training.gif");
         QCOMPARE(gif.frames, 2); // one per evaluation

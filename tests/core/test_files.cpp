@@ -357,6 +357,30 @@ private slots:
         QVERIFY(sameBits(nc.models[0].history[0].probe.gates, smallRun().models[0].history[0].probe.gates));
     }
 
+    void operationCountsRoundTrip() {
+        RunRecord run = smallRun();
+        EvalRecord& e = run.models[0].history[0];
+        e.operations = {"*", "+"};
+        e.operationExamples.assign(7, {3, 5});
+        e.operationCorrect.assign(7, {1, 5});
+        e.operationExamples[0] = {0, 4}; // depth 1 roots no product
+        e.operationCorrect[0] = {0, 2};
+        saveRunRecord(path("operations.json"), run);
+        const RunRecord back = loadRunRecord(path("operations.json"));
+        const EvalRecord& b = back.models[0].history[0];
+        QCOMPARE(b.operations, e.operations);
+        QCOMPARE(b.operationExamples, e.operationExamples);
+        QCOMPARE(b.operationCorrect, e.operationCorrect);
+        QVERIFY(std::isnan(b.operationAccuracy(0, 0)));
+        QCOMPARE(b.operationAccuracy(0, 1), 0.5);
+        QCOMPARE(b.operationAccuracy(3, 0), 1.0 / 3);
+        // A task without operations writes none, and reads back none.
+        QVERIFY(back.models[0].history[1].operations.empty());
+        QVERIFY(readAll(path("operations.json")).find("operationCorrect") != std::string::npos);
+        saveRunRecord(path("no-operations.json"), smallRun());
+        QVERIFY(readAll(path("no-operations.json")).find("operation") == std::string::npos);
+    }
+
     void runRecordFloatsAreCompact() {
         RunRecord run = smallRun();
         run.models[0].history[0].probe.attention[0] = 0.1f;
@@ -407,6 +431,34 @@ private slots:
         QTest::newRow("every-step accuracy lengths differ") << with([](json& j) {
             j["models"][0]["history"][0]["everyStepAccuracy"] = {0.5, 0.5};
         }) << "models[0].history[0].everyStepAccuracy: has 2 values for 7 depths";
+        const auto withOperations = [&](const std::function<void(json&)>& edit) {
+            return with([&](json& j) {
+                json& e = j["models"][0]["history"][0];
+                e["operations"] = {"+", "MAX"};
+                e["operationExamples"] = json::array();
+                e["operationCorrect"] = json::array();
+                for (int d = 0; d < 7; ++d) {
+                    e["operationExamples"].push_back({4, 2});
+                    e["operationCorrect"].push_back({1, 2});
+                }
+                edit(e);
+            });
+        };
+        QTest::newRow("operations out of order") << withOperations([](json& e) {
+            e["operations"] = {"MAX", "+"};
+        }) << "models[0].history[0].operations: must be distinct non-empty names in ascending order";
+        QTest::newRow("operation rows differ")
+            << withOperations([](json& e) { e["operationExamples"].erase(0); })
+            << "models[0].history[0].operationExamples: has 6 rows for 7 depths";
+        QTest::newRow("operation columns differ")
+            << withOperations([](json& e) { e["operationCorrect"][3] = {1}; })
+            << "models[0].history[0].operationCorrect[3]: has 1 values for 2 operations";
+        QTest::newRow("more right than examples")
+            << withOperations([](json& e) { e["operationCorrect"][2][1] = 3; })
+            << "models[0].history[0].operationCorrect[2][1]: counts 3 right answers of 2 examples";
+        QTest::newRow("operation counts missing")
+            << withOperations([](json& e) { e.erase("operationCorrect"); })
+            << "models[0].history[0].operationCorrect: missing";
         QTest::newRow("bestEval out of range")
             << with([](json& j) { j["models"][0]["bestEval"] = 2; }) << "models[0].bestEval: must be -1";
         QTest::newRow("attention size")

@@ -1,9 +1,10 @@
-// Head usage and steps used on hand-made evaluation histories: the graphs hold exactly the recorded
-// figures, the compute saved is the one worked out by hand, models without the figures are not offered,
-// a new evaluation updates the views, and the dashboard shows the row only for runs that have them.
+// Head usage, steps used and accuracy per operation on hand-made evaluation histories: the graphs hold
+// exactly the recorded figures, the compute saved is the one worked out by hand, models without the
+// figures are not offered, a new evaluation updates the views, and the dashboard shows the row only for
+// runs that have them.
 #include "core/config/config.h"
 #include "ui/dashboard/dashboard.h"
-#include "ui/plots/routing_usage_views.h"
+#include "ui/plots/model_history_views.h"
 #include "view_fixture.h"
 
 #include <QComboBox>
@@ -55,6 +56,19 @@ ModelRecord plainModel() {
     e.accuracy = {1, 0.5, 0.3};
     m.history = {e};
     return m;
+}
+
+// Evaluation k of a model on a task with two operations at the root, on depths 1-2 (training) and 3
+// (test): MAX learnt a little more at each evaluation, SM at chance; depth 3 has no SM example.
+EvalRecord operationEvaluation(int k) {
+    EvalRecord e;
+    e.step = 1000 * (k + 1);
+    e.depths = {1, 2, 3};
+    e.accuracy = {0.5, 0.5, 0.5};
+    e.operations = {"MAX", "SM"};
+    e.operationExamples = {{10, 10}, {20, 10}, {8, 0}};
+    e.operationCorrect = {{5 + k, 1}, {10 + 2 * k, 2}, {2 + k, 0}};
+    return e;
 }
 
 } // namespace
@@ -139,6 +153,47 @@ private slots:
                     .startsWith("Steps used (change < 0.20): compute saved"));
     }
 
+    void operationAccuracyHoldsTheSplitMeans() {
+        OperationAccuracyView view;
+        RunConfig config = presetConfig("stub");
+        config.task.trainMaxDepth = 2;
+        config.task.testMinDepth = 3;
+        config.task.testMaxDepth = 3;
+        view.setTask(config.task);
+        view.setChance(0.1);
+        const ModelRecord plain = plainModel();
+        view.setModel(0, plain.config, plain.history);
+        QVERIFY(!view.hasData());
+        ModelRecord m = plainModel();
+        m.history = {operationEvaluation(0), operationEvaluation(1)};
+        view.setModel(1, m.config, m.history);
+        QVERIFY(view.hasData());
+        QCOMPARE(view.currentModel(), 1);
+        showAt(&view);
+        QCustomPlot* p = plotOf(&view);
+        // MAX on the test depth and the training depths; SM on the training depths only.
+        QCOMPARE(p->graphCount(), 3);
+        for (int k = 0; k < 2; ++k) {
+            QCOMPARE(p->graph(0)->data()->at(k)->key, 1000.0 * (k + 1));
+            QVERIFY(std::abs(p->graph(0)->data()->at(k)->value - (2 + k) / 8.0) < 1e-12);
+            // The mean over the training depths of each depth's accuracy
+            QVERIFY(std::abs(p->graph(1)->data()->at(k)->value -
+                             0.5 * ((5 + k) / 10.0 + (10 + 2 * k) / 20.0)) < 1e-12);
+            QVERIFY(std::abs(p->graph(2)->data()->at(k)->value - 0.5 * (0.1 + 0.2)) < 1e-12);
+        }
+        QVERIFY(p->graph(0)->pen().style() == Qt::SolidLine);
+        QVERIFY(p->graph(1)->pen().style() == Qt::DashLine);
+        // One legend entry per operation, and chance last.
+        QCOMPARE(p->legend->itemCount(), 3);
+        auto* chance = qobject_cast<QCPPlottableLegendItem*>(p->legend->item(2));
+        QVERIFY(chance && chance->plottable()->name() == "chance 0.100");
+        const QString tip = view.toolTipAt(pixelOf(p->graph(2), 2000, 0.15));
+        QVERIFY2(tip.contains("SM at the root, training depths: accuracy 0.150") &&
+                     tip.contains("20 examples"),
+                 qPrintable(tip));
+        QVERIFY(shoot(&view, "operation_accuracy"));
+    }
+
     void dashboardShowsTheRowOnlyWithTheFigures() {
         Dashboard dashboard;
         dashboard.resize(1280, 760);
@@ -166,7 +221,18 @@ private slots:
         QVERIFY(dashboard.headUsage().height() > 100);
         QCOMPARE(dashboard.views().size(), size_t(7));
         QCOMPARE(dashboard.headUsage().currentModel(), 1);
+        QVERIFY(!dashboard.operationAccuracy().isVisible());
         QVERIFY(shoot(&dashboard, "dashboard_routing"));
+
+        // A task with operations adds its view to the row.
+        for (EvalRecord& e : run.models[0].history)
+            e = operationEvaluation(0);
+        dashboard.showRecord(run);
+        QCoreApplication::processEvents();
+        QVERIFY(dashboard.operationAccuracy().isVisible());
+        QVERIFY(dashboard.operationAccuracy().height() > 100);
+        QCOMPARE(dashboard.views().size(), size_t(8));
+        QCOMPARE(dashboard.views().back().first, QString("operation-accuracy"));
     }
 };
 

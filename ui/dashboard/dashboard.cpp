@@ -7,7 +7,7 @@
 #include "ui/plots/gate_map_view.h"
 #include "ui/plots/learning_curves_view.h"
 #include "ui/plots/length_generalisation_view.h"
-#include "ui/plots/routing_usage_views.h"
+#include "ui/plots/model_history_views.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
@@ -80,8 +80,10 @@ Dashboard::Dashboard(QWidget* parent) : QWidget(parent) {
     gates_->setObjectName("gateMap");
     headUsage_ = new HeadUsageView(this);
     stepsUsed_ = new StepsUsedView(this);
+    operations_ = new OperationAccuracyView(this);
     headUsage_->setObjectName("headUsage");
     stepsUsed_->setObjectName("stepsUsed");
+    operations_->setObjectName("operationAccuracy");
 
     auto* top = top_ = new QSplitter(Qt::Horizontal, this);
     top->addWidget(curves_);
@@ -97,6 +99,7 @@ Dashboard::Dashboard(QWidget* parent) : QWidget(parent) {
     routing_ = new QSplitter(Qt::Horizontal, this);
     routing_->addWidget(headUsage_);
     routing_->addWidget(stepsUsed_);
+    routing_->addWidget(operations_);
     routing_->setVisible(false);
     rows_ = new QSplitter(Qt::Vertical, this);
     rows_->addWidget(top);
@@ -192,6 +195,7 @@ void Dashboard::clearViews() {
     gates_->clear();
     headUsage_->clear();
     stepsUsed_->clear();
+    operations_->clear();
     routing_->setVisible(false);
     shownShape_ = 0;
     caption_.clear();
@@ -244,6 +248,8 @@ void Dashboard::draw(const ndr::RunRecord& record, int uptoEval, int selected) {
         bars_->setDepths(depths, splits);
         length_->setDepths(depths, splits, labels);
         stepsUsed_->setTask(task);
+        operations_->setTask(task);
+        operations_->setChance(chance);
         QStringList names;
         for (const auto& m : record.models)
             names << QString::fromStdString(m.config.name);
@@ -295,6 +301,7 @@ void Dashboard::draw(const ndr::RunRecord& record, int uptoEval, int selected) {
         length_->setHistory(int(i), name, history);
         headUsage_->setModel(int(i), m.config, history);
         stepsUsed_->setModel(int(i), m.config, history);
+        operations_->setModel(int(i), m.config, history);
         const auto shown =
             std::find_if(history.rbegin(), history.rend(),
                          [chosenStep](const ndr::EvalRecord& e) { return e.step <= chosenStep; });
@@ -324,7 +331,8 @@ void Dashboard::draw(const ndr::RunRecord& record, int uptoEval, int selected) {
     gates_->setTraces(traces, names);
     headUsage_->setVisible(headUsage_->hasData());
     stepsUsed_->setVisible(stepsUsed_->hasData());
-    const bool routingRow = headUsage_->hasData() || stepsUsed_->hasData();
+    operations_->setVisible(operations_->hasData());
+    const bool routingRow = headUsage_->hasData() || stepsUsed_->hasData() || operations_->hasData();
     if (routingRow != routing_->isVisible()) {
         routing_->setVisible(routingRow);
         // The third row takes somewhat over a quarter of the height when it appears.
@@ -361,6 +369,8 @@ std::vector<std::pair<QString, PlotView*>> Dashboard::views() const {
         views.emplace_back("head-usage", headUsage_);
     if (stepsUsed_->hasData())
         views.emplace_back("steps-used", stepsUsed_);
+    if (operations_->hasData())
+        views.emplace_back("operation-accuracy", operations_);
     return views;
 }
 

@@ -28,6 +28,7 @@ class AttentionGridView;
 class GateMapView;
 class HeadUsageView;
 class StepsUsedView;
+class OperationAccuracyView;
 
 class Dashboard : public QWidget {
     Q_OBJECT
@@ -60,9 +61,10 @@ public:
     GateMapView& gates() { return *gates_; }
     // The gate map shows the change per step (true) or the copy gates (false, the default).
     void showChangeMap(bool change);
-    // Shown (in a third row) only for runs with head routing or gate halting.
+    // Shown (in a third row) only for runs with head routing, gate halting, or a task with operations.
     HeadUsageView& headUsage() { return *headUsage_; }
     StepsUsedView& stepsUsed() { return *stepsUsed_; }
+    OperationAccuracyView& operationAccuracy() { return *operations_; }
     // The step the shown probe traces and per-depth bars come from ("" when nothing is shown).
     QString caption() const { return caption_; }
 
@@ -84,11 +86,12 @@ private:
     GateMapView* gates_;
     HeadUsageView* headUsage_;
     StepsUsedView* stepsUsed_;
+    OperationAccuracyView* operations_;
     QSplitter* rows_;
     QStackedWidget* pages_; // the hint before any run, the views after
     QSplitter* top_;
     QSplitter* bottom_;
-    QSplitter* routing_; // head usage and steps used
+    QSplitter* routing_; // head usage, steps used and accuracy per operation
     QSlider* history_;
     QPushButton* live_;
     QLabel* historyCaption_;

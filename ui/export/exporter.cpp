@@ -92,6 +92,8 @@ QStringList perModelFiles(const ndr::RunRecord& record, const QString& view) {
 }
 
 constexpr const char* kTables[] = {"evaluations.csv", "depth-accuracy.csv", "loss.csv"};
+// Written for tasks with operations at the root of their expressions (arithmetic, ListOps).
+constexpr const char* kOperationTable = "operation-accuracy.csv";
 
 } // namespace
 
@@ -103,6 +105,8 @@ QStringList dashboardExportFiles(const ndr::RunRecord& record, const ExportOptio
     files << "dashboard.png";
     for (const char* table : kTables)
         files << table;
+    if (ndr::hasOperationCounts(record))
+        files << kOperationTable;
     if (options.frames) {
         const int n = Dashboard::evaluationCount(record);
         for (int i = 0; i < n; ++i)
@@ -175,12 +179,15 @@ QStringList exportDashboard(const ndr::RunRecord& record, const QString& folder,
     if (!savePngAtomic(whole, dir.filePath("dashboard.png"), error))
         return written;
     written << dir.filePath("dashboard.png");
-    const std::string tables[] = {ndr::evaluationsCsv(record), ndr::depthAccuracyCsv(record),
-                                  ndr::lossCsv(record)};
-    for (size_t i = 0; i < std::size(kTables); ++i) {
-        const QString path = dir.filePath(kTables[i]);
+    std::vector<std::pair<QString, std::string>> tables = {{kTables[0], ndr::evaluationsCsv(record)},
+                                                           {kTables[1], ndr::depthAccuracyCsv(record)},
+                                                           {kTables[2], ndr::lossCsv(record)}};
+    if (ndr::hasOperationCounts(record))
+        tables.emplace_back(kOperationTable, ndr::operationAccuracyCsv(record));
+    for (const auto& [name, table] : tables) {
+        const QString path = dir.filePath(name);
         try {
-            ndr::writeFileAtomic(path.toStdString(), tables[i]);
+            ndr::writeFileAtomic(path.toStdString(), table);
         } catch (const std::exception& e) {
             *error = QString::fromUtf8(e.what());
             return written;

@@ -1,5 +1,5 @@
-// Head usage and steps used over training (see routing_usage_views.h).
-#include "ui/plots/routing_usage_views.h"
+// Head usage, steps used and accuracy per operation over training (see model_history_views.h).
+#include "ui/plots/model_history_views.h"
 
 #include "ui/common/palette.h"
 #include "ui/common/split_name.h"
@@ -10,6 +10,7 @@
 #include <QLabel>
 #include <qcustomplot.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace ndrui {
@@ -101,7 +102,7 @@ const std::vector<ndr::EvalRecord>& ModelHistoryView::shownHistory() const {
 }
 
 void ModelHistoryView::rebuild() {
-    plot()->clearGraphs();
+    plot()->clearPlottables();
     plot()->clearItems();
     const int m = currentModel();
     if (m >= 0)
@@ -276,6 +277,85 @@ QString StepsUsedView::pointText(int graph, int index) const {
         .arg(steps_)
         .arg(accuracy)
         .arg(counts);
+}
+
+// --- Accuracy per operation ---
+
+OperationAccuracyView::OperationAccuracyView(QWidget* parent)
+    : ModelHistoryView(tr("Accuracy per operation at the root: test depths (solid), training (dashed)"),
+                       tr("accuracy"), parent) {
+    applyPalette();
+}
+
+void OperationAccuracyView::draw(const ndr::ModelConfig&, const std::vector<ndr::EvalRecord>& history) {
+    lines_.clear();
+    const ndr::EvalRecord* latest = nullptr;
+    for (const ndr::EvalRecord& e : history)
+        if (!e.operations.empty())
+            latest = &e;
+    if (!latest)
+        return;
+    const std::vector<std::string>& operations = latest->operations;
+    const int n = int(operations.size());
+    for (int o = 0; o < n; ++o)
+        for (ndr::Split split : {ndr::Split::Test, ndr::Split::Train}) {
+            QVector<double> steps, accuracy;
+            for (const ndr::EvalRecord& e : history) {
+                const auto at = std::find(e.operations.begin(), e.operations.end(), operations[size_t(o)]);
+                if (at == e.operations.end())
+                    continue;
+                const size_t k = size_t(at - e.operations.begin());
+                std::vector<int> depths;
+                std::vector<double> values;
+                for (size_t d = 0; d < e.depths.size(); ++d)
+                    if (const double a = e.operationAccuracy(d, k); !std::isnan(a)) {
+                        depths.push_back(e.depths[d]);
+                        values.push_back(a);
+                    }
+                const double mean = ndr::splitMean(task_, depths, values, split);
+                if (!std::isnan(mean)) {
+                    steps.push_back(e.step);
+                    accuracy.push_back(mean);
+                }
+            }
+            if (steps.isEmpty())
+                continue;
+            QCPGraph* g = plot()->addGraph();
+            g->setData(steps, accuracy, true);
+            const bool test = split == ndr::Split::Test;
+            g->setPen(QPen(seriesColor(o, n, palette()), 2, test ? Qt::SolidLine : Qt::DashLine));
+            g->setScatterStyle(
+                QCPScatterStyle(test ? QCPScatterStyle::ssDisc : QCPScatterStyle::ssCircle, 4));
+            g->setName(QString::fromStdString(operations[size_t(o)]));
+            // One legend entry per operation: its test line, or its training line where it has none.
+            if (!test && !lines_.empty() && lines_.back().operation == operations[size_t(o)])
+                g->removeFromLegend();
+            lines_.push_back({operations[size_t(o)], split});
+        }
+    const ChanceMark chance = addChanceMark(plot(), plot()->axisRect());
+    ndrui::setChance(chance, chance_);
+    styleChanceMark(chance, palette());
+}
+
+QString OperationAccuracyView::pointText(int graph, int index) const {
+    const QCPGraphData& d = *plot()->graph(graph)->data()->at(index);
+    const Line& line = lines_[size_t(graph)];
+    // How many examples the operation roots on the split's depths at that evaluation.
+    int examples = 0;
+    for (const ndr::EvalRecord& e : shownHistory()) {
+        const auto at = std::find(e.operations.begin(), e.operations.end(), line.operation);
+        if (e.step != int(d.key) || at == e.operations.end())
+            continue;
+        for (size_t k = 0; k < e.depths.size(); ++k)
+            if (ndr::Task::splitOf(task_, e.depths[k]) == line.split)
+                examples += e.operationExamples[k][size_t(at - e.operations.begin())];
+    }
+    return tr("step %1: %2 at the root, %3 depths: accuracy %4 (mean over the depths; %5 examples)")
+        .arg(d.key)
+        .arg(QString::fromStdString(line.operation))
+        .arg(line.split == ndr::Split::Test ? tr("test") : tr("training"))
+        .arg(d.value, 0, 'f', 3)
+        .arg(examples);
 }
 
 } // namespace ndrui

@@ -1,6 +1,7 @@
-// What head routing and gate halting did over training, for one model at a time (chosen in the view,
-// among the run's models that have the figures): the share of each head and the routing entropy
-// (HeadUsageView), and the mean steps run per depth with the compute saved (StepsUsedView).
+// Figures of one model over training (chosen in the view, among the run's models that have them):
+// head routing's share of each head and routing entropy (HeadUsageView), gate halting's mean steps run
+// per depth with the compute saved (StepsUsedView), and the accuracy per operation at the root of the
+// expressions of tasks that have operations (OperationAccuracyView).
 #pragma once
 
 #include "core/config/config.h"
@@ -33,7 +34,7 @@ protected:
     ModelHistoryView(const QString& title, const QString& yLabel, QWidget* parent);
     // Whether an evaluation holds this view's figures.
     virtual bool hasFigures(const ndr::EvalRecord& e) const = 0;
-    // Draws the shown model's history (graphs only; the base clears them).
+    // Draws the shown model's history (plottables and items; the base clears them).
     virtual void draw(const ndr::ModelConfig& config, const std::vector<ndr::EvalRecord>& history) = 0;
     // The tooltip of point `index` of graph `graph` of the shown model.
     virtual QString pointText(int graph, int index) const = 0;
@@ -89,6 +90,35 @@ private:
     double saved_ = 0;
     double cost_ = 0;
     ndr::TaskConfig task_;
+};
+
+// One line per operation at the root of the evaluation examples (arithmetic's + and *, ListOps' MAX,
+// MED, MIN and SM): the mean over the test depths (solid) and over the training depths (dashed) of the
+// accuracy on the examples that operation roots, so that an operation a model has not learnt stays
+// at chance while the others rise.
+class OperationAccuracyView final : public ModelHistoryView {
+    Q_OBJECT
+public:
+    explicit OperationAccuracyView(QWidget* parent = nullptr);
+    // The run's task: which depths are training and test depths.
+    void setTask(const ndr::TaskConfig& task) { task_ = task; }
+    // The chance accuracy, drawn as a line named in the legend.
+    void setChance(double chance) { chance_ = chance; }
+
+protected:
+    bool hasFigures(const ndr::EvalRecord& e) const override { return !e.operations.empty(); }
+    void draw(const ndr::ModelConfig& config, const std::vector<ndr::EvalRecord>& history) override;
+    QString pointText(int graph, int index) const override;
+
+private:
+    // Per graph: its operation and split.
+    struct Line {
+        std::string operation;
+        ndr::Split split;
+    };
+    std::vector<Line> lines_;
+    ndr::TaskConfig task_;
+    double chance_ = 0;
 };
 
 } // namespace ndrui
