@@ -72,7 +72,7 @@ Command addExportCommand(CLI::App& root) {
         "length-generalisation-<model>.png (one per model), dashboard.png, evaluations.csv, "
         "depth-accuracy.csv, loss.csv, frames/frame-NNN.png (one per evaluation) and training.gif; with head "
         "routing or halting head-usage.png and steps-used.png, and for arithmetic and ListOps "
-        "operation-accuracy.png and operation-accuracy.csv.\n");
+        "operation-accuracy-<model>.png (one per model) and operation-accuracy.csv.\n");
     return {cmd, [o] { return runExport(*o); }};
 }
 

@@ -253,7 +253,10 @@ private slots:
         const QString out = path("listops-ops-export");
         r = runNdr({"export", runFile, "--out", out, "--no-frames", "--width", "900", "--height", "700"});
         QVERIFY2(r.exitCode == 0, describe(r));
-        QVERIFY(!QImage(out + "/operation-accuracy.png").isNull());
+        QVERIFY(!QImage(out + "/operation-accuracy-ndr.png").isNull());
+        QVERIFY(!QImage(out + "/operation-accuracy-transformer.png").isNull());
+        QVERIFY(QImage(out + "/operation-accuracy-ndr.png") !=
+                QImage(out + "/operation-accuracy-transformer.png"));
         QFile csv(out + "/operation-accuracy.csv");
         QVERIFY(csv.open(QIODevice::ReadOnly));
         const QStringList table = QString::fromUtf8(csv.readAll()).split('\n', Qt::SkipEmptyParts);

@@ -7,6 +7,7 @@
 #include "ui/export/gif_writer.h"
 #include "ui/plots/gate_map_view.h"
 #include "ui/plots/length_generalisation_view.h"
+#include "ui/plots/model_history_views.h"
 #include "ui/plots/plot_view.h"
 
 #include <QApplication>
@@ -106,7 +107,7 @@ QStringList dashboardExportFiles(const ndr::RunRecord& record, const ExportOptio
     for (const char* table : kTables)
         files << table;
     if (ndr::hasOperationCounts(record))
-        files << kOperationTable;
+        files << perModelFiles(record, "operation-accuracy") << kOperationTable;
     if (options.frames) {
         const int n = Dashboard::evaluationCount(record);
         for (int i = 0; i < n; ++i)
@@ -153,7 +154,7 @@ QStringList exportDashboard(const ndr::RunRecord& record, const QString& folder,
         return true;
     };
     for (const auto& [name, view] : dashboard.views()) {
-        if (view == &dashboard.lengthGeneralisation())
+        if (view == &dashboard.lengthGeneralisation() || view == &dashboard.operationAccuracy())
             continue;
         if (!save(*view, name + ".png", name != "learning-curves" ? caption : QString()))
             return written;
@@ -164,16 +165,23 @@ QStringList exportDashboard(const ndr::RunRecord& record, const QString& folder,
     if (!save(dashboard.gates(), "change-map.png", caption))
         return written;
     dashboard.showChangeMap(false);
-    LengthGeneralisationView& length = dashboard.lengthGeneralisation();
-    const int shownModel = length.currentModel();
-    const QStringList lengthFiles = perModelFiles(record, "length-generalisation");
-    for (int m = 0; m < lengthFiles.size(); ++m) {
-        length.setCurrentModel(m);
-        QApplication::processEvents();
-        if (!save(length, lengthFiles[m], QString::fromStdString(record.models[size_t(m)].config.name)))
-            return written;
-    }
-    length.setCurrentModel(shownModel);
+    // The per-model views once per model, each labelled with the model's name.
+    auto savePerModel = [&](auto& view, const QString& stem) {
+        const int shownModel = view.currentModel();
+        const QStringList files = perModelFiles(record, stem);
+        for (int m = 0; m < files.size(); ++m) {
+            view.setCurrentModel(m);
+            QApplication::processEvents();
+            if (!save(view, files[m], QString::fromStdString(record.models[size_t(m)].config.name)))
+                return false;
+        }
+        view.setCurrentModel(shownModel);
+        return true;
+    };
+    if (!savePerModel(dashboard.lengthGeneralisation(), "length-generalisation"))
+        return written;
+    if (ndr::hasOperationCounts(record) && !savePerModel(dashboard.operationAccuracy(), "operation-accuracy"))
+        return written;
     QImage whole = dashboard.renderAll(options.dashboardSize);
     stamp(whole, caption, true);
     if (!savePngAtomic(whole, dir.filePath("dashboard.png"), error))
