@@ -9,6 +9,7 @@
 #include "table.h"
 #include "training.h"
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -80,10 +81,19 @@ int collect(const fs::path& dir, const ndr::SweepPlan& plan) {
             row.push_back(plusMinus(m.iid));
             row.push_back(plusMinus(m.test));
             table.addRow(row);
-            return json{{"name", m.name},
-                        {"perDepth", perDepth},
-                        {"iid", statsJson(m.iid)},
-                        {"test", statsJson(m.test)}};
+            json entry = {{"name", m.name},
+                          {"perDepth", perDepth},
+                          {"iid", statsJson(m.iid)},
+                          {"test", statsJson(m.test)}};
+            if (!m.operations.empty()) {
+                json operations = json::array();
+                for (size_t o = 0; o < m.operations.size(); ++o)
+                    operations.push_back({{"operation", m.operations[o]},
+                                          {"iid", statsJson(m.operationIid[o])},
+                                          {"test", statsJson(m.operationTest[o])}});
+                entry["operations"] = operations;
+            }
+            return entry;
         };
         json models = json::array();
         for (const auto& m : g.models)
@@ -98,6 +108,17 @@ int collect(const fs::path& dir, const ndr::SweepPlan& plan) {
                   << " of " << g.planned << " runs (" << splitSummary(g.config.task) << "; chance "
                   << chanceText(g.config.task) << "; IID: held-out examples of the training depths)\n";
         table.print(std::cout);
+        // Tasks with operations: each model's accuracy per operation at the root of the expressions.
+        if (std::any_of(g.models.begin(), g.models.end(),
+                        [](const auto& m) { return !m.operations.empty(); })) {
+            Table ops({"model", "operation", "IID", "Longer"}, "ll");
+            for (const auto& m : g.models)
+                for (size_t o = 0; o < m.operations.size(); ++o)
+                    ops.addRow({m.name, m.operations[o], plusMinus(m.operationIid[o]),
+                                plusMinus(m.operationTest[o])});
+            std::cout << "Per operation at the root of the expression, at the same evaluations\n";
+            ops.print(std::cout);
+        }
         out.push_back({{"group", g.group},
                        {"preset", g.config.preset},
                        {"seeds", g.seeds},

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <csignal>
 #include <unistd.h>
 
@@ -177,9 +178,16 @@ GroupSummary emptyGroup(const std::string& group, const RunConfig& config) {
     s.group = group;
     s.config = config;
     const std::vector<int> depths = allDepthsOf(config.task);
+    const auto empty = [&depths](const std::string& name) {
+        ModelSummary m;
+        m.name = name;
+        m.depths = depths;
+        m.perDepth.assign(depths.size(), {});
+        return m;
+    };
     for (const auto& m : config.models)
-        s.models.push_back({m.name, depths, std::vector<std::vector<double>>(depths.size()), {}, {}});
-    s.baseline = {"most common answer", depths, std::vector<std::vector<double>>(depths.size()), {}, {}};
+        s.models.push_back(empty(m.name));
+    s.baseline = empty("most common answer");
     return s;
 }
 
@@ -189,6 +197,34 @@ void addPerDepth(ModelSummary& s, const std::vector<int>& depths, const std::vec
         const auto it = std::find(depths.begin(), depths.end(), s.depths[d]);
         if (it != depths.end() && size_t(it - depths.begin()) < values.size())
             s.perDepth[d].push_back(values[size_t(it - depths.begin())]);
+    }
+}
+
+// Adds an evaluation's split means per root operation; the group's first run with operations names
+// them, and a run with other operations adds none.
+void addOperations(ModelSummary& s, const EvalRecord& e, const TaskConfig& task) {
+    if (e.operations.empty())
+        return;
+    if (s.operations.empty()) {
+        s.operations = e.operations;
+        s.operationIid.assign(e.operations.size(), {});
+        s.operationTest.assign(e.operations.size(), {});
+    }
+    if (e.operations != s.operations)
+        return;
+    for (size_t o = 0; o < e.operations.size(); ++o) {
+        std::vector<int> depths;
+        std::vector<double> values;
+        for (size_t d = 0; d < e.depths.size(); ++d)
+            if (const double a = e.operationAccuracy(d, o); !std::isnan(a)) {
+                depths.push_back(e.depths[d]);
+                values.push_back(a);
+            }
+        // A split without an example of the operation adds nothing.
+        if (const double iid = splitMean(task, depths, values, Split::Train); !std::isnan(iid))
+            s.operationIid[o].push_back(iid);
+        if (const double test = splitMean(task, depths, values, Split::Test); !std::isnan(test))
+            s.operationTest[o].push_back(test);
     }
 }
 
@@ -207,6 +243,7 @@ void addRun(GroupSummary& g, const RunRecord& record, const std::string& where) 
         addPerDepth(ms, best.depths, best.accuracy);
         ms.iid.push_back(best.trainAccuracy);
         ms.test.push_back(best.testAccuracy);
+        addOperations(ms, best, record.config.task);
     }
     // Every evaluation of a run has the same baseline: that of its sets.
     for (const ModelRecord& rec : record.models) {

@@ -62,6 +62,10 @@ struct ModelSummary {
     std::vector<int> depths;                   // every depth of the task, ascending
     std::vector<std::vector<double>> perDepth; // (depths, runs) at each run's best evaluation
     std::vector<double> iid, test;             // (runs) training-depth and test-depth means there
+    // Tasks with operations (EvalRecord::operations): the operations at the root, and per operation the
+    // training-depth and test-depth means of its accuracy at each run's best evaluation.
+    std::vector<std::string> operations;
+    std::vector<std::vector<double>> operationIid, operationTest; // (operations, runs)
 };
 struct GroupSummary {
     std::string group;

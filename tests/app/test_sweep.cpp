@@ -1,6 +1,7 @@
 // Tests of `ndr sweep` as a separate process: plans, run-one, status and collect on a sweep folder,
 // local child processes giving the same runs as one process, and bad input (a hand-edited plan with a
 // broken entry, no sbatch, a folder that is not a sweep), each with a message and nothing overwritten.
+#include "core/io/files.h"
 #include "core/io/sweep_plan.h"
 #include "run_ndr.h"
 
@@ -10,6 +11,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 #include <csignal>
+#include <nlohmann/json.hpp>
 
 namespace {
 
@@ -88,6 +90,35 @@ private slots:
         QVERIFY2(r.exitCode == 0 && r.out.contains("over 1 of 2 runs"), describe(r));
         r = runNdr({"sweep", "run-one", "--quiet", dir, "2"});
         QVERIFY2(r.exitCode == 2 && r.err.contains("outside the plan"), describe(r));
+    }
+
+    // On a task with operations, collect adds each model's accuracy per operation at the root: per
+    // run the mean over the test depths at the run's best evaluation, as its run file counts it.
+    void collectPerOperation() {
+        const QString config = path("listops.json"), dir = path("listops");
+        QVERIFY(writeAll(config, R"({"preset": "listops",
+ "task": {"operations": ["MAX", "SM"], "trainMinDepth": 2, "trainMaxDepth": 3, "validMinDepth": 4,
+          "validMaxDepth": 4, "testMinDepth": 5, "testMaxDepth": 5, "evalExamplesPerDepth": 32},
+ "models": [{"preset": "ndr", "name": "NDR", "dModel": 16, "heads": 2, "dFF": 32, "steps": 4}],
+ "train": {"steps": 10, "evalInterval": 10, "batchSize": 16}})"));
+        Result r = runNdr({"sweep", "--config", config, "--seeds", "2", "--out", dir, "--quiet"});
+        QVERIFY2(r.exitCode == 0, describe(r));
+        r = runNdr({"sweep", "collect", dir});
+        QVERIFY2(r.exitCode == 0 && r.out.contains("Per operation at the root"), describe(r));
+        const auto summary = nlohmann::json::parse(readAll(dir + "/summary.json").toStdString());
+        const auto& operations = summary.at("groups")[0].at("models")[0].at("operations");
+        QCOMPARE(operations.size(), size_t(2));
+        QCOMPARE(operations[0].at("operation").get<std::string>(), std::string("MAX"));
+        QCOMPARE(operations[1].at("operation").get<std::string>(), std::string("SM"));
+        for (int seed = 1; seed <= 2; ++seed) {
+            const ndr::RunRecord run =
+                ndr::loadRunRecord((dir + QString("/seed-%1/run.json").arg(seed)).toStdString());
+            const ndr::EvalRecord& best = run.models[0].history[size_t(run.models[0].bestEval)];
+            QCOMPARE(best.depths.back(), 5); // the one test depth
+            for (size_t o = 0; o < 2; ++o)
+                QCOMPARE(operations[o].at("test").at("values")[size_t(seed - 1)].get<double>(),
+                         best.operationAccuracy(best.depths.size() - 1, o));
+        }
     }
 
     // Two child processes at once give the same runs as one process running them in turn.

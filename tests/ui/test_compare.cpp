@@ -6,6 +6,7 @@
 #include "core/train/run.h"
 #include "core/train/sweep.h"
 #include "core/train/table_one.h"
+#include "ui/compare/compare_data.h"
 #include "ui/compare/compare_view.h"
 #include "ui/plots/compare_bars_view.h"
 #include "ui/plots/overlay_curves_view.h"
@@ -142,6 +143,39 @@ private slots:
         QVERIFY(written.isEmpty() && error.contains("compare.csv"));
         if (const QString shots = qEnvironmentVariable("NDR_COMPARE_SHOTS"); !shots.isEmpty())
             view.grab().save(shots + "/compare-seeds.png");
+    }
+
+    // A ListOps sweep: a column of Longer per operation at the root, each cell the mean over the
+    // finished runs of the sweep summary's figure.
+    void operationColumns() {
+        const std::filesystem::path dir = tmp_.filePath("listops").toStdString();
+        std::filesystem::create_directories(dir);
+        ndr::RunConfig c = tinyRun();
+        c.preset = "listops";
+        c.task = ndr::presetConfig("listops").task;
+        c.task.operations = {"MAX", "SM"};
+        c.task.trainMinDepth = 2;
+        c.task.trainMaxDepth = 3;
+        c.task.validMinDepth = c.task.validMaxDepth = 4;
+        c.task.testMinDepth = c.task.testMaxDepth = 5;
+        c.task.evalExamplesPerDepth = 16;
+        c.train.steps = 10;
+        c.train.evalInterval = 10;
+        const ndr::SweepPlan plan = ndr::seedPlan(c, 2);
+        ndr::saveSweepPlan(dir, plan);
+        trainEntry(dir, plan, 0);
+        trainEntry(dir, plan, 1);
+        const CompareData data = loadCompareData({{CompareSource::Kind::Sweep, dir}});
+        QVERIFY2(data.problems.isEmpty(), qPrintable(data.problems.join("; ")));
+        QCOMPARE(data.header.mid(6), (QStringList{"Longer MAX", "Longer SM"}));
+        const auto groups = ndr::summariseSweep(dir, plan);
+        for (size_t m = 0; m < 2; ++m) {
+            const auto& sm = groups[0].models[m].operationTest[1];
+            QCOMPARE(sm.size(), size_t(2));
+            const double mean = (sm[0] + sm[1]) / 2;
+            QVERIFY2(data.rows[m][7].startsWith(QString::number(mean, 'f', 3) + " ± "),
+                     qPrintable(data.rows[m][7]));
+        }
     }
 
     void tableOneSweepShowsThePapersTable() {

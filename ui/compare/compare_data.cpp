@@ -7,9 +7,11 @@
 #include "core/train/sweep.h"
 #include "core/train/table_one.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <set>
 
 namespace ndrui {
 
@@ -165,14 +167,30 @@ CompareData loadCompareData(const std::vector<CompareSource>& sources) {
         }
     } else {
         data.header = {"source", "group", "model", "runs", "IID", "Longer"};
+        // Tasks with operations: a column of Longer per operation at the root (any source's).
+        std::set<std::string> operations;
+        for (const Group& g : groups)
+            for (const ndr::ModelSummary& ms : g.summary.models)
+                operations.insert(ms.operations.begin(), ms.operations.end());
+        for (const std::string& op : operations)
+            data.header << QStringLiteral("Longer %1").arg(QString::fromStdString(op));
         size_t ci = 0;
         for (const Group& g : groups)
             for (const ndr::ModelSummary& ms : g.summary.models) {
                 const CompareData::Category& c = data.categories[ci++];
-                data.rows.push_back({g.source, QString::fromStdString(g.summary.group),
-                                     QString::fromStdString(ms.name),
-                                     QStringLiteral("%1/%2").arg(c.longer.runs).arg(g.summary.planned),
-                                     cell(c.iid), cell(c.longer)});
+                QStringList row = {g.source,
+                                   QString::fromStdString(g.summary.group),
+                                   QString::fromStdString(ms.name),
+                                   QStringLiteral("%1/%2").arg(c.longer.runs).arg(g.summary.planned),
+                                   cell(c.iid),
+                                   cell(c.longer)};
+                for (const std::string& op : operations) {
+                    const auto at = std::find(ms.operations.begin(), ms.operations.end(), op);
+                    row << (at == ms.operations.end()
+                                ? QStringLiteral("-")
+                                : cell(statsOf(ms.operationTest[size_t(at - ms.operations.begin())])));
+                }
+                data.rows.push_back(row);
             }
     }
     return data;
