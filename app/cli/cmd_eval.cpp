@@ -121,18 +121,10 @@ void printByOperation(const LoadedRun& run, const std::vector<ModelResult>& resu
         const ndr::EvalRecord& e = results[m].eval;
         for (size_t op = 0; op < e.operations.size(); ++op) {
             std::vector<std::string> row = {run.record.models[m].config.name, e.operations[op]};
-            std::vector<int> present;
-            std::vector<double> values;
-            for (size_t d = 0; d < e.depths.size(); ++d) {
-                const double a = e.operationAccuracy(d, op);
-                row.push_back(fixed(a, 3));
-                if (!std::isnan(a)) {
-                    present.push_back(e.depths[d]);
-                    values.push_back(a);
-                }
-            }
+            for (size_t d = 0; d < e.depths.size(); ++d)
+                row.push_back(fixed(e.operationAccuracy(d, op), 3));
             for (auto split : {ndr::Split::Train, ndr::Split::Valid, ndr::Split::Test})
-                row.push_back(fixed(ndr::splitMean(task.config(), present, values, split), 3));
+                row.push_back(fixed(ndr::operationSplitMean(e, op, task.config(), split), 3));
             table.addRow(row);
         }
     }

@@ -113,6 +113,19 @@ struct EvalRecord {
     }
 };
 
+// The mean over the depths of `split` of the accuracy on the examples rooted in operation o of
+// `eval.operations`, leaving out the depths where it roots none (NaN when none is left).
+inline double operationSplitMean(const EvalRecord& eval, size_t o, const TaskConfig& task, Split split) {
+    std::vector<int> depths;
+    std::vector<double> values;
+    for (size_t d = 0; d < eval.depths.size() && d < eval.operationExamples.size(); ++d)
+        if (const double a = eval.operationAccuracy(d, o); !std::isnan(a)) {
+            depths.push_back(eval.depths[d]);
+            values.push_back(a);
+        }
+    return splitMean(task, depths, values, split);
+}
+
 // The mean number of steps run over every example counted in `eval.haltCounts` (0 when none): with the
 // fixed step count N, 1 - this / N is the share of computation halting saved.
 inline double meanStepsRun(const EvalRecord& eval) {

@@ -213,17 +213,10 @@ void addOperations(ModelSummary& s, const EvalRecord& e, const TaskConfig& task)
     if (e.operations != s.operations)
         return;
     for (size_t o = 0; o < e.operations.size(); ++o) {
-        std::vector<int> depths;
-        std::vector<double> values;
-        for (size_t d = 0; d < e.depths.size(); ++d)
-            if (const double a = e.operationAccuracy(d, o); !std::isnan(a)) {
-                depths.push_back(e.depths[d]);
-                values.push_back(a);
-            }
         // A split without an example of the operation adds nothing.
-        if (const double iid = splitMean(task, depths, values, Split::Train); !std::isnan(iid))
+        if (const double iid = operationSplitMean(e, o, task, Split::Train); !std::isnan(iid))
             s.operationIid[o].push_back(iid);
-        if (const double test = splitMean(task, depths, values, Split::Test); !std::isnan(test))
+        if (const double test = operationSplitMean(e, o, task, Split::Test); !std::isnan(test))
             s.operationTest[o].push_back(test);
     }
 }

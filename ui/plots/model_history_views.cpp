@@ -304,15 +304,8 @@ void OperationAccuracyView::draw(const ndr::ModelConfig&, const std::vector<ndr:
                 const auto at = std::find(e.operations.begin(), e.operations.end(), operations[size_t(o)]);
                 if (at == e.operations.end())
                     continue;
-                const size_t k = size_t(at - e.operations.begin());
-                std::vector<int> depths;
-                std::vector<double> values;
-                for (size_t d = 0; d < e.depths.size(); ++d)
-                    if (const double a = e.operationAccuracy(d, k); !std::isnan(a)) {
-                        depths.push_back(e.depths[d]);
-                        values.push_back(a);
-                    }
-                const double mean = ndr::splitMean(task_, depths, values, split);
+                const double mean =
+                    ndr::operationSplitMean(e, size_t(at - e.operations.begin()), task_, split);
                 if (!std::isnan(mean)) {
                     steps.push_back(e.step);
                     accuracy.push_back(mean);
