@@ -165,12 +165,15 @@ QStringList exportDashboard(const ndr::RunRecord& record, const QString& folder,
     if (!save(dashboard.gates(), "change-map.png", caption))
         return written;
     dashboard.showChangeMap(false);
-    // The per-model views once per model, each labelled with the model's name.
+    // The per-model views once per model, each labelled with the model's name; a model the view does
+    // not offer (one without the figures, e.g. not evaluated yet) has no file rather than another's.
     auto savePerModel = [&](auto& view, const QString& stem) {
         const int shownModel = view.currentModel();
         const QStringList files = perModelFiles(record, stem);
         for (int m = 0; m < files.size(); ++m) {
             view.setCurrentModel(m);
+            if (view.currentModel() != m)
+                continue;
             QApplication::processEvents();
             if (!save(view, files[m], QString::fromStdString(record.models[size_t(m)].config.name)))
                 return false;
