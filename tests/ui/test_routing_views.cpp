@@ -3,11 +3,14 @@
 // figures are not offered, a new evaluation updates the views, and the dashboard shows the row only for
 // runs that have them.
 #include "core/config/config.h"
+#include "core/io/files.h"
 #include "ui/dashboard/dashboard.h"
+#include "ui/export/exporter.h"
 #include "ui/plots/model_history_views.h"
 #include "view_fixture.h"
 
 #include <QComboBox>
+#include <QTemporaryDir>
 #include <QtTest>
 
 using namespace ndrui;
@@ -233,6 +236,65 @@ private slots:
         QVERIFY(dashboard.operationAccuracy().height() > 100);
         QCOMPARE(dashboard.views().size(), size_t(8));
         QCOMPARE(dashboard.views().back().first, QString("operation-accuracy"));
+    }
+
+    void exportDrawsEachModelsViewsOnce() {
+        // Three models: a plain one, a routed and halting one, and one with operations at the root.
+        RunRecord run;
+        run.config = presetConfig("stub");
+        run.config.task.trainMaxDepth = 2;
+        run.config.task.testMinDepth = 3;
+        run.config.task.testMaxDepth = 3;
+        run.models = {plainModel(), routedModel(3), plainModel()};
+        run.models[2].config.name = "Transformer ops";
+        for (int k = 0; k < 2; ++k)
+            run.models[2].history.push_back(operationEvaluation(k));
+        run.config.models.clear();
+        std::vector<ModelConfig> configs;
+        for (const auto& m : run.models)
+            configs.push_back(m.config);
+        run.config.models = configs;
+        const std::vector<std::string> stems = checkpointStems(configs);
+        auto file = [&](const char* view, int model) {
+            return QString::fromLatin1(view) + "-" + QString::fromStdString(stems[size_t(model)]) + ".png";
+        };
+
+        ExportOptions options;
+        options.frames = false;
+        options.viewSize = {640, 400};
+        options.dashboardSize = {1000, 700};
+        const QStringList files = dashboardExportFiles(run, options);
+        for (int m = 0; m < 3; ++m) {
+            QVERIFY(files.contains(file("length-generalisation", m)));
+            QCOMPARE(files.contains(file("head-usage", m)), m == 1);
+            QCOMPARE(files.contains(file("steps-used", m)), m == 1);
+            QCOMPARE(files.contains(file("operation-accuracy", m)), m == 2);
+        }
+        QVERIFY(!files.contains("head-usage.png") && !files.contains("steps-used.png"));
+
+        QTemporaryDir dir;
+        QString error;
+        const QStringList written = exportDashboard(run, dir.path(), options, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QCOMPARE(written.size(), files.size());
+        for (const QString& f : files)
+            QVERIFY2(QFileInfo::exists(dir.filePath(f)), qPrintable(f));
+        // Each model's own figures: the routed model's head usage differs from its steps used, and the
+        // operation view is the third model's.
+        const QImage heads(dir.filePath(file("head-usage", 1))), steps(dir.filePath(file("steps-used", 1)));
+        QVERIFY(!heads.isNull() && !steps.isNull() && heads != steps);
+        QVERIFY(!QImage(dir.filePath(file("operation-accuracy", 2))).isNull());
+        QVERIFY(!QFileInfo::exists(dir.filePath(file("head-usage", 0))));
+
+        // A second export refuses while any one of those files is there, and writes nothing.
+        for (const QString& f : files)
+            if (f != file("steps-used", 1))
+                QVERIFY(QFile::remove(dir.filePath(f)));
+        const QStringList again = exportDashboard(run, dir.path(), options, &error);
+        QVERIFY(again.isEmpty());
+        QVERIFY2(error.contains(file("steps-used", 1)) && error.contains("already exists"),
+                 qPrintable(error));
+        QVERIFY(!QFileInfo::exists(dir.filePath("dashboard.png")));
     }
 };
 

@@ -17,6 +17,7 @@
 #include <QPainter>
 #include <QSaveFile>
 #include <algorithm>
+#include <map>
 
 namespace ndrui {
 
@@ -81,16 +82,34 @@ QImage labelled(PlotView& view, QSize size, const QString& label) {
     return image;
 }
 
-// The per-model file of a view: "<view>-<model stem>.png".
-QStringList perModelFiles(const ndr::RunRecord& record, const QString& view) {
+using EvalFilter = bool (*)(const ndr::EvalRecord&);
+
+// A per-model view's files, "<view>-<model stem>.png", for each model (index into the run's models)
+// with an evaluation holding the view's figures; every model without a filter.
+std::vector<std::pair<int, QString>> perModelFiles(const ndr::RunRecord& record, const QString& view,
+                                                   EvalFilter hasFigures = nullptr) {
     std::vector<ndr::ModelConfig> models;
     for (const auto& m : record.models)
         models.push_back(m.config);
-    QStringList files;
-    for (const std::string& stem : ndr::checkpointStems(models))
-        files << view + "-" + QString::fromStdString(stem) + ".png";
+    const std::vector<std::string> stems = ndr::checkpointStems(models);
+    std::vector<std::pair<int, QString>> files;
+    for (size_t m = 0; m < record.models.size(); ++m) {
+        const auto& h = record.models[m].history;
+        if (!hasFigures || std::any_of(h.begin(), h.end(), hasFigures))
+            files.emplace_back(int(m), view + "-" + QString::fromStdString(stems[m]) + ".png");
+    }
     return files;
 }
+
+// The views drawn once per model, in the order they are written, with the figures a model needs.
+struct PerModelView {
+    const char* stem;
+    EvalFilter hasFigures;
+};
+constexpr PerModelView kPerModelViews[] = {{"length-generalisation", nullptr},
+                                           {"head-usage", &HeadUsageView::figuresIn},
+                                           {"steps-used", &StepsUsedView::figuresIn},
+                                           {"operation-accuracy", &OperationAccuracyView::figuresIn}};
 
 constexpr const char* kTables[] = {"evaluations.csv", "depth-accuracy.csv", "loss.csv"};
 // Written for tasks with operations at the root of their expressions (arithmetic, ListOps).
@@ -102,12 +121,14 @@ QStringList dashboardExportFiles(const ndr::RunRecord& record, const ExportOptio
     QStringList files;
     for (const char* name : {"learning-curves", "depth-accuracy", "attention-maps", "gate-map", "change-map"})
         files << QString::fromLatin1(name) + ".png";
-    files << perModelFiles(record, "length-generalisation");
+    for (const PerModelView& v : kPerModelViews)
+        for (const auto& [model, file] : perModelFiles(record, v.stem, v.hasFigures))
+            files << file;
     files << "dashboard.png";
     for (const char* table : kTables)
         files << table;
     if (ndr::hasOperationCounts(record))
-        files << perModelFiles(record, "operation-accuracy") << kOperationTable;
+        files << kOperationTable;
     if (options.frames) {
         const int n = Dashboard::evaluationCount(record);
         for (int i = 0; i < n; ++i)
@@ -153,8 +174,13 @@ QStringList exportDashboard(const ndr::RunRecord& record, const QString& folder,
         written << path;
         return true;
     };
+    // The per-model views once per model, each labelled with the model's name, for the models the
+    // view offers (those with its figures).
+    std::map<QString, ModelHistoryView*> perModel = {{"head-usage", &dashboard.headUsage()},
+                                                     {"steps-used", &dashboard.stepsUsed()},
+                                                     {"operation-accuracy", &dashboard.operationAccuracy()}};
     for (const auto& [name, view] : dashboard.views()) {
-        if (view == &dashboard.lengthGeneralisation() || view == &dashboard.operationAccuracy())
+        if (view == &dashboard.lengthGeneralisation() || perModel.count(name))
             continue;
         if (!save(*view, name + ".png", name != "learning-curves" ? caption : QString()))
             return written;
@@ -165,26 +191,23 @@ QStringList exportDashboard(const ndr::RunRecord& record, const QString& folder,
     if (!save(dashboard.gates(), "change-map.png", caption))
         return written;
     dashboard.showChangeMap(false);
-    // The per-model views once per model, each labelled with the model's name; a model the view does
-    // not offer (one without the figures, e.g. not evaluated yet) has no file rather than another's.
-    auto savePerModel = [&](auto& view, const QString& stem) {
+    auto savePerModel = [&](auto& view, const PerModelView& v) {
         const int shownModel = view.currentModel();
-        const QStringList files = perModelFiles(record, stem);
-        for (int m = 0; m < files.size(); ++m) {
-            view.setCurrentModel(m);
-            if (view.currentModel() != m)
-                continue;
+        for (const auto& [model, file] : perModelFiles(record, v.stem, v.hasFigures)) {
+            view.setCurrentModel(model);
             QApplication::processEvents();
-            if (!save(view, files[m], QString::fromStdString(record.models[size_t(m)].config.name)))
+            if (!save(view, file, QString::fromStdString(record.models[size_t(model)].config.name)))
                 return false;
         }
         view.setCurrentModel(shownModel);
         return true;
     };
-    if (!savePerModel(dashboard.lengthGeneralisation(), "length-generalisation"))
-        return written;
-    if (ndr::hasOperationCounts(record) && !savePerModel(dashboard.operationAccuracy(), "operation-accuracy"))
-        return written;
+    for (const PerModelView& v : kPerModelViews) {
+        const bool saved = v.hasFigures ? savePerModel(*perModel.at(v.stem), v)
+                                        : savePerModel(dashboard.lengthGeneralisation(), v);
+        if (!saved)
+            return written;
+    }
     QImage whole = dashboard.renderAll(options.dashboardSize);
     stamp(whole, caption, true);
     if (!savePngAtomic(whole, dir.filePath("dashboard.png"), error))

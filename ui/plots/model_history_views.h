@@ -60,9 +60,11 @@ class HeadUsageView final : public ModelHistoryView {
     Q_OBJECT
 public:
     explicit HeadUsageView(QWidget* parent = nullptr);
+    // Whether an evaluation holds the view's figures (the heads' shares).
+    static bool figuresIn(const ndr::EvalRecord& e) { return !e.headShare.empty(); }
 
 protected:
-    bool hasFigures(const ndr::EvalRecord& e) const override { return !e.headShare.empty(); }
+    bool hasFigures(const ndr::EvalRecord& e) const override { return figuresIn(e); }
     void draw(const ndr::ModelConfig& config, const std::vector<ndr::EvalRecord>& history) override;
     QString pointText(int graph, int index) const override;
 };
@@ -79,9 +81,11 @@ public:
     double haltingCost() const;
     // The run's task, which names its depths in the legend ("depth 3", or a problem size "2+2").
     void setTask(const ndr::TaskConfig& task) { task_ = task; }
+    // Whether an evaluation holds the view's figures (the steps run before halting).
+    static bool figuresIn(const ndr::EvalRecord& e) { return !e.haltCounts.empty(); }
 
 protected:
-    bool hasFigures(const ndr::EvalRecord& e) const override { return !e.haltCounts.empty(); }
+    bool hasFigures(const ndr::EvalRecord& e) const override { return figuresIn(e); }
     void draw(const ndr::ModelConfig& config, const std::vector<ndr::EvalRecord>& history) override;
     QString pointText(int graph, int index) const override;
 
@@ -104,9 +108,11 @@ public:
     void setTask(const ndr::TaskConfig& task) { task_ = task; }
     // The chance accuracy, drawn as a line named in the legend.
     void setChance(double chance) { chance_ = chance; }
+    // Whether an evaluation holds the view's figures (the counts per operation).
+    static bool figuresIn(const ndr::EvalRecord& e) { return !e.operations.empty(); }
 
 protected:
-    bool hasFigures(const ndr::EvalRecord& e) const override { return !e.operations.empty(); }
+    bool hasFigures(const ndr::EvalRecord& e) const override { return figuresIn(e); }
     void draw(const ndr::ModelConfig& config, const std::vector<ndr::EvalRecord>& history) override;
     QString pointText(int graph, int index) const override;
 
