@@ -166,20 +166,29 @@ private slots:
         QVERIFY(shoot(&window, QString("depth_bars_paper_split_%1").arg(width)));
     }
 
-    // At the widths the dashboard gives a plot (a third of a 1280 or 1600 px window, or an export),
-    // the legend wraps: every entry gets its full width, none overlaps another, and none reaches past
-    // the plot or into the data.
+    // At the sizes the dashboard gives a plot (a third of a 1280 or 1600 px window, or an export),
+    // the legend wraps: every entry gets its full width and height, none overlaps another, and none
+    // reaches past the plot or into the data; also with a longer model name (the stub-thought-cost
+    // preset's) in the top row of a 1280x800 window.
     void legendsWrapWhenNarrow_data() {
         QTest::addColumn<int>("width");
-        QTest::newRow("narrow") << 260;
-        QTest::newRow("1280x800") << 280;
-        QTest::newRow("1600x1000") << 440;
-        QTest::newRow("wide") << 900;
+        QTest::addColumn<int>("height");
+        QTest::addColumn<QString>("secondName");
+        QTest::newRow("narrow") << 260 << 380 << QString();
+        QTest::newRow("1280x800") << 280 << 380 << QString();
+        QTest::newRow("1280x800, longer name") << 280 << 245 << QString("NDR thought cost");
+        QTest::newRow("1600x1000") << 440 << 380 << QString();
+        QTest::newRow("wide") << 900 << 380 << QString();
     }
     void legendsWrapWhenNarrow() {
         QFETCH(int, width);
+        QFETCH(int, height);
+        QFETCH(QString, secondName);
+        QStringList names = run_.names;
+        if (!secondName.isEmpty())
+            names[1] = secondName;
         LearningCurvesView curves;
-        curves.setModelNames(run_.names);
+        curves.setModelNames(names);
         DepthBarsView bars;
         bars.setDepths(run_.task->allDepths(), run_.splits);
         LengthGeneralisationView length;
@@ -187,8 +196,8 @@ private slots:
         for (int m = 0; m < 2; ++m) {
             curves.setLoss(m, run_.lossSteps[m], run_.losses[m]);
             curves.setHistory(m, run_.histories[m]);
-            bars.setEvaluation(m, run_.names[m], run_.histories[m].back());
-            length.setHistory(m, run_.names[m], run_.histories[m]);
+            bars.setEvaluation(m, names[m], run_.histories[m].back());
+            length.setHistory(m, names[m], run_.histories[m]);
         }
         for (PlotView* view : std::initializer_list<PlotView*>{&curves, &bars, &length}) {
             // In a window of that width, as in the dashboard's splitter: the view may not widen it.
@@ -196,7 +205,7 @@ private slots:
             auto* layout = new QHBoxLayout(&window);
             layout->setContentsMargins(0, 0, 0, 0);
             layout->addWidget(view);
-            showAt(&window, QSize(width, 380));
+            showAt(&window, QSize(width, height));
             QCustomPlot* p = plotOf(view);
             p->replot();
             QVERIFY2(window.width() == width, qPrintable(QString("%1 px wide").arg(window.width())));
@@ -219,6 +228,10 @@ private slots:
                             .arg(items[i]->minimumOuterSizeHint().width())
                             .arg(plotWidth);
                     QVERIFY2(r.width() >= items[i]->minimumOuterSizeHint().width(), qPrintable(what));
+                    QVERIFY2(r.height() >= items[i]->minimumOuterSizeHint().height(),
+                             qPrintable(what + QString(", %1 px high (needs %2)")
+                                                   .arg(r.height())
+                                                   .arg(items[i]->minimumOuterSizeHint().height())));
                     QVERIFY2(r.right() < plotWidth, qPrintable(what));
                     for (size_t j = 0; j < i; ++j)
                         QVERIFY2(!r.intersects(items[j]->outerRect()), qPrintable(what));
@@ -228,12 +241,14 @@ private slots:
             };
             check(p->width(), "on screen");
             // Exports lay out anew at their own size.
-            const QImage image = view->render(QSize(width, 380));
+            const QImage image = view->render(QSize(width, height));
             QCOMPARE(image.width(), width);
             p->replot();
             check(p->width(), "after an export");
             if (width == 280)
-                QVERIFY(shoot(view, QString("legend_%1_%2").arg(view->metaObject()->className()).arg(width)));
+                QVERIFY(shoot(
+                    view,
+                    QString("legend_%1_%2x%3").arg(view->metaObject()->className()).arg(width).arg(height)));
             view->setParent(nullptr);
         }
     }

@@ -16,6 +16,10 @@
 
 namespace ndrui {
 
+namespace {
+constexpr int kMinimumRectHeight = 24; // pixels inside each rect's axes
+} // namespace
+
 LearningCurvesView::LearningCurvesView(QWidget* parent) : PlotView(parent) {
     QCustomPlot* p = plot();
     lossRect_ = p->axisRect();
@@ -37,6 +41,10 @@ LearningCurvesView::LearningCurvesView(QWidget* parent) : PlotView(parent) {
     accuracyRect_->axis(QCPAxis::atLeft)->setLabel("accuracy");
     accuracyRect_->axis(QCPAxis::atLeft)->setRange(0, 1.04);
     for (QCPAxisRect* r : {lossRect_, accuracyRect_}) {
+        // Two rects, a title and a legend share the top row's height: in a short window the rects give
+        // way first (QCustomPlot squeezes every row alike once their minimums do not fit, clipping the
+        // legend's text).
+        r->setMinimumSize(r->minimumSize().width(), kMinimumRectHeight);
         r->setRangeDrag(Qt::Horizontal | Qt::Vertical);
         r->setRangeZoom(Qt::Horizontal | Qt::Vertical);
     }

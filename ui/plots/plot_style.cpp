@@ -7,6 +7,12 @@
 
 namespace ndrui {
 
+namespace {
+// A legend's column spacing and line-sample width, and the compact ones of a narrow plot (pixels).
+constexpr int kLegendColumnSpacing = 16, kLegendIconWidth = 28;
+constexpr int kCompactColumnSpacing = 8, kCompactIconWidth = 18;
+} // namespace
+
 void styleAxis(QCPAxis* axis, const QPalette& palette) {
     const QColor text = palette.color(QPalette::WindowText);
     QColor line = text;
@@ -64,10 +70,10 @@ QCPLegend* legendRowOnTop(QCustomPlot* plot, int columns) {
     row->setColumnStretchFactor(0, 0.001);
     legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
     legend->setWrap(columns);
-    legend->setColumnSpacing(16);
+    legend->setColumnSpacing(kLegendColumnSpacing);
     legend->setRowSpacing(0);
     legend->setMargins(QMargins(6, 2, 6, 0));
-    legend->setIconSize(28, 10);
+    legend->setIconSize(kLegendIconWidth, 10);
     legend->setProperty("ndrMaxColumns", columns);
     return legend;
 }
@@ -103,24 +109,40 @@ void wrapLegend(QCustomPlot* plot, int width) {
         if (!isLast && key->visible())
             key->addToLegend(legend);
     }
-    std::vector<int> widths; // of the entries in order; the legend's grid may have empty cells
-    for (int i = 0; i < legend->itemCount(); ++i)
-        if (QCPAbstractLegendItem* item = legend->item(i))
-            widths.push_back(item->minimumOuterSizeHint().width());
-    // Entries fill rows left to right, so column k holds entries k, k + n, k + 2n...
-    auto fits = [&](int n) {
-        int total = legend->margins().left() + legend->margins().right() + (n - 1) * legend->columnSpacing();
-        for (int k = 0; k < n; ++k) {
-            int column = 0;
-            for (size_t i = size_t(k); i < widths.size(); i += size_t(n))
-                column = std::max(column, widths[i]);
-            total += column;
-        }
-        return total <= width;
+    // Entries fill rows left to right, so column k holds entries k, k + n, k + 2n... The most columns
+    // that fit the width, at the legend's usual spacing or, when that leaves columns out, at a compact
+    // one (shorter line samples, closer columns): fewer rows keep each row its full height where the
+    // plot is short too.
+    auto columnsAt = [&](int spacing, int iconWidth) {
+        legend->setColumnSpacing(spacing);
+        legend->setIconSize(iconWidth, legend->iconSize().height());
+        std::vector<int> widths; // of the entries in order; the legend's grid may have empty cells
+        for (int i = 0; i < legend->itemCount(); ++i)
+            if (QCPAbstractLegendItem* item = legend->item(i))
+                widths.push_back(item->minimumOuterSizeHint().width());
+        auto fits = [&](int n) {
+            int total = legend->margins().left() + legend->margins().right() + (n - 1) * spacing;
+            for (int k = 0; k < n; ++k) {
+                int column = 0;
+                for (size_t i = size_t(k); i < widths.size(); i += size_t(n))
+                    column = std::max(column, widths[i]);
+                total += column;
+            }
+            return total <= width;
+        };
+        int n = std::max(1, std::min<int>(most, int(widths.size())));
+        while (n > 1 && !fits(n))
+            --n;
+        return std::pair{n, int(widths.size())};
     };
-    int n = std::max(1, std::min<int>(most, int(widths.size())));
-    while (n > 1 && !fits(n))
-        --n;
+    auto [n, entries] = columnsAt(kLegendColumnSpacing, kLegendIconWidth);
+    if (n < std::min(most, entries)) {
+        const int compact = columnsAt(kCompactColumnSpacing, kCompactIconWidth).first;
+        if (compact > n)
+            n = compact;
+        else
+            columnsAt(kLegendColumnSpacing, kLegendIconWidth);
+    }
     if (n != legend->wrap()) {
         legend->setWrap(n);
         legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
