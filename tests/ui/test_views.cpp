@@ -569,6 +569,36 @@ private slots:
             QCOMPARE(n, positions);
     }
 
+    // Step labels beside a short map are thinned to one per line of text, none overlapping the next;
+    // a map tall enough for all of them shows them all.
+    void gateMapThinsStepLabelsToItsHeight() {
+        GateMapView view;
+        const int steps = 24;
+        view.setTraces({longTrace(steps, 2, true)}, {"NDR"});
+        auto stepTicks = [&view] {
+            QCustomPlot* p = plotOf(&view);
+            p->replot();
+            const auto maps = plottables<QCPColorMap>(p);
+            QCPAxis* y = maps.front()->valueAxis();
+            auto* ticker = dynamic_cast<QCPAxisTickerText*>(y->ticker().data());
+            std::vector<double> pixels;
+            for (double at : ticker->ticks().keys())
+                pixels.push_back(y->coordToPixel(at));
+            return std::pair{pixels, QFontMetrics(y->tickLabelFont()).height()};
+        };
+        showAt(&view, QSize(400, 900));
+        QCOMPARE(int(stepTicks().first.size()), steps);
+        showAt(&view, QSize(400, 220));
+        const auto [pixels, line] = stepTicks();
+        QVERIFY2(pixels.size() > 1 && int(pixels.size()) < steps, qPrintable(QString::number(pixels.size())));
+        for (size_t i = 1; i < pixels.size(); ++i)
+            QVERIFY2(
+                std::abs(pixels[i] - pixels[i - 1]) >= line,
+                qPrintable(
+                    QString("%1 px apart, a line is %2").arg(std::abs(pixels[i] - pixels[i - 1])).arg(line)));
+        QVERIFY(shoot(&view, "gate_map_short"));
+    }
+
     // An LSTM's trace (docs/design.md §5: steps = tokens read, no heads, no attention, no gates): the
     // attention grid leaves it out, the gate map names it as recurrent.
     void recurrentTraceHasNoMapsButANote() {

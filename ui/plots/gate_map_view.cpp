@@ -65,12 +65,13 @@ GateMapView::GateMapView(QWidget* parent) : PlotView(parent) {
             emit cellClicked(map->model, step, position, shownValue(map->model, step, position));
     });
     // QCustomPlot places the ticks before it lays the plot out; after the layout, the labels are
-    // thinned to each map's width and the ticks placed again, within the same replot.
+    // thinned to each map's width and height and the ticks placed again, within the same replot.
     connect(plot(), &QCustomPlot::afterLayout, this, [this] {
         for (const Map& m : maps_) {
-            QCPAxis* x = m.map->keyAxis();
-            if (thinCellLabels(x, m.tokens))
-                x->axisRect()->update(QCPLayoutElement::upPreparation);
+            const bool across = thinCellLabels(m.map->keyAxis(), m.tokens);
+            const bool down = thinCellLabels(m.map->valueAxis(), m.steps);
+            if (across || down)
+                m.map->keyAxis()->axisRect()->update(QCPLayoutElement::upPreparation);
         }
     });
     rebuild();
@@ -166,7 +167,7 @@ void GateMapView::rebuild() {
                          .arg(names_.value(m)));
         setHeatmapValues(map, t.steps, t.positions,
                          [&](int s, int pos) { return gates ? t.gate(s, pos) : t.changeAt(s, pos); });
-        maps_.push_back({m, map, tokens});
+        maps_.push_back({m, map, tokens, steps});
     }
     if (!maps_.empty()) {
         int operatorMaps = 0;

@@ -52,6 +52,7 @@ private:
         int model;
         QCPColorMap* map;
         QStringList tokens; // the x axis's labels, thinned to the map's width after each layout
+        QStringList steps;  // the y axis's labels, thinned to its height
     };
     bool hitAt(const QPoint& pos, const Map** map, int* step, int* position) const;
     bool shows(const ndr::Trace& t) const; // the trace has the quantity shown
