@@ -32,11 +32,11 @@ json statsJson(const std::vector<double>& xs) {
     return {{"mean", mean}, {"std", sd}, {"values", xs}};
 }
 
-std::string plusMinus(const std::vector<double>& xs) {
+std::string plusMinus(const std::vector<double>& xs, int decimals = 3) {
     if (xs.empty())
         return "-";
     const auto [mean, sd] = meanStd(xs);
-    return fixed(mean, 3) + " ± " + fixed(sd, 3);
+    return fixed(mean, decimals) + " ± " + fixed(sd, decimals);
 }
 
 const char* splitName(ndr::Split s) {
@@ -68,16 +68,22 @@ int collect(const fs::path& dir, const ndr::SweepPlan& plan) {
         header.insert(header.end(), {"IID", "Longer"});
         Table table(header, "l");
         // A row and its JSON entry of one model's figures (or the majority baseline's).
-        auto summaryRow = [&](const ndr::ModelSummary& m) {
-            std::vector<std::string> row = {m.name};
+        // Per depth of m: the depth, its split and the statistics of `values` (depths, runs).
+        auto perDepthJson = [&](const ndr::ModelSummary& m, const std::vector<std::vector<double>>& values) {
             json perDepth = json::array();
             for (size_t d = 0; d < m.depths.size(); ++d) {
-                row.push_back(plusMinus(m.perDepth[d]));
                 json entry = {{"depth", m.depths[d]},
                               {"split", splitName(ndr::Task::splitOf(g.config.task, m.depths[d]))}};
-                entry.update(statsJson(m.perDepth[d]));
+                entry.update(statsJson(values[d]));
                 perDepth.push_back(entry);
             }
+            return perDepth;
+        };
+        auto summaryRow = [&](const ndr::ModelSummary& m) {
+            std::vector<std::string> row = {m.name};
+            for (size_t d = 0; d < m.depths.size(); ++d)
+                row.push_back(plusMinus(m.perDepth[d]));
+            const json perDepth = perDepthJson(m, m.perDepth);
             row.push_back(plusMinus(m.iid));
             row.push_back(plusMinus(m.test));
             table.addRow(row);
@@ -93,6 +99,9 @@ int collect(const fs::path& dir, const ndr::SweepPlan& plan) {
                                           {"test", statsJson(m.operationTest[o])}});
                 entry["operations"] = operations;
             }
+            if (!m.haltSteps.empty())
+                entry["halting"] = {{"stepsRun", perDepthJson(m, m.haltSteps)},
+                                    {"everyStep", perDepthJson(m, m.everyStep)}};
             return entry;
         };
         json models = json::array();
@@ -118,6 +127,28 @@ int collect(const fs::path& dir, const ndr::SweepPlan& plan) {
                                 plusMinus(m.operationTest[o])});
             std::cout << "Per operation at the root of the expression, at the same evaluations\n";
             ops.print(std::cout);
+        }
+        // Models that halt: the steps they run per depth, and their accuracy when they run every step.
+        if (std::any_of(g.models.begin(), g.models.end(),
+                        [](const auto& m) { return !m.haltSteps.empty(); })) {
+            std::vector<std::string> haltHeader = {"model", "figure"};
+            for (int d : ndr::allDepthsOf(g.config.task))
+                haltHeader.push_back(ndr::depthColumnName(g.config.task, d));
+            Table halting(haltHeader, "ll");
+            for (const auto& m : g.models) {
+                if (m.haltSteps.empty())
+                    continue;
+                std::vector<std::string> steps = {m.name, "steps run"}, every = {m.name, "every step"};
+                for (size_t d = 0; d < m.depths.size(); ++d) {
+                    steps.push_back(plusMinus(m.haltSteps[d], 2));
+                    every.push_back(plusMinus(m.everyStep[d]));
+                }
+                halting.addRow(steps);
+                halting.addRow(every);
+            }
+            std::cout << "Halting, at the same evaluations: mean steps run before halting, and the accuracy "
+                         "when running every step\n";
+            halting.print(std::cout);
         }
         out.push_back({{"group", g.group},
                        {"preset", g.config.preset},

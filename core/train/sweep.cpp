@@ -191,13 +191,27 @@ GroupSummary emptyGroup(const std::string& group, const RunConfig& config) {
     return s;
 }
 
-// Adds one run's value per depth to s.perDepth: values[i] is of depths[i], matched by depth.
-void addPerDepth(ModelSummary& s, const std::vector<int>& depths, const std::vector<double>& values) {
+// Adds one run's value per depth to `to` (s.depths long, made so when empty): values[i] is of
+// depths[i], matched by depth.
+void addPerDepth(const ModelSummary& s, std::vector<std::vector<double>>& to, const std::vector<int>& depths,
+                 const std::vector<double>& values) {
+    to.resize(s.depths.size());
     for (size_t d = 0; d < s.depths.size(); ++d) {
         const auto it = std::find(depths.begin(), depths.end(), s.depths[d]);
         if (it != depths.end() && size_t(it - depths.begin()) < values.size())
-            s.perDepth[d].push_back(values[size_t(it - depths.begin())]);
+            to[d].push_back(values[size_t(it - depths.begin())]);
     }
+}
+
+// Adds a halting evaluation's mean steps run and every-step accuracy per depth.
+void addHalting(ModelSummary& s, const EvalRecord& e) {
+    if (e.haltCounts.empty())
+        return;
+    std::vector<double> steps;
+    for (size_t d = 0; d < e.haltCounts.size(); ++d)
+        steps.push_back(e.meanHaltStep(d));
+    addPerDepth(s, s.haltSteps, e.depths, steps);
+    addPerDepth(s, s.everyStep, e.depths, e.everyStepAccuracy);
 }
 
 // Adds an evaluation's split means per root operation; the group's first run with operations names
@@ -233,17 +247,18 @@ void addRun(GroupSummary& g, const RunRecord& record, const std::string& where) 
         if (rec.bestEval < 0 || rec.bestEval >= int(rec.history.size()))
             continue;
         const EvalRecord& best = rec.history[size_t(rec.bestEval)];
-        addPerDepth(ms, best.depths, best.accuracy);
+        addPerDepth(ms, ms.perDepth, best.depths, best.accuracy);
         ms.iid.push_back(best.trainAccuracy);
         ms.test.push_back(best.testAccuracy);
         addOperations(ms, best, record.config.task);
+        addHalting(ms, best);
     }
     // Every evaluation of a run has the same baseline: that of its sets.
     for (const ModelRecord& rec : record.models) {
         if (rec.history.empty() || rec.history.back().baseline.empty())
             continue;
         const EvalRecord& e = rec.history.back();
-        addPerDepth(g.baseline, e.depths, e.baseline);
+        addPerDepth(g.baseline, g.baseline.perDepth, e.depths, e.baseline);
         g.baseline.iid.push_back(splitMean(record.config.task, e.depths, e.baseline, Split::Train));
         g.baseline.test.push_back(splitMean(record.config.task, e.depths, e.baseline, Split::Test));
         break;

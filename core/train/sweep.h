@@ -66,6 +66,10 @@ struct ModelSummary {
     // training-depth and test-depth means of its accuracy at each run's best evaluation.
     std::vector<std::string> operations;
     std::vector<std::vector<double>> operationIid, operationTest; // (operations, runs)
+    // Models that halt at evaluation (EvalRecord::haltCounts): per depth the mean number of steps run
+    // before halting and the accuracy when running every step, at each run's best evaluation; empty
+    // for the others.
+    std::vector<std::vector<double>> haltSteps, everyStep; // (depths, runs)
 };
 struct GroupSummary {
     std::string group;

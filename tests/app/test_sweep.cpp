@@ -110,6 +110,8 @@ private slots:
         QCOMPARE(operations.size(), size_t(2));
         QCOMPARE(operations[0].at("operation").get<std::string>(), std::string("MAX"));
         QCOMPARE(operations[1].at("operation").get<std::string>(), std::string("SM"));
+        QVERIFY(!summary.at("groups")[0].at("models")[0].contains("halting"));
+        QVERIFY(!r.out.contains("before halting"));
         for (int seed = 1; seed <= 2; ++seed) {
             const ndr::RunRecord run =
                 ndr::loadRunRecord((dir + QString("/seed-%1/run.json").arg(seed)).toStdString());
@@ -118,6 +120,40 @@ private slots:
             for (size_t o = 0; o < 2; ++o)
                 QCOMPARE(operations[o].at("test").at("values")[size_t(seed - 1)].get<double>(),
                          best.operationAccuracy(best.depths.size() - 1, o));
+        }
+    }
+
+    // A model that halts: collect prints and saves its steps run per depth and its every-step accuracy,
+    // each run's value that of its run file's best evaluation.
+    void collectHalting() {
+        const QString config = path("halting.json"), dir = path("halting");
+        QVERIFY(writeAll(config, R"({"preset": "stub", "task": {"evalExamplesPerDepth": 32},
+ "models": [{"preset": "ndr", "name": "NDR", "dModel": 16, "heads": 2, "dFF": 32, "steps": 4, "haltThreshold": 0.5},
+            {"preset": "transformer", "name": "T", "dModel": 16, "heads": 2, "dFF": 32, "steps": 4}],
+ "train": {"steps": 10, "evalInterval": 10, "batchSize": 16}})"));
+        Result r = runNdr({"sweep", "--config", config, "--seeds", "2", "--out", dir, "--quiet"});
+        QVERIFY2(r.exitCode == 0, describe(r));
+        r = runNdr({"sweep", "collect", dir});
+        QVERIFY2(r.exitCode == 0 && r.out.contains("mean steps run before halting") &&
+                     r.out.contains("every step"),
+                 describe(r));
+        const auto summary = nlohmann::json::parse(readAll(dir + "/summary.json").toStdString());
+        const auto& models = summary.at("groups")[0].at("models");
+        QVERIFY(!models[1].contains("halting")); // the Transformer does not halt
+        const auto& halting = models[0].at("halting");
+        for (int seed = 1; seed <= 2; ++seed) {
+            const ndr::RunRecord run =
+                ndr::loadRunRecord((dir + QString("/seed-%1/run.json").arg(seed)).toStdString());
+            const ndr::EvalRecord& best = run.models[0].history[size_t(run.models[0].bestEval)];
+            QCOMPARE(halting.at("stepsRun").size(), best.depths.size());
+            for (size_t d = 0; d < best.depths.size(); ++d) {
+                QCOMPARE(halting.at("stepsRun")[d].at("depth").get<int>(), best.depths[d]);
+                const double steps = halting.at("stepsRun")[d].at("values")[size_t(seed - 1)].get<double>();
+                QCOMPARE(steps, best.meanHaltStep(d));
+                QVERIFY(steps >= 1 && steps <= 4);
+                QCOMPARE(halting.at("everyStep")[d].at("values")[size_t(seed - 1)].get<double>(),
+                         best.everyStepAccuracy[d]);
+            }
         }
     }
 
