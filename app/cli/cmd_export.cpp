@@ -70,10 +70,10 @@ Command addExportCommand(CLI::App& root) {
     cmd->footer(
         "Writes learning-curves.png, depth-accuracy.png, attention-maps.png, gate-map.png, change-map.png, "
         "length-generalisation-<model>.png (one per model), dashboard.png, evaluations.csv, "
-        "depth-accuracy.csv, loss.csv, frames/frame-NNN.png (one per evaluation) and training.gif; for each "
-        "model "
-        "with head routing or halting head-usage-<model>.png and steps-used-<model>.png, and for arithmetic "
-        "and ListOps operation-accuracy-<model>.png (one per model) and operation-accuracy.csv.\n");
+        "depth-accuracy.csv, loss.csv, frames/frame-NNN.png (one per evaluation) and training.gif; for "
+        "each model with head routing or halting head-usage-<model>.png and steps-used-<model>.png, and "
+        "for arithmetic and ListOps operation-accuracy-<model>.png (one per model) and "
+        "operation-accuracy.csv.\n");
     return {cmd, [o] { return runExport(*o); }};
 }
 

@@ -1,9 +1,9 @@
 // Exports of a run's dashboard without the window: one PNG per view (the per-model views, length
-// generalisation, head usage, steps used and accuracy per operation, once per model that has them), the whole
-// dashboard as one PNG, the history as CSV tables (evaluations, accuracy per depth per evaluation, the loss
-// log), one frame per evaluation (the training's dynamics, on fixed axes) and an animated GIF of those
-// frames. Every image says which step (or model) it shows. Used by File > Export in the app and by `ndr
-// export` headless.
+// generalisation, head usage, steps used and accuracy per operation, once per model that has them),
+// the whole dashboard as one PNG, the history as CSV tables (evaluations, accuracy per depth per
+// evaluation, the loss log), one frame per evaluation (the training's dynamics, on fixed axes) and an
+// animated GIF of those frames. Every image says which step (or model) it shows. Used by File > Export
+// in the app and by `ndr export` headless.
 #pragma once
 
 #include "core/records/records.h"
