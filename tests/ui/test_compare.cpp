@@ -178,6 +178,37 @@ private slots:
         }
     }
 
+    // A model that halts: one column of the steps run on the test depths, its runs' mean of the
+    // summary's per-depth figures; "-" for the model that does not halt.
+    void haltingColumn() {
+        const std::filesystem::path dir = tmp_.filePath("halting").toStdString();
+        std::filesystem::create_directories(dir);
+        ndr::RunConfig c = tinyRun();
+        c.models[0].haltThreshold = 0.5;
+        c.train.steps = 20;
+        const ndr::SweepPlan plan = ndr::seedPlan(c, 2);
+        ndr::saveSweepPlan(dir, plan);
+        trainEntry(dir, plan, 0);
+        trainEntry(dir, plan, 1);
+        const CompareData data = loadCompareData({{CompareSource::Kind::Sweep, dir}});
+        QVERIFY2(data.problems.isEmpty(), qPrintable(data.problems.join("; ")));
+        QCOMPARE(data.header.last(), QString("Steps run (Longer)"));
+        QCOMPARE(data.rows[1].last(), QString("-"));
+        const auto groups = ndr::summariseSweep(dir, plan);
+        const ndr::ModelSummary& ms = groups[0].models[0];
+        const std::vector<int> test = ndr::depthsOf(c.task, ndr::Split::Test);
+        double sum = 0;
+        for (size_t r = 0; r < 2; ++r) {
+            double runSum = 0;
+            for (size_t d = 0; d < ms.depths.size(); ++d)
+                if (std::count(test.begin(), test.end(), ms.depths[d]))
+                    runSum += ms.haltSteps[d][r];
+            sum += runSum / double(test.size());
+        }
+        QVERIFY2(data.rows[0].last().startsWith(QString::number(sum / 2, 'f', 2) + " ± "),
+                 qPrintable(data.rows[0].last()));
+    }
+
     void tableOneSweepShowsThePapersTable() {
         const std::filesystem::path dir = tmp_.filePath("t1").toStdString();
         std::filesystem::create_directories(dir);

@@ -32,13 +32,32 @@ CompareStats statsOf(const std::vector<double>& xs) {
     return s;
 }
 
-QString cell(const CompareStats& s) {
+QString cell(const CompareStats& s, int decimals = 3) {
     if (s.runs == 0 || std::isnan(s.mean))
         return QStringLiteral("-");
     // One seed has no spread to show: its value alone.
     if (s.runs == 1)
-        return QString::number(s.mean, 'f', 3);
-    return QStringLiteral("%1 ± %2").arg(s.mean, 0, 'f', 3).arg(s.std, 0, 'f', 3);
+        return QString::number(s.mean, 'f', decimals);
+    return QStringLiteral("%1 ± %2").arg(s.mean, 0, 'f', decimals).arg(s.std, 0, 'f', decimals);
+}
+
+// Per run of a model that halts, the mean over the test depths of the steps it ran before halting
+// (nothing for a model that does not halt).
+std::vector<double> testStepsRun(const ndr::ModelSummary& ms, const ndr::TaskConfig& task) {
+    std::vector<double> out;
+    const size_t runs = ms.haltSteps.empty() ? 0 : ms.haltSteps.front().size();
+    for (size_t r = 0; r < runs; ++r) {
+        std::vector<int> depths;
+        std::vector<double> values;
+        for (size_t d = 0; d < ms.depths.size() && d < ms.haltSteps.size(); ++d)
+            if (r < ms.haltSteps[d].size()) {
+                depths.push_back(ms.depths[d]);
+                values.push_back(ms.haltSteps[d][r]);
+            }
+        if (const double mean = ndr::splitMean(task, depths, values, ndr::Split::Test); !std::isnan(mean))
+            out.push_back(mean);
+    }
+    return out;
 }
 
 QString paperCell(double value) {
@@ -174,6 +193,13 @@ CompareData loadCompareData(const std::vector<CompareSource>& sources) {
                 operations.insert(ms.operations.begin(), ms.operations.end());
         for (const std::string& op : operations)
             data.header << QStringLiteral("Longer %1").arg(QString::fromStdString(op));
+        // Models that halt at evaluation: the steps they run on the test depths.
+        const bool halting = std::any_of(groups.begin(), groups.end(), [](const Group& g) {
+            return std::any_of(g.summary.models.begin(), g.summary.models.end(),
+                               [](const ndr::ModelSummary& ms) { return !ms.haltSteps.empty(); });
+        });
+        if (halting)
+            data.header << QStringLiteral("Steps run (Longer)");
         size_t ci = 0;
         for (const Group& g : groups)
             for (const ndr::ModelSummary& ms : g.summary.models) {
@@ -190,6 +216,8 @@ CompareData loadCompareData(const std::vector<CompareSource>& sources) {
                                 ? QStringLiteral("-")
                                 : cell(statsOf(ms.operationTest[size_t(at - ms.operations.begin())])));
                 }
+                if (halting)
+                    row << cell(statsOf(testStepsRun(ms, g.summary.config.task)), 2);
                 data.rows.push_back(row);
             }
     }
