@@ -48,6 +48,16 @@ void trainEntry(const std::filesystem::path& dir, const ndr::SweepPlan& plan, in
     run.save(dir / e.dir / "run.json");
 }
 
+// A sweep folder `dir` of `config` over `seeds` seeds, every run trained; returns its plan.
+ndr::SweepPlan trainedSweep(const std::filesystem::path& dir, const ndr::RunConfig& config, int seeds) {
+    std::filesystem::create_directories(dir);
+    const ndr::SweepPlan plan = ndr::seedPlan(config, seeds);
+    ndr::saveSweepPlan(dir, plan);
+    for (int i = 0; i < seeds; ++i)
+        trainEntry(dir, plan, i);
+    return plan;
+}
+
 // Clicks `button` and hands the file dialog it opens to `use` once it shows.
 void withDialog(QPushButton* button, const std::function<void(QFileDialog*)>& use) {
     bool used = false;
@@ -149,7 +159,6 @@ private slots:
     // finished runs of the sweep summary's figure.
     void operationColumns() {
         const std::filesystem::path dir = tmp_.filePath("listops").toStdString();
-        std::filesystem::create_directories(dir);
         ndr::RunConfig c = tinyRun();
         c.preset = "listops";
         c.task = ndr::presetConfig("listops").task;
@@ -161,10 +170,7 @@ private slots:
         c.task.evalExamplesPerDepth = 16;
         c.train.steps = 10;
         c.train.evalInterval = 10;
-        const ndr::SweepPlan plan = ndr::seedPlan(c, 2);
-        ndr::saveSweepPlan(dir, plan);
-        trainEntry(dir, plan, 0);
-        trainEntry(dir, plan, 1);
+        const ndr::SweepPlan plan = trainedSweep(dir, c, 2);
         const CompareData data = loadCompareData({{CompareSource::Kind::Sweep, dir}});
         QVERIFY2(data.problems.isEmpty(), qPrintable(data.problems.join("; ")));
         QCOMPARE(data.header.mid(6), (QStringList{"Longer MAX", "Longer SM"}));
@@ -182,14 +188,10 @@ private slots:
     // summary's per-depth figures; "-" for the model that does not halt.
     void haltingColumn() {
         const std::filesystem::path dir = tmp_.filePath("halting").toStdString();
-        std::filesystem::create_directories(dir);
         ndr::RunConfig c = tinyRun();
         c.models[0].haltThreshold = 0.5;
         c.train.steps = 20;
-        const ndr::SweepPlan plan = ndr::seedPlan(c, 2);
-        ndr::saveSweepPlan(dir, plan);
-        trainEntry(dir, plan, 0);
-        trainEntry(dir, plan, 1);
+        const ndr::SweepPlan plan = trainedSweep(dir, c, 2);
         const CompareData data = loadCompareData({{CompareSource::Kind::Sweep, dir}});
         QVERIFY2(data.problems.isEmpty(), qPrintable(data.problems.join("; ")));
         QCOMPARE(data.header.last(), QString("Steps run (Longer)"));
