@@ -1,7 +1,7 @@
 // Head usage, steps used and accuracy per operation on hand-made evaluation histories: the graphs hold
 // exactly the recorded figures, the compute saved is the one worked out by hand, models without the
-// figures are not offered, a new evaluation updates the views, and the dashboard shows the row only for
-// runs that have them.
+// figures are not offered, a new evaluation updates the views, the dashboard shows the row only for
+// runs that have them, and the export draws each view once per model that has its figures.
 #include "core/config/config.h"
 #include "core/io/files.h"
 #include "ui/dashboard/dashboard.h"
@@ -249,7 +249,6 @@ private slots:
         run.models[2].config.name = "Transformer ops";
         for (int k = 0; k < 2; ++k)
             run.models[2].history.push_back(operationEvaluation(k));
-        run.config.models.clear();
         std::vector<ModelConfig> configs;
         for (const auto& m : run.models)
             configs.push_back(m.config);
