@@ -98,7 +98,9 @@ private slots:
         QSignalSpy spy(&view, &CompareView::loaded);
         QString error;
         QVERIFY2(view.addSource(QString::fromStdString(dir.string()), &error), qPrintable(error));
+        QCOMPARE(view.statusText(), QString("Reading 1 source…")); // until the reading is shown
         QVERIFY(waitLoaded(view, spy));
+        QCOMPARE(view.statusText(), QString("1 of 2 runs finished"));
         QCOMPARE(view.data().finished, 1);
         QCOMPARE(view.data().planned, 2);
         QVERIFY(!view.data().tableOne);
@@ -111,7 +113,10 @@ private slots:
         trainEntry(dir, plan, 1);
         spy.clear();
         view.refresh();
+        // Reading the same sources again keeps the figures and their status on screen.
+        QCOMPARE(view.statusText(), QString("1 of 2 runs finished"));
         QVERIFY(waitLoaded(view, spy));
+        QCOMPARE(view.statusText(), QString("2 of 2 runs finished"));
         QCOMPARE(view.data().finished, 2);
         QCOMPARE(view.table()->item(1, 3)->text(), QString("2/2"));
         QCOMPARE(view.curves()->curveCount(), 4);

@@ -96,6 +96,10 @@ bool CompareView::addSource(const QString& path, QString* error) {
     return true;
 }
 
+QString CompareView::statusText() const {
+    return status_->text();
+}
+
 void CompareView::clearSources() {
     sources_.clear();
     refresh();
@@ -110,18 +114,24 @@ void CompareView::refresh() {
         loader_.join();
     loading_ = true;
     again_ = false;
+    // New sources can take seconds to read (a run file of a long run holds megabytes of traces): say
+    // so until they are shown. A poll of the same sources keeps the figures on screen meanwhile.
+    if (!sources_.empty() && sources_ != shownSources_)
+        status_->setText(sources_.size() == 1 ? tr("Reading 1 source…")
+                                              : tr("Reading %1 sources…").arg(sources_.size()));
     loader_ = std::thread([this, sources = sources_] {
         auto data = std::make_shared<const CompareData>(loadCompareData(sources));
         // Queued to this object: the destructor joins this thread first, and Qt drops a queued call
         // whose receiver is gone.
         QMetaObject::invokeMethod(
-            this, [this, data] { showData(data); }, Qt::QueuedConnection);
+            this, [this, data, sources] { showData(data, sources); }, Qt::QueuedConnection);
     });
 }
 
-void CompareView::showData(std::shared_ptr<const CompareData> data) {
+void CompareView::showData(std::shared_ptr<const CompareData> data, std::vector<CompareSource> sources) {
     loading_ = false;
     data_ = std::move(data);
+    shownSources_ = std::move(sources);
     const CompareData& d = *data_;
     table_->clear();
     table_->setColumnCount(int(d.header.size()));

@@ -40,6 +40,7 @@ public:
     CompareBarsView* bars() const { return bars_; }
     OverlayCurvesView* curves() const { return curves_; }
     QTableWidget* table() const { return table_; }
+    QString statusText() const;
 
     // Writes compare.csv, compare-bars.png and compare-curves.png into `folder`; refuses to replace
     // files unless `overwrite`. Returns the files written, or an empty list with *error set.
@@ -53,12 +54,14 @@ signals:
     void loaded();
 
 private:
-    void showData(std::shared_ptr<const CompareData> data);
+    // Shows a reading of `sources`.
+    void showData(std::shared_ptr<const CompareData> data, std::vector<CompareSource> sources);
     void addDialog(bool folder);
     void exportDialog();
 
     std::vector<CompareSource> sources_;
     std::shared_ptr<const CompareData> data_;
+    std::vector<CompareSource> shownSources_; // the sources data_ was read from
     QTableWidget* table_;
     CompareBarsView* bars_;
     OverlayCurvesView* curves_;
