@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <atomic>
 #include <cctype>
 #include <cerrno>
@@ -186,21 +187,119 @@ void appendPretty(std::string& out, const json& j, int depth) {
     out += j.is_object() ? "}" : "]";
 }
 
+// `text` with each evaluation's probe trace (the object at "probe" of run.models[m].history[e])
+// replaced by `replacement`, in one pass that, like jsonio::checkJsonSize, tells strings from structure and
+// reads no number: lexing the traces' numbers is most of the time a parse of a long run's file takes. What is
+// not such a trace, malformed text included, is copied as it is, for the parser and the reader to judge.
+std::string withEvaluationTraces(std::string_view text, std::string_view replacement) {
+    // The key each open container was opened under ("" for an array's element and the root).
+    std::array<std::string_view, jsonio::kMaxJsonDepth + 1> openedBy{};
+    std::string_view key; // the last key read, until its value starts
+    std::string out;
+    out.reserve(text.size() / 8);
+    size_t depth = 0, copied = 0;
+    const auto skipSpace = [&](size_t i) {
+        while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i])))
+            ++i;
+        return i;
+    };
+    // The end of the string whose opening quote is at `i` (one past its closing quote).
+    const auto stringEnd = [&](size_t i) {
+        for (++i; i < text.size(); ++i) {
+            if (text[i] == '\\')
+                ++i;
+            else if (text[i] == '"')
+                return i + 1;
+        }
+        return text.size();
+    };
+    for (size_t i = 0; i < text.size();) {
+        const char c = text[i];
+        if (c == '"') {
+            const size_t end = stringEnd(i), colon = skipSpace(end);
+            if (colon >= text.size() || text[colon] != ':') {
+                i = end;
+                continue;
+            }
+            key = text.substr(i + 1, end - i - 2);
+            i = colon + 1;
+            const bool trace =
+                depth == 5 && key == "probe" && openedBy[2] == "models" && openedBy[4] == "history";
+            const size_t value = skipSpace(i);
+            if (!trace || value >= text.size() || text[value] != '{')
+                continue;
+            // Skip the trace: to the brace that closes the one it opens with.
+            size_t level = 0, j = value;
+            while (j < text.size()) {
+                const char v = text[j];
+                if (v == '"') {
+                    j = stringEnd(j);
+                    continue;
+                }
+                if (v == '{' || v == '[')
+                    ++level;
+                else if ((v == '}' || v == ']') && --level == 0)
+                    break;
+                ++j;
+            }
+            if (j >= text.size())
+                continue; // cut short: the parser names it
+            out.append(text.substr(copied, value - copied));
+            out += replacement;
+            copied = i = j + 1;
+            key = {};
+            continue;
+        }
+        if (c == '{' || c == '[') {
+            if (++depth <= jsonio::kMaxJsonDepth)
+                openedBy[depth] = key;
+        } else if (c == '}' || c == ']') {
+            depth -= depth > 0;
+        }
+        if (c != ' ' && c != '\n' && c != '\t' && c != '\r')
+            key = {};
+        ++i;
+    }
+    out.append(text.substr(copied));
+    return out;
+}
+
 // The run record in `text`; any error, with the field's path, as std::exception.
-RunRecord parseRunRecord(std::string_view text) {
+RunRecord parseRunRecord(std::string_view text, RunFileParts parts) {
     if (text.size() > kMaxRunFileBytes)
         throw FileError("it is " + humanSize(text.size()) + "; run files larger than " +
                         humanSize(kMaxRunFileBytes) + " are refused");
     jsonio::checkJsonSize(text, kMaxRunValues);
     json j;
+    if (parts == RunFileParts::WithoutTraces) {
+        // Text the parser refuses is parsed whole below, so that its message points into the file.
+        static const std::string emptyTrace = json(Trace{}).dump();
+        j = json::parse(withEvaluationTraces(text, emptyTrace), nullptr, false);
+        if (j.is_discarded())
+            parts = RunFileParts::All;
+    }
     try {
-        j = json::parse(text);
+        if (parts == RunFileParts::All)
+            j = json::parse(text);
     } catch (const json::parse_error& e) {
         throw FileError("invalid JSON at byte " + std::to_string(e.byte) + ": " + jsonio::jsonMessage(e) +
                         (e.byte >= text.size() ? " (the file may be cut short)" : ""));
     } catch (const json::exception& e) { // a number too large for a double ("1e400")
         throw FileError("invalid JSON: " + jsonio::jsonMessage(e));
     }
+    // What the text pass did not cut (a key spelt with escapes) is cut here: without traces, every
+    // evaluation's trace that is an object is an empty one; anything else is left for the reader to name.
+    const auto arrayAt = [](json& object, const char* key) -> json* {
+        auto it = object.is_object() ? object.find(key) : object.end();
+        return it != object.end() && it->is_array() ? &*it : nullptr;
+    };
+    if (json* models = parts == RunFileParts::WithoutTraces ? arrayAt(j, "models") : nullptr)
+        for (json& m : *models)
+            if (json* history = arrayAt(m, "history"))
+                for (json& e : *history)
+                    if (auto probe = e.is_object() ? e.find("probe") : e.end();
+                        probe != e.end() && probe->is_object())
+                        *probe = Trace{};
     return j.get<RunRecord>();
 }
 
@@ -265,13 +364,14 @@ void saveRunRecord(const fs::path& path, const RunRecord& run) {
     writeFileAtomic(path, runRecordToText(run));
 }
 
-RunRecord loadRunRecord(const fs::path& path) {
-    return asFileError("cannot open run file " + quote(path) + ": ",
-                       [&] { return parseRunRecord(readBounded(path, kMaxRunFileBytes, "run files")); });
+RunRecord loadRunRecord(const fs::path& path, RunFileParts parts) {
+    return asFileError("cannot open run file " + quote(path) + ": ", [&] {
+        return parseRunRecord(readBounded(path, kMaxRunFileBytes, "run files"), parts);
+    });
 }
 
-RunRecord runRecordFromText(std::string_view text) {
-    return asFileError("", [&] { return parseRunRecord(text); });
+RunRecord runRecordFromText(std::string_view text, RunFileParts parts) {
+    return asFileError("", [&] { return parseRunRecord(text, parts); });
 }
 
 } // namespace ndr

@@ -32,11 +32,15 @@ std::vector<std::string> checkpointStems(const std::vector<ModelConfig>& models)
 // The text saveRunRecord writes.
 std::string runRecordToText(const RunRecord& run);
 void saveRunRecord(const std::filesystem::path& path, const RunRecord& run);
-RunRecord loadRunRecord(const std::filesystem::path& path);
+// What of a run file to read: all of it, or all but each evaluation's probe trace (the bulk of a long
+// run's file: the attention of every step), which readers of its figures alone (summaries, Compare,
+// a sweep's progress) skip. Such a record's evaluations hold empty traces; it is not for saving.
+enum class RunFileParts { All, WithoutTraces };
+RunRecord loadRunRecord(const std::filesystem::path& path, RunFileParts parts = RunFileParts::All);
 // The run record held in `text` (a run file's contents), checked as loadRunRecord checks a file.
 // FileError says what is wrong without naming a file; for tests, fuzzing and callers that already
 // hold the bytes.
-RunRecord runRecordFromText(std::string_view text);
+RunRecord runRecordFromText(std::string_view text, RunFileParts parts = RunFileParts::All);
 
 struct CheckpointData {
     static constexpr const char* kFormat = "ndr-studio-checkpoint";

@@ -81,7 +81,7 @@ Run::Run(const RunConfig& config) {
 }
 
 std::unique_ptr<Run> Run::open(const std::filesystem::path& runFile, const std::vector<int>& only) {
-    const size_t n = loadRunRecord(runFile).models.size();
+    const size_t n = loadRunRecord(runFile, RunFileParts::WithoutTraces).models.size();
     std::vector<bool> wanted(n, only.empty());
     for (int i : only)
         if (i >= 0 && size_t(i) < n)
@@ -95,7 +95,7 @@ std::unique_ptr<Run> Run::openHistory(const std::filesystem::path& runFile) {
 
 std::vector<std::string> Run::missingCheckpoints(const std::filesystem::path& runFile) {
     std::vector<std::string> missing;
-    for (const auto& m : loadRunRecord(runFile).models)
+    for (const auto& m : loadRunRecord(runFile, RunFileParts::WithoutTraces).models)
         if (!m.checkpointFile.empty() && !std::filesystem::exists(runFile.parent_path() / m.checkpointFile))
             missing.push_back(m.checkpointFile);
     return missing;

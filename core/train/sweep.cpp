@@ -133,7 +133,7 @@ RunProgress runProgress(const fs::path& sweepDir, const SweepEntry& entry, const
     const bool hasRun = fs::exists(dir / "run.json", ec);
     if (hasRun) {
         try {
-            const RunRecord record = loadRunRecord(dir / "run.json");
+            const RunRecord record = loadRunRecord(dir / "run.json", RunFileParts::WithoutTraces);
             for (const auto& m : record.models)
                 p.stepsDone += m.stepsDone;
             if (finished(record)) {
@@ -290,7 +290,7 @@ std::vector<GroupSummary> summariseSweep(const fs::path& sweepDir, const SweepPl
         if (runProgress(sweepDir, e).state != RunState::Done)
             continue;
         const fs::path file = sweepDir / e.dir / "run.json";
-        addRun(*g, loadRunRecord(file), file.string());
+        addRun(*g, loadRunRecord(file, RunFileParts::WithoutTraces), file.string());
     }
     return groups;
 }

@@ -262,6 +262,52 @@ private slots:
         QCOMPARE(entries(dir_.path().toStdString()), QStringList{"run.json"});
     }
 
+    // Reading without the evaluations' traces gives the record with each evaluation's trace empty and
+    // everything else as written, the run's probe example included.
+    void runRecordWithoutTraces() {
+        const RunRecord run = smallRun();
+        QVERIFY(run.models[0].history[0].probe.positions > 0);
+        QVERIFY(!run.probe.functions.empty());
+        saveRunRecord(path("traces.json"), run);
+        const RunRecord back = loadRunRecord(path("traces.json"), RunFileParts::WithoutTraces);
+        RunRecord want = run;
+        for (ModelRecord& m : want.models)
+            for (EvalRecord& e : m.history)
+                e.probe = Trace{};
+        QCOMPARE(back.probe, run.probe);
+        QCOMPARE(back.models[0].history[0].probe.positions, 0);
+        QCOMPARE(json(back), json(want));
+        // A key spelt with an escape is the same key.
+        std::string text = readFileBounded(path("traces.json"), 1 << 20);
+        std::string escaped = text;
+        for (size_t at = 0; (at = escaped.find("\"probe\": {", at)) != std::string::npos; at += 8)
+            escaped.replace(at, 7, "\"pro\\u0062e\"");
+        QVERIFY(escaped != text);
+        QCOMPARE(json(runRecordFromText(escaped, RunFileParts::WithoutTraces)), json(want));
+        // Text that is not JSON gets the message that reading all of it gives, at the file's byte.
+        const std::string cutShort = text.substr(0, text.size() - 40);
+        QString all, withoutTraces;
+        try {
+            runRecordFromText(cutShort);
+        } catch (const FileError& e) {
+            all = e.what();
+        }
+        try {
+            runRecordFromText(cutShort, RunFileParts::WithoutTraces);
+        } catch (const FileError& e) {
+            withoutTraces = e.what();
+        }
+        QVERIFY(all.contains("invalid JSON at byte"));
+        QCOMPARE(withoutTraces, all);
+        // What is wrong in the rest of the file is still named.
+        const size_t at = text.find("\"testAccuracy\"");
+        QVERIFY(at != std::string::npos);
+        text.replace(at, 14, "\"testAccuracX\"");
+        writeAll(path("bad-traces.json"), text);
+        EXPECT_ERROR(FileError, loadRunRecord(path("bad-traces.json"), RunFileParts::WithoutTraces),
+                     "testAccuracy");
+    }
+
     void everyStatusReadsBackAsWritten() {
         const std::vector<std::pair<ModelStatus, std::string>> cases = {
             {{ModelState::New, {}}, "new"},

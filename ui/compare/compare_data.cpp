@@ -87,11 +87,12 @@ CompareData loadCompareData(const std::vector<CompareSource>& sources) {
                     for (const ndr::SweepEntry& e : plan.runs)
                         if (e.group == group.summary.group &&
                             ndr::runProgress(src.path, e).state == ndr::RunState::Done)
-                            group.finished.push_back(ndr::loadRunRecord(src.path / e.dir / "run.json"));
+                            group.finished.push_back(ndr::loadRunRecord(src.path / e.dir / "run.json",
+                                                                        ndr::RunFileParts::WithoutTraces));
                     groups.push_back(std::move(group));
                 }
             } else {
-                ndr::RunRecord record = ndr::loadRunRecord(src.path);
+                ndr::RunRecord record = ndr::loadRunRecord(src.path, ndr::RunFileParts::WithoutTraces);
                 Group group{name, ndr::summariseRuns(name.toStdString(), {record}), {}};
                 group.finished.push_back(std::move(record));
                 groups.push_back(std::move(group));
