@@ -22,10 +22,19 @@ inline Result runNdr(const QStringList& args, int timeoutMs = 20000,
     p.setProcessEnvironment(env);
     p.start(QStringLiteral(NDR_BINARY_DIR "/app/ndr"), args);
     Result r;
-    if (!p.waitForStarted() || !p.waitForFinished(waitMs(timeoutMs))) { // scaled in sanitizer builds
+    if (!p.waitForStarted()) {
+        r.err = "did not start: " + p.errorString();
+        return r;
+    }
+    const int waited = waitMs(timeoutMs); // scaled in sanitizer builds
+    if (!p.waitForFinished(waited)) {
+        // After kill() the error string says "crashed", so what happened is read first.
+        const QString what = p.error() == QProcess::Timedout
+                                 ? QString("did not finish within %1 s; killed").arg(waited / 1000.0)
+                                 : "failed: " + p.errorString();
         p.kill();
         p.waitForFinished();
-        r.err = "did not finish: " + p.errorString();
+        r.err = what;
         return r;
     }
     r.out = QString::fromUtf8(p.readAllStandardOutput());
