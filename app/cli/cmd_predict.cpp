@@ -147,7 +147,7 @@ int runPredict(const PredictOptions& o) {
     {
         ndr::RunRecord rec;
         try {
-            rec = ndr::loadRunRecord(o.runFile);
+            rec = ndr::loadRunRecord(o.runFile, ndr::RunFileParts::WithoutTraces);
         } catch (const std::exception& e) {
             throw CliError(e.what());
         }
