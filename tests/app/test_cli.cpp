@@ -415,6 +415,8 @@ private slots:
         const QString out = path("exported");
         Result r = runNdr({"export", runFile_, "--out", out, "--width", "800", "--height", "500"});
         QVERIFY2(r.exitCode == 0, describe(r));
+        // Nothing on stderr: the offscreen platform's notices about window sizes are not the user's concern.
+        QVERIFY2(r.err.isEmpty(), describe(r));
         for (const QString f :
              {"learning-curves.png", "depth-accuracy.png", "length-generalisation-ndr.png",
               "length-generalisation-transformer.png", "attention-maps.png", "gate-map.png", "change-map.png",
