@@ -3,6 +3,7 @@
 #include "commands.h"
 #include "common.h"
 
+#include "ui/common/platform_notices.h"
 #include "ui/export/exporter.h"
 
 #include <QApplication>
@@ -14,17 +15,6 @@
 namespace ndrcli {
 
 namespace {
-
-// Qt's messages that say nothing about the export: the offscreen platform cannot size windows on a
-// screen, and a session without a runtime folder (root in a container) gets a temporary one.
-QtMessageHandler qtDefaultHandler = nullptr;
-void quietOffscreenMessages(QtMsgType type, const QMessageLogContext& context, const QString& message) {
-    if (message.contains("does not support propagateSizeHints") ||
-        message.contains("XDG_RUNTIME_DIR not set"))
-        return;
-    if (qtDefaultHandler)
-        qtDefaultHandler(type, context, message);
-}
 
 struct ExportCliOptions {
     std::string runFile, out;
@@ -42,7 +32,7 @@ int runExport(const ExportCliOptions& o) {
     const fs::path out = o.out.empty() ? fs::path(o.runFile).parent_path() / "dashboard" : fs::path(o.out);
     // Drawing needs a GUI application but never a display.
     qputenv("QT_QPA_PLATFORM", "offscreen");
-    qtDefaultHandler = qInstallMessageHandler(quietOffscreenMessages);
+    ndrui::hidePlatformNotices();
     int argc = 1;
     char name[] = "ndr";
     char* argv[] = {name, nullptr};

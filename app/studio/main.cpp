@@ -1,6 +1,7 @@
 // ndr-studio, the desktop app: the main window, plus a few options for scripted use (open a run,
 // start a preset, take a screenshot, measure how long the event loop ever stalls while training).
 #include "core/nn/isa.h"
+#include "ui/common/platform_notices.h"
 #include "ui/common/stall_meter.h"
 #include "ui/compare/compare_view.h"
 #include "ui/dashboard/dashboard.h"
@@ -24,6 +25,7 @@ int main(int argc, char** argv) {
     // Without a display the window cannot open: say so and train headless with the command-line tool.
     if (const auto code = runHeadlessIfNoDisplay(argc, argv))
         return *code;
+    ndrui::hidePlatformNotices();
     QApplication app(argc, argv);
     QApplication::setOrganizationName("NDR Studio");
     QApplication::setApplicationName("ndr-studio");

@@ -41,7 +41,7 @@ const std::map<std::string, std::set<std::string>>& rules() {
         m["ui/compare"] = with(core, {"ui/common", "ui/plots"});
         m["ui/shell"] = with(core, {"ui/common", "ui/plots", "ui/dashboard", "ui/export", "ui/training",
                                     "ui/panel", "ui/inspector", "ui/compare"});
-        m["app/cli"] = with(core, {"ui/export"});
+        m["app/cli"] = with(core, {"ui/common", "ui/export"});
         m["app/studio"] = with(core, {"ui/common", "ui/dashboard", "ui/export", "ui/training", "ui/panel",
                                       "ui/inspector", "ui/compare", "ui/shell"});
         return m;
