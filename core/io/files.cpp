@@ -48,6 +48,17 @@ std::vector<std::string> checkpointStems(const std::vector<ModelConfig>& models)
     return names;
 }
 
+std::vector<std::string> checkpointStems(const std::vector<ModelConfig>& models,
+                                         const std::filesystem::path& runFile) {
+    std::vector<std::string> names = checkpointStems(models);
+    // Model stems hold no '.', so "<run>." keeps every run file's names apart from the others'.
+    const std::string run = runFile.stem().string();
+    if (run != "run")
+        for (auto& name : names)
+            name = run + "." + name;
+    return names;
+}
+
 using nlohmann::json;
 namespace fs = std::filesystem;
 

@@ -28,6 +28,10 @@ std::string readFileBounded(const std::filesystem::path& path, uint64_t maxBytes
 std::string fileStem(const std::string& name);
 // File-name stems of a run's models' checkpoints, made unique when two names collide ("ndr", "ndr-2").
 std::vector<std::string> checkpointStems(const std::vector<ModelConfig>& models);
+// The stems of the checkpoints saved beside `runFile`: as above for "run.json", else prefixed with the
+// run file's stem ("a.json": "a.ndr"), so runs saved in one folder never share a checkpoint name.
+std::vector<std::string> checkpointStems(const std::vector<ModelConfig>& models,
+                                         const std::filesystem::path& runFile);
 
 // The text saveRunRecord writes.
 std::string runRecordToText(const RunRecord& run);

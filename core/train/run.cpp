@@ -30,7 +30,7 @@ void saveRunFiles(const std::filesystem::path& runFile, RunRecord& record,
     if (checkpoints.size() != record.models.size())
         throw FileError("cannot save " + runFile.string() + ": " + std::to_string(checkpoints.size()) +
                         " checkpoints for " + std::to_string(record.models.size()) + " models");
-    const auto stems = checkpointStems(record.config.models);
+    const auto stems = checkpointStems(record.config.models, runFile);
     const auto dir = runFile.parent_path();
     if (!dir.empty()) {
         // A run is a folder: one that does not exist yet is made (a file in the way is reported).

@@ -17,7 +17,8 @@
 namespace ndr {
 
 // Saves a run folder: each model's checkpoint beside `runFile` as "<stem>@<step>.ckpt" (stored into
-// record.models[i].checkpointFile), then the record, then removes the checkpoints of earlier saves.
+// record.models[i].checkpointFile; the stems of checkpointStems(models, runFile), so several run files
+// can share a folder), then the record, then removes the checkpoints of this run file's earlier saves.
 // Every file is written atomically and the record after its checkpoints, so whenever the process
 // dies, the run file on disk names complete checkpoints of the very steps it records. A missing folder
 // is created. Throws FileError.

@@ -185,6 +185,35 @@ private slots:
                  (QStringList{"ndr@14.ckpt", "transformer@12.ckpt"}));
     }
 
+    void runFilesInOneFolderKeepTheirOwnCheckpoints() {
+        // Two runs saved beside each other at the same steps, and a third as run.json: each opens with
+        // its own weights, and saving one again removes only its own earlier checkpoints.
+        QTemporaryDir dir;
+        auto file = [&](const char* name) { return std::filesystem::path(dir.filePath(name).toStdString()); };
+        Run a(tinyRun(9)), b(tinyRun(10)), c(tinyRun(11));
+        std::vector<std::vector<double>> expected;
+        for (Run* r : {&a, &b, &c}) {
+            for (int m = 0; m < 2; ++m)
+                ndrtest::nextLosses(r->trainer(m), 6);
+        }
+        a.save(file("a.json"));
+        b.save(file("b.json"));
+        c.save(file("run.json"));
+        for (int m = 0; m < 2; ++m)
+            expected.push_back(ndrtest::nextLosses(a.trainer(m), 4));
+        const auto opened = Run::open(file("a.json"));
+        QCOMPARE(opened->record().models[0].checkpointFile, std::string("a.ndr@6.ckpt"));
+        for (int m = 0; m < 2; ++m)
+            QCOMPARE(ndrtest::nextLosses(opened->trainer(m), 4), expected[m]);
+        opened->save(file("a.json"));
+        QDir folder(dir.path());
+        QCOMPARE(folder.entryList({"*.ckpt"}, QDir::Files, QDir::Name),
+                 (QStringList{"a.ndr@10.ckpt", "a.transformer@10.ckpt", "b.ndr@6.ckpt",
+                              "b.transformer@6.ckpt", "ndr@6.ckpt", "transformer@6.ckpt"}));
+        QVERIFY(Run::missingCheckpoints(file("b.json")).empty());
+        QVERIFY(Run::missingCheckpoints(file("run.json")).empty());
+    }
+
     void learnsAndRecordsEvaluations() {
         RunConfig c = tinyRun(1);
         c.models = {ndrModel(32, 4, 64, 6)};
