@@ -14,6 +14,7 @@
 #include <QCommandLineParser>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QStandardPaths>
 #include <QTimer>
 #include <cstdio>
 #include <memory>
@@ -88,7 +89,13 @@ int main(int argc, char** argv) {
     ndrui::MainWindow window(!parser.isSet(noSettings));
     // Scripted runs have nobody to answer a question: nothing is asked, and nothing is replaced.
     window.setAskBeforeDiscarding(!scripted);
+    // Runs with unsaved training are kept where a crash cannot take them (off with --no-settings).
+    if (!parser.isSet(noSettings))
+        window.setRecoveryFolder(
+            QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath("recovery"));
     window.show();
+    if (!scripted)
+        QTimer::singleShot(0, &window, &ndrui::MainWindow::offerRecovery);
     if (!parser.positionalArguments().isEmpty())
         window.openRun(parser.positionalArguments().front());
     if (parser.isSet(preset)) {

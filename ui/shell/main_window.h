@@ -71,6 +71,12 @@ public:
     // changes?") and whether Start on a run it could continue asks "Continue" or "New run". On by
     // default; ndr-studio's scripted options turn it off.
     void setAskBeforeDiscarding(bool ask) { ask_ = ask; }
+    // Where runs with unsaved training are kept while they train (TrainingSession::setRecoveryFolder);
+    // ndr-studio uses a "recovery" folder in the user's application data unless --no-settings.
+    void setRecoveryFolder(const QString& folder, int intervalMs = 60000);
+    // For each run left in the recovery folder by a window that closed without saving it (a crash, a
+    // kill), asks whether to open it (then Save asks where it goes), discard it or keep it for later.
+    void offerRecovery();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -101,11 +107,14 @@ private:
     void rebuildRecentMenu();
     void showError(const QString& title, const QString& message);
     void openDialog();
+    // The panel, progress bars and status bar after the session opened `file`.
+    void showOpenedRun(const QString& file, bool recovered);
     void chooseAndOpen();
     void exportDialog();
     void about();
 
     bool persistent_;
+    QString recoveryFolder_;
     TrainingSession session_;
     RecentRuns recent_;
     ExperimentPanel* panel_ = nullptr;

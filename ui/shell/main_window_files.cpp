@@ -11,6 +11,7 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QLocale>
 #include <QMenu>
 #include <QMessageBox>
 #include <QMimeData>
@@ -99,10 +100,19 @@ bool MainWindow::openRun(const QString& file) {
         showError(tr("Could not open the run"), error);
         return false;
     }
+    showOpenedRun(file, false);
+    return true;
+}
+
+void MainWindow::showOpenedRun(const QString& file, bool recovered) {
     panel_->setConfig(session_.config());
     // The panel rebuilds its progress bars when the run has another number of models.
     for (size_t i = 0; i < session_.models().size(); ++i)
         showModelProgress(int(i));
+    if (recovered) {
+        statusBar()->showMessage(tr("Recovered the unsaved run; File > Save keeps it"));
+        return;
+    }
     addRecent(file);
     if (session_.hasWeights())
         statusBar()->showMessage(tr("Opened %1").arg(QDir::toNativeSeparators(file)), 5000);
@@ -111,7 +121,53 @@ bool MainWindow::openRun(const QString& file) {
             tr("Opened the history of %1; its weights are missing (%2), so Start begins a "
                "new run and the inspector is empty")
                 .arg(QDir::toNativeSeparators(file), session_.missingWeights().join(", ")));
-    return true;
+}
+
+void MainWindow::setRecoveryFolder(const QString& folder, int intervalMs) {
+    recoveryFolder_ = folder;
+    session_.setRecoveryFolder(folder, intervalMs);
+}
+
+void MainWindow::offerRecovery() {
+    if (recoveryFolder_.isEmpty())
+        return;
+    for (const QString& file : TrainingSession::recoverableRuns(recoveryFolder_)) {
+        // What the run is: its models and steps, from the record without its traces.
+        QStringList models;
+        try {
+            const ndr::RunRecord rec =
+                ndr::loadRunRecord(file.toStdString(), ndr::RunFileParts::WithoutTraces);
+            for (const auto& m : rec.models)
+                models << tr("%1 %2 steps").arg(QString::fromStdString(m.config.name)).arg(m.stepsDone);
+        } catch (const std::exception& e) {
+            models << tr("unreadable: %1").arg(QString::fromUtf8(e.what()));
+        }
+        QMessageBox box(QMessageBox::Question, tr("Recover an unsaved run?"),
+                        tr("NDR Studio closed while this run was training, before it was saved (%1; last "
+                           "kept %2). Open it to look at it and save it, or discard it.")
+                            .arg(models.join(", "),
+                                 QLocale().toString(QFileInfo(file).lastModified(), QLocale::ShortFormat)),
+                        QMessageBox::NoButton, this);
+        box.setObjectName("recoveryBox");
+        QPushButton* open = box.addButton(tr("Open"), QMessageBox::AcceptRole);
+        open->setObjectName("recoverOpen");
+        QPushButton* discard = box.addButton(tr("Discard"), QMessageBox::DestructiveRole);
+        discard->setObjectName("recoverDiscard");
+        QPushButton* later = box.addButton(tr("Later"), QMessageBox::RejectRole);
+        later->setObjectName("recoverLater");
+        box.setDefaultButton(open);
+        box.exec();
+        if (box.clickedButton() == discard) {
+            TrainingSession::discardRecovered(file);
+        } else if (box.clickedButton() == open) {
+            QString error;
+            if (session_.openRecovered(file, &error))
+                showOpenedRun(file, true);
+            else
+                showError(tr("Could not open the run"), error);
+            return; // one run at a time: the others are offered at the next start
+        }
+    }
 }
 
 void MainWindow::saveRun(const QString& file) {

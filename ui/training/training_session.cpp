@@ -5,12 +5,24 @@
 #include "ui/training/training_worker.h"
 #include "ui/training/tsan_handover.h"
 
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QDir>
+#include <QLockFile>
 #include <QMetaObject>
 
 namespace ndrui {
 
+namespace {
+
+const char* const kRecoveryLock = "session.lock";
+const char* const kRecoveryRun = "run.json";
+
+} // namespace
+
 struct TrainingSession::PendingSave {
     QString file;
+    bool recovery = false;
     quint64 runId = 0;
     std::vector<ModelCapturePtr> states; // (models) filled as the workers answer
     int answered = 0;
@@ -24,6 +36,7 @@ TrainingSession::TrainingSession(QObject* parent) : QObject(parent) {
 
 TrainingSession::~TrainingSession() {
     tearDownWorkers();
+    dropRecoveryFolder();
 }
 
 bool TrainingSession::start(const ndr::RunConfig& config, QString* error) {
@@ -46,6 +59,7 @@ bool TrainingSession::start(const ndr::RunConfig& config, QString* error) {
         return false;
     }
     tearDownWorkers();
+    dropRecoveryFolder();
     run_ = std::move(run);
     missingWeights_.clear();
     config_ = config;
@@ -98,6 +112,7 @@ bool TrainingSession::startOrContinue(const ndr::RunConfig& config, QString* err
 
 void TrainingSession::clear() {
     tearDownWorkers();
+    dropRecoveryFolder();
     run_.reset();
     missingWeights_.clear();
     config_ = {};
@@ -148,6 +163,7 @@ bool TrainingSession::open(const QString& runFile, QString* error) {
         }
     }
     tearDownWorkers();
+    dropRecoveryFolder();
     missingWeights_ = missing;
     run_ = std::move(run);
     config_ = run_->config();
@@ -239,12 +255,25 @@ void TrainingSession::save(const QString& runFile) {
         emit saveFailed(tr("There is no run to save."));
         return;
     }
+    if (saving_ && saving_->recovery && queuedSave_.isEmpty()) {
+        queuedSave_ = runFile; // right after the recovery save
+        return;
+    }
     if (saving_) {
         emit saveFailed(tr("A save is already in progress."));
         return;
     }
+    startSave(runFile, false);
+}
+
+bool TrainingSession::isSaving() const {
+    return (saving_ && !saving_->recovery) || !queuedSave_.isEmpty();
+}
+
+void TrainingSession::startSave(const QString& runFile, bool recovery) {
     saving_ = std::make_unique<PendingSave>();
     saving_->file = runFile;
+    saving_->recovery = recovery;
     saving_->runId = runId_;
     saving_->states.resize(workers_.size());
     for (auto* w : workers_) {
@@ -304,6 +333,114 @@ void TrainingSession::onSnapshot(const SnapshotPtr& s) {
         m.active = false;
     emit progressed(s);
     updateState();
+    // At an evaluation a minute after the last save (the first at once), and when training stops.
+    const bool due = s->eval && (!sinceSave_.isValid() || sinceSave_.elapsed() >= recoveryIntervalMs_);
+    if (due || state_ == State::Ready)
+        saveForRecovery();
+}
+
+bool TrainingSession::recoveryCopyIsBehind() const {
+    for (size_t i = 0; i < models_.size(); ++i)
+        if (i >= recoverySteps_.size() || models_[i].step != recoverySteps_[i])
+            return true;
+    return false;
+}
+
+void TrainingSession::saveForRecovery() {
+    if (recoveryBase_.isEmpty() || !run_ || saving_ || !isModified() || !missingWeights_.isEmpty() ||
+        (!recoveryDir_.isEmpty() && !recoveryCopyIsBehind()))
+        return;
+    if (recoveryDir_.isEmpty()) {
+        const QString name = QStringLiteral("run-%1-%2-%3")
+                                 .arg(QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss"))
+                                 .arg(QCoreApplication::applicationPid())
+                                 .arg(runId_);
+        QString error;
+        if (!QDir().mkpath(QDir(recoveryBase_).filePath(name)) ||
+            !takeRecoveryFolder(QDir(recoveryBase_).filePath(name), &error))
+            return; // no recovery copy; the run itself is untouched
+    }
+    startSave(QDir(recoveryDir_).filePath(kRecoveryRun), true);
+}
+
+void TrainingSession::setRecoveryFolder(const QString& folder, int intervalMs) {
+    recoveryBase_ = folder;
+    recoveryIntervalMs_ = intervalMs;
+}
+
+QString TrainingSession::recoveryRunFile() const {
+    return recoveryDir_.isEmpty() ? QString() : QDir(recoveryDir_).filePath(kRecoveryRun);
+}
+
+bool TrainingSession::takeRecoveryFolder(const QString& dir, QString* error) {
+    auto lock = std::make_unique<QLockFile>(QDir(dir).filePath(kRecoveryLock));
+    lock->setStaleLockTime(0); // stale only when its process is gone
+    if (!lock->tryLock(0)) {
+        *error = lock->error() == QLockFile::LockFailedError
+                     ? tr("another NDR Studio window holds this run")
+                     : tr("cannot write in %1").arg(QDir::toNativeSeparators(dir));
+        return false;
+    }
+    recoveryLock_ = std::move(lock);
+    recoveryDir_ = dir;
+    return true;
+}
+
+void TrainingSession::dropRecoveryFolder() {
+    if (recoveryDir_.isEmpty())
+        return;
+    if (saving_ && saving_->recovery)
+        saving_.reset();   // its states arrive for nothing
+    recoveryLock_.reset(); // unlocks and removes the lock file
+    QDir(recoveryDir_).removeRecursively();
+    recoveryDir_.clear();
+    recoverySteps_.clear();
+}
+
+QStringList TrainingSession::recoverableRuns(const QString& folder) {
+    QStringList runs;
+    const QDir base(folder);
+    for (const QFileInfo& d : base.entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
+        const QString run = QDir(d.filePath()).filePath(kRecoveryRun);
+        if (!QFileInfo::exists(run))
+            continue;
+        QLockFile lock(QDir(d.filePath()).filePath(kRecoveryLock));
+        lock.setStaleLockTime(0);
+        if (lock.tryLock(0))
+            runs << run; // no live session holds it (the lock is released here)
+    }
+    return runs;
+}
+
+bool TrainingSession::discardRecovered(const QString& runFile) {
+    const QString dir = QFileInfo(runFile).absolutePath();
+    QLockFile lock(QDir(dir).filePath(kRecoveryLock));
+    lock.setStaleLockTime(0);
+    if (!lock.tryLock(0))
+        return false;
+    lock.unlock();
+    return QDir(dir).removeRecursively();
+}
+
+bool TrainingSession::openRecovered(const QString& runFile, QString* error) {
+    const QString dir = QFileInfo(runFile).absolutePath();
+    auto lock = std::make_unique<QLockFile>(QDir(dir).filePath(kRecoveryLock));
+    lock->setStaleLockTime(0);
+    if (!lock->tryLock(0)) {
+        *error = tr("Another NDR Studio window holds this run.");
+        return false;
+    }
+    if (!open(runFile, error))
+        return false;
+    recoveryLock_ = std::move(lock);
+    recoveryDir_ = dir;
+    for (const auto& m : models_)
+        recoverySteps_.push_back(m.step);
+    // Never saved where the user chose: Save asks where, and closing asks first.
+    runFile_.clear();
+    savedSteps_.clear();
+    emit runChanged();
+    return true;
 }
 
 void TrainingSession::onStateCaptured(const ModelCapturePtr& s) {
@@ -319,6 +456,11 @@ void TrainingSession::onStateCaptured(const ModelCapturePtr& s) {
 
 void TrainingSession::finishSave() {
     const auto pending = std::move(saving_);
+    // A save asked for while a recovery save was under way comes next.
+    const auto next = [this] {
+        if (const QString file = std::exchange(queuedSave_, QString()); !file.isEmpty())
+            startSave(file, false);
+    };
     ndr::RunRecord rec;
     rec.config = config_;
     rec.tables = ndr::tablesOf(run_->task());
@@ -332,6 +474,23 @@ void TrainingSession::finishSave() {
         rec.models.push_back(std::move(mr));
         checkpoints.push_back(st->checkpoint);
     }
+    if (pending->recovery) {
+        try {
+            ndr::saveRunFiles(pending->file.toStdString(), rec, checkpoints);
+            sinceSave_.start();
+            recoverySteps_.clear();
+            for (const auto& m : rec.models)
+                recoverySteps_.push_back(m.stepsDone);
+            emit recoverySaved(pending->file);
+        } catch (const std::exception&) {
+            // The recovery copy is a spare: the run itself is untouched, and the next one tries again.
+        }
+        next();
+        // Training stopped while this copy was taken: one more, of the run as it ended.
+        if (state_ == State::Ready && queuedSave_.isEmpty() && !saving_)
+            saveForRecovery();
+        return;
+    }
     try {
         ndr::saveRunFiles(pending->file.toStdString(), rec, checkpoints);
     } catch (const std::exception& e) {
@@ -342,6 +501,10 @@ void TrainingSession::finishSave() {
     savedSteps_.clear();
     for (const auto& m : rec.models)
         savedSteps_.push_back(m.stepsDone);
+    sinceSave_.start();
+    // The file holds all of it: the recovery copy is no longer needed (a new one starts if it trains on).
+    if (!isModified())
+        dropRecoveryFolder();
     emit saved(pending->file);
 }
 
@@ -382,6 +545,7 @@ void TrainingSession::tearDownWorkers() {
     workers_.clear();
     threads_.clear();
     saving_.reset();
+    queuedSave_.clear();
 }
 
 int TrainingSession::stepsDone() const {

@@ -6,6 +6,8 @@
 #include "core/train/run.h"
 #include "ui/training/snapshot.h"
 
+#include <QElapsedTimer>
+#include <QLockFile>
 #include <QObject>
 #include <QString>
 #include <QStringList>
@@ -62,6 +64,23 @@ public:
     // Saves the run and its checkpoints atomically; while training, the models keep training. Ends
     // with saved() or saveFailed().
     void save(const QString& runFile);
+
+    // Recovery: while a run with unsaved training trains, it is saved into a folder of its own inside
+    // `folder` (empty: never) at its first evaluation, then at the first evaluation a minute after
+    // the last save, and when its training stops, so a crash or a kill loses at most that much. The
+    // folder goes when the run is saved (and not trained since), discarded or closed; one whose
+    // process died is left for recoverableRuns(). A lock file marks the folder of a live session.
+    void setRecoveryFolder(const QString& folder, int intervalMs = 60000);
+    // The run files of recovery folders in `folder` that no live session holds, oldest first.
+    static QStringList recoverableRuns(const QString& folder);
+    // Opens a run left in a recovery folder as a run that was never saved (Save asks where); its
+    // recovery folder is this session's from now on. False with a message when it cannot be opened
+    // (the folder is left as it is) or another session holds it.
+    bool openRecovered(const QString& runFile, QString* error);
+    // Removes a recovery folder no session holds (what recoverableRuns listed).
+    static bool discardRecovered(const QString& runFile);
+    // The run file of this session's recovery folder, empty when it has none.
+    QString recoveryRunFile() const;
     // Asks every model for the trace of `example` (answers come as traced()); returns the request id,
     // 0 (nothing asked) for a run without its weights.
     quint64 requestTrace(const ndr::Example& example, int steps = 0);
@@ -78,7 +97,8 @@ public:
     const ndr::Example& probe() const { return probe_; }
     const std::vector<ModelProgress>& models() const { return models_; }
     const QString& runFile() const { return runFile_; } // where it was last saved or opened from
-    bool isSaving() const { return saving_ != nullptr; }
+    // A save asked for by save() is under way (a recovery save is not).
+    bool isSaving() const;
     // The run has trained steps that no file holds: trained and never saved, or trained since it was
     // last saved or opened.
     bool isModified() const;
@@ -91,6 +111,7 @@ signals:
     void progressed(ndrui::SnapshotPtr snapshot); // after models() took the snapshot in
     void stateChanged(ndrui::TrainingSession::State state);
     void saved(const QString& runFile);
+    void recoverySaved(const QString& runFile); // into the recovery folder
     void saveFailed(const QString& message);
     void traced(ndrui::TraceResultPtr result);
 
@@ -101,6 +122,11 @@ private:
     void tearDownWorkers();
     void updateState();
     void finishSave();
+    void startSave(const QString& runFile, bool recovery);
+    void saveForRecovery();
+    bool takeRecoveryFolder(const QString& dir, QString* error);
+    void dropRecoveryFolder();
+    bool recoveryCopyIsBehind() const; // the models have trained past the last recovery copy
 
     struct PendingSave;
     std::unique_ptr<ndr::Run> run_;
@@ -117,6 +143,14 @@ private:
     std::vector<int> savedSteps_; // per model, at the last save or open; empty: never saved
     bool paused_ = false;
     quint64 traceId_ = 0;
+
+    QString recoveryBase_; // where recovery folders go; empty: no recovery
+    int recoveryIntervalMs_ = 60000;
+    QString recoveryDir_;                     // this run's, once it has one
+    std::unique_ptr<QLockFile> recoveryLock_; // held while recoveryDir_ is this session's
+    std::vector<int> recoverySteps_;          // per model, in the last recovery copy
+    QElapsedTimer sinceSave_;                 // since the last save of either kind (invalid: none yet)
+    QString queuedSave_;                      // a save() asked for during a recovery save
 };
 
 } // namespace ndrui

@@ -1,0 +1,178 @@
+// A run with unsaved training survives the window: while it trains, a copy is kept in a recovery
+// folder of its own; the copy goes when the run is saved or discarded; a killed ndr-studio leaves it,
+// and the next window offers to open it (then Save asks where), to discard it or to keep it for later.
+#include "message_box_answer.h"
+#include "testutil.h"
+#include "ui/shell/main_window.h"
+
+#include <QDir>
+#include <QLockFile>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <csignal>
+
+using namespace ndrui;
+using ndrtest::Answer;
+using ndrtest::named;
+
+namespace {
+
+ndr::RunConfig smallRun(int steps) {
+    ndr::RunConfig c = ndr::presetConfig("stub");
+    c.task.evalExamplesPerDepth = 32;
+    c.models = {ndr::ndrModel(16, 2, 32, 4), ndr::vanillaModel(16, 2, 32, 4)};
+    c.train.batchSize = 16;
+    c.train.steps = steps;
+    c.train.evalInterval = 50;
+    c.train.seed = 4;
+    return c;
+}
+
+QStringList subfolders(const QString& dir) {
+    return QDir(dir).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+}
+
+} // namespace
+
+class TestRecovery : public QObject {
+    Q_OBJECT
+
+private slots:
+    void theCopyFollowsTheRunUntilItIsSaved() {
+        QTemporaryDir recovery, files;
+        TrainingSession s;
+        s.setRecoveryFolder(recovery.path(), 0); // at every evaluation
+        QSignalSpy kept(&s, &TrainingSession::recoverySaved);
+        QString error;
+        QVERIFY2(s.start(smallRun(150), &error), qPrintable(error));
+        QTRY_COMPARE_WITH_TIMEOUT(s.state(), TrainingSession::State::Ready, ndrtest::waitMs(30000));
+        // The last copy is the whole run, taken when training ended; no other window may take it.
+        QTRY_VERIFY_WITH_TIMEOUT(
+            kept.count() >= 2 && kept.last().value(0).toString() == s.recoveryRunFile() &&
+                ndr::loadRunRecord(s.recoveryRunFile().toStdString()).models[1].stepsDone == 150,
+            ndrtest::waitMs(10000));
+        const auto copy = ndr::Run::open(s.recoveryRunFile().toStdString());
+        QCOMPARE(copy->record().models[0].stepsDone, 150);
+        QCOMPARE(copy->record().models[1].stepsDone, 150);
+        QCOMPARE(subfolders(recovery.path()).size(), 1);
+        QVERIFY(TrainingSession::recoverableRuns(recovery.path()).isEmpty());
+        QVERIFY(!TrainingSession::discardRecovered(s.recoveryRunFile()));
+
+        // Saved where the user chose: the copy goes.
+        QSignalSpy saved(&s, &TrainingSession::saved);
+        s.save(files.filePath("run.json"));
+        QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, ndrtest::waitMs(10000));
+        QVERIFY(s.recoveryRunFile().isEmpty());
+        QVERIFY(subfolders(recovery.path()).isEmpty());
+
+        // Trained further: a new copy; the run discarded: it goes too.
+        s.continueTraining(200);
+        QTRY_COMPARE_WITH_TIMEOUT(s.state(), TrainingSession::State::Ready, ndrtest::waitMs(30000));
+        QTRY_COMPARE_WITH_TIMEOUT(subfolders(recovery.path()).size(), 1, ndrtest::waitMs(5000));
+        s.clear();
+        QVERIFY(subfolders(recovery.path()).isEmpty());
+        // The file saved before is the user's and stays as it was.
+        QCOMPARE(ndr::Run::open(files.filePath("run.json").toStdString())->record().models[0].stepsDone, 150);
+    }
+
+    void aKilledWindowLeavesItsRunToRecover() {
+        // ndr-studio with its own settings and data folders trains the stub preset; killed once the
+        // first copy is kept.
+        QTemporaryDir home;
+        const QString data = home.filePath("data"), recovery = data + "/NDR Studio/ndr-studio/recovery";
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("XDG_DATA_HOME", data);
+        env.insert("XDG_CONFIG_HOME", home.filePath("config"));
+        env.insert("QT_QPA_PLATFORM", "offscreen");
+        QProcess app;
+        app.setProcessEnvironment(env);
+        app.start(NDR_BINARY_DIR "/app/ndr-studio", {"--preset", "stub", "--start"});
+        QVERIFY2(app.waitForStarted(), qPrintable(app.errorString()));
+        auto copies = [&] {
+            QStringList runs;
+            for (const QString& d : subfolders(recovery))
+                if (QFileInfo::exists(recovery + "/" + d + "/run.json"))
+                    runs << recovery + "/" + d + "/run.json";
+            return runs;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(copies().size() == 1, ndrtest::waitMs(60000));
+        // A live window's copy is not offered to another.
+        QVERIFY(TrainingSession::recoverableRuns(recovery).isEmpty());
+        ::kill(pid_t(app.processId()), SIGKILL);
+        QVERIFY(app.waitForFinished(10000));
+        QCOMPARE(TrainingSession::recoverableRuns(recovery), copies());
+
+        MainWindow w(false);
+        w.setRecoveryFolder(recovery);
+        {
+            Answer later("recoveryBox", named("recoverLater"));
+            w.offerRecovery();
+            QVERIFY(later.seen());
+            QVERIFY2(later.text().contains("NDR ") && later.text().contains("Transformer "),
+                     qPrintable(later.text()));
+        }
+        QCOMPARE(TrainingSession::recoverableRuns(recovery).size(), 1);
+        QVERIFY(!w.session().hasRun());
+        {
+            Answer open("recoveryBox", named("recoverOpen"));
+            w.offerRecovery();
+            QVERIFY(open.seen());
+        }
+        // The run as it was kept, never saved: Save asks where; the copy is this window's now.
+        QVERIFY(w.session().hasWeights());
+        QVERIFY(w.session().models()[0].step >= 500); // the first evaluation's, or a little later
+        QCOMPARE(w.session().models()[0].step,
+                 ndr::loadRunRecord(copies().value(0).toStdString()).models[0].stepsDone);
+        QVERIFY(w.session().runFile().isEmpty());
+        QVERIFY(w.session().isModified());
+        QCOMPARE(w.session().recoveryRunFile(), copies().value(0));
+        QVERIFY(TrainingSession::recoverableRuns(recovery).isEmpty());
+        w.session().clear();
+        QVERIFY(subfolders(recovery).isEmpty());
+    }
+
+    void discardRemovesALeftRun() {
+        // A copy left by a window that is gone (its lock file names no live process).
+        QTemporaryDir recovery;
+        TrainingSession s;
+        s.setRecoveryFolder(recovery.path(), 0);
+        QString error;
+        QVERIFY2(s.start(smallRun(50), &error), qPrintable(error));
+        QTRY_COMPARE_WITH_TIMEOUT(s.state(), TrainingSession::State::Ready, ndrtest::waitMs(30000));
+        QTRY_VERIFY_WITH_TIMEOUT(QFileInfo::exists(s.recoveryRunFile()), ndrtest::waitMs(5000));
+        const QString dir = QFileInfo(s.recoveryRunFile()).absolutePath();
+        // Copied aside while held, then released as a crash would leave it: a lock of a dead process.
+        QTemporaryDir left;
+        const QString copy = left.filePath("run-left");
+        QVERIFY(QDir().mkpath(copy));
+        for (const QString& f : QDir(dir).entryList(QDir::Files))
+            if (f != "session.lock")
+                QVERIFY(QFile::copy(dir + "/" + f, copy + "/" + f));
+        {
+            // QLockFile's own lock file, its first line (the pid) changed to one no process has.
+            QLockFile real(copy + "/session.lock");
+            QVERIFY(real.tryLock(0));
+            QFile f(copy + "/session.lock");
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            QList<QByteArray> lines = f.readAll().split('\n');
+            f.close();
+            real.unlock();
+            lines[0] = "2147483000";
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(lines.join('\n'));
+        }
+        QCOMPARE(TrainingSession::recoverableRuns(left.path()), QStringList{copy + "/run.json"});
+        MainWindow w(false);
+        w.setRecoveryFolder(left.path());
+        Answer discard("recoveryBox", named("recoverDiscard"));
+        w.offerRecovery();
+        QVERIFY(discard.seen());
+        QVERIFY(subfolders(left.path()).isEmpty());
+        QVERIFY(!w.session().hasRun());
+    }
+};
+
+QTEST_MAIN(TestRecovery)
+#include "test_recovery.moc"
