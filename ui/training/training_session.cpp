@@ -10,6 +10,7 @@
 #include <QDir>
 #include <QLockFile>
 #include <QMetaObject>
+#include <thread>
 
 namespace ndrui {
 
@@ -20,12 +21,27 @@ const char* const kRecoveryRun = "run.json";
 
 } // namespace
 
+// What a save writes, made on the window's thread and written on a thread of its own.
+struct SaveJob {
+    std::string file;
+    ndr::RunRecord record;
+    std::vector<ndr::CheckpointData> checkpoints;
+    std::string error; // empty: written
+};
+
 struct TrainingSession::PendingSave {
     QString file;
     bool recovery = false;
     quint64 runId = 0;
     std::vector<ModelCapturePtr> states; // (models) filled as the workers answer
     int answered = 0;
+    quint64 id = 0;
+    std::shared_ptr<SaveJob> job;
+    std::thread writer; // writes `job`; joined before anything reads it again
+    ~PendingSave() {
+        if (writer.joinable())
+            writer.join();
+    }
 };
 
 TrainingSession::TrainingSession(QObject* parent) : QObject(parent) {
@@ -455,35 +471,55 @@ void TrainingSession::onStateCaptured(const ModelCapturePtr& s) {
 }
 
 void TrainingSession::finishSave() {
-    const auto pending = std::move(saving_);
-    // A save asked for while a recovery save was under way comes next.
-    const auto next = [this] {
-        if (const QString file = std::exchange(queuedSave_, QString()); !file.isEmpty())
-            startSave(file, false);
-    };
-    ndr::RunRecord rec;
+    // The record and checkpoints as the workers captured them; the files are written on a thread of
+    // their own (a long run's record takes a good part of a second), and onSaveWritten goes on.
+    auto job = std::make_shared<SaveJob>();
+    job->file = saving_->file.toStdString();
+    ndr::RunRecord& rec = job->record;
     rec.config = config_;
     rec.tables = ndr::tablesOf(run_->task());
     rec.probe = probe_;
-    std::vector<ndr::CheckpointData> checkpoints;
-    for (const auto& st : pending->states) {
+    for (const auto& st : saving_->states) {
         ndr::ModelRecord mr = st->record;
         // A run read back from the file is not training: it is stopped and can go on from there.
         if (mr.status.state == ndr::ModelState::Training)
             mr.status = {ndr::ModelState::Stopped, {}};
         rec.models.push_back(std::move(mr));
-        checkpoints.push_back(st->checkpoint);
+        job->checkpoints.push_back(st->checkpoint);
     }
-    if (pending->recovery) {
+    saving_->states.clear();
+    saving_->job = job;
+    const quint64 id = saving_->id = ++saveId_;
+    saving_->writer = std::thread([this, job, id] {
         try {
-            ndr::saveRunFiles(pending->file.toStdString(), rec, checkpoints);
+            ndr::saveRunFiles(job->file, job->record, job->checkpoints);
+        } catch (const std::exception& e) {
+            job->error = e.what()[0] ? e.what() : "the files could not be written";
+        }
+        QMetaObject::invokeMethod(
+            this, [this, id] { onSaveWritten(id); }, Qt::QueuedConnection);
+    });
+}
+
+void TrainingSession::onSaveWritten(quint64 id) {
+    if (!saving_ || saving_->id != id)
+        return; // dropped meanwhile (its thread was joined then)
+    const auto pending = std::move(saving_);
+    pending->writer.join();
+    const ndr::RunRecord& rec = pending->job->record;
+    // A save asked for while a recovery save was under way comes next.
+    const auto next = [this] {
+        if (const QString file = std::exchange(queuedSave_, QString()); !file.isEmpty())
+            startSave(file, false);
+    };
+    if (pending->recovery) {
+        // A failed recovery copy is a spare lost: the run itself is untouched, and the next one tries again.
+        if (pending->job->error.empty()) {
             sinceSave_.start();
             recoverySteps_.clear();
             for (const auto& m : rec.models)
                 recoverySteps_.push_back(m.stepsDone);
             emit recoverySaved(pending->file);
-        } catch (const std::exception&) {
-            // The recovery copy is a spare: the run itself is untouched, and the next one tries again.
         }
         next();
         // Training stopped while this copy was taken: one more, of the run as it ended.
@@ -491,10 +527,8 @@ void TrainingSession::finishSave() {
             saveForRecovery();
         return;
     }
-    try {
-        ndr::saveRunFiles(pending->file.toStdString(), rec, checkpoints);
-    } catch (const std::exception& e) {
-        emit saveFailed(QString::fromUtf8(e.what()));
+    if (!pending->job->error.empty()) {
+        emit saveFailed(QString::fromStdString(pending->job->error));
         return;
     }
     runFile_ = pending->file;

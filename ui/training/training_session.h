@@ -122,6 +122,7 @@ private:
     void tearDownWorkers();
     void updateState();
     void finishSave();
+    void onSaveWritten(quint64 id);
     void startSave(const QString& runFile, bool recovery);
     void saveForRecovery();
     bool takeRecoveryFolder(const QString& dir, QString* error);
@@ -151,6 +152,7 @@ private:
     std::vector<int> recoverySteps_;          // per model, in the last recovery copy
     QElapsedTimer sinceSave_;                 // since the last save of either kind (invalid: none yet)
     QString queuedSave_;                      // a save() asked for during a recovery save
+    quint64 saveId_ = 0;                      // the last save started
 };
 
 } // namespace ndrui
