@@ -52,6 +52,8 @@ int runResume(const TrainOptions& o, const fs::path& dir) {
     if (!fs::exists(dir / "run.json", ec))
         throw CliError("--resume " + dir.string() + ": no run.json there; give the folder `ndr train` wrote",
                        kExitUsage);
+    // One process trains a run folder at a time: this one, from its latest save on.
+    const ndr::RunFileLock lock(dir / "run.json");
     std::unique_ptr<ndr::Run> run = ndr::Run::open(dir / "run.json");
     int least = run->trainer(0).step(), most = least; // steps trained by the least and most trained model
     for (int i = 1; i < run->modelCount(); ++i) {

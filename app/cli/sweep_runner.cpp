@@ -56,6 +56,8 @@ int executeEntry(const fs::path& dir, const ndr::SweepPlan& plan, int index, boo
     fs::create_directories(runDir, ec);
     if (ec)
         throw CliError("cannot create " + runDir.string() + ": " + ec.message());
+    // Another runner of this entry (a second `sweep run-one`) is refused before it touches its status.
+    const ndr::RunFileLock lock(runDir / "run.json");
     ndr::RunnerStatus status;
     status.host = ndr::hostName();
     status.pid = ::getpid();

@@ -165,6 +165,8 @@ TrainedRun trainAndSave(const ndr::RunConfig& config, const fs::path& outDir, bo
     fs::create_directories(outDir, ec);
     if (ec)
         throw CliError("cannot create the output folder " + outDir.string() + ": " + ec.message());
+    // One process trains a run folder at a time (`train --resume`, a sweep runner, the app's save).
+    const ndr::RunFileLock lock(outDir / "run.json");
     ndr::Run run(config);
     return trainAndSave(run, outDir, quiet, autosaveEvery);
 }

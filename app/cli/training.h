@@ -32,11 +32,12 @@ struct TrainedRun {
 // Trains every model of `config` at the same time and saves the run into `outDir` (created if needed).
 // With autosaveEvery > 0 the run folder is also saved, atomically, every that many evaluations of
 // each model while training goes on, so a crash or kill loses at most that much.
-// Throws CliError when the folder cannot be used or a file cannot be written.
+// Throws CliError when the folder cannot be used or a file cannot be written, FileError when another
+// process trains it (holds its ndr::RunFileLock).
 TrainedRun trainAndSave(const ndr::RunConfig& config, const fs::path& outDir, bool quiet,
                         int autosaveEvery = 1);
 // The same for a run already in memory (e.g. an opened, partly trained one, which goes on from where
-// it stopped); `outDir` must exist.
+// it stopped); `outDir` must exist, and the caller holds the ndr::RunFileLock of its run.json.
 TrainedRun trainAndSave(ndr::Run& run, const fs::path& outDir, bool quiet, int autosaveEvery = 1);
 
 // The summary of a run: per model, accuracy per depth at the final and at the best-validation

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cctype>
@@ -15,8 +16,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <fcntl.h>
 #include <map>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -383,6 +386,44 @@ RunRecord loadRunRecord(const fs::path& path, RunFileParts parts) {
 
 RunRecord runRecordFromText(std::string_view text, RunFileParts parts) {
     return asFileError("", [&] { return parseRunRecord(text, parts); });
+}
+
+RunFileLock::RunFileLock(const fs::path& runFile) {
+    const fs::path lockFile = runFile.parent_path() / ("." + runFile.filename().string() + ".lock");
+    Fd fd(::open(lockFile.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+    if (fd.get() < 0)
+        throw FileError("cannot make the lock file " + quote(lockFile) + ": " + std::strerror(errno));
+    if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
+        // A file system without locks: the run trains unguarded rather than not at all.
+        if (errno != EWOULDBLOCK)
+            return;
+        // The holder wrote who it is; a holder still writing it leaves the line short or empty.
+        char buf[256] = {};
+        const ssize_t got = ::pread(fd.get(), buf, sizeof buf - 1, 0);
+        std::string holder(buf, got > 0 ? size_t(got) : 0);
+        holder.erase(std::find(holder.begin(), holder.end(), '\n'), holder.end());
+        throw FileError(runFile.string() + " is being trained by another process" +
+                        (holder.empty() ? std::string() : " (" + holder + ")") +
+                        "; wait for it to end or stop it");
+    }
+    char host[256] = {};
+    if (::gethostname(host, sizeof host - 1) != 0)
+        std::strcpy(host, "localhost");
+    const std::time_t now = std::time(nullptr);
+    std::tm local{};
+    localtime_r(&now, &local);
+    char since[32];
+    std::strftime(since, sizeof since, "%Y-%m-%d %H:%M:%S", &local);
+    const std::string who = "pid " + std::to_string(::getpid()) + " on " + host + ", since " + since + "\n";
+    // Informative only: the lock is the flock, so a failed write changes nothing.
+    if (::ftruncate(fd.get(), 0) == 0)
+        (void)!::pwrite(fd.get(), who.data(), who.size(), 0);
+    fd_ = fd.release();
+}
+
+RunFileLock::~RunFileLock() {
+    if (fd_ >= 0)
+        ::close(fd_); // releases the flock
 }
 
 } // namespace ndr

@@ -71,4 +71,21 @@ CheckpointData checkpointFromBytes(std::string_view bytes);
 void checkCheckpointMatches(const CheckpointData& data, const ModelConfig& model,
                             const std::vector<TensorInfo>& layout, const std::filesystem::path& path);
 
+// Held by the process that trains a run file and saves into it: an flock on ".<name>.lock" beside the
+// run file, so it ends with the process however it ends. A second process that would train or save
+// the same run file is refused with what holds it, instead of both writing one run folder.
+class RunFileLock {
+public:
+    // Throws FileError("<file> is being trained by another process (pid 1234 on host, since …)")
+    // when another process holds it, or FileError when the lock file cannot be made. On a file system
+    // without locks it holds nothing.
+    explicit RunFileLock(const std::filesystem::path& runFile);
+    ~RunFileLock();
+    RunFileLock(const RunFileLock&) = delete;
+    RunFileLock& operator=(const RunFileLock&) = delete;
+
+private:
+    int fd_ = -1;
+};
+
 } // namespace ndr

@@ -520,6 +520,32 @@ private slots:
         QCOMPARE(opened, 20);
     }
 
+    void oneProcessTrainsARunFolderAtATime() {
+        // While `ndr train` trains a folder, `train --resume` of it is refused with who holds it and
+        // changes nothing; once that process is gone (killed here), the resume goes ahead.
+        json config = tinyConfig();
+        config["train"]["steps"] = 100000;
+        config["train"]["evalInterval"] = 10;
+        QVERIFY(writeText(path("held.json"), config.dump()));
+        const QString out = path("held");
+        QProcess p;
+        p.start(QString(NDR_BINARY_DIR) + "/app/ndr",
+                {"train", "--config", path("held.json"), "--out", out, "--quiet"});
+        QVERIFY(p.waitForStarted());
+        QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(out + "/run.json"), ndrtest::waitMs(30000));
+        Result r = runNdr({"train", "--resume", out, "--steps", "200000", "--quiet"});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("is being trained by another process (pid " + QString::number(p.processId()) +
+                                " on "),
+                 describe(r));
+        p.kill();
+        QVERIFY(p.waitForFinished(5000));
+        const auto run = Run::open((out + "/run.json").toStdString());
+        const int trained = std::max(run->trainer(0).step(), run->trainer(1).step());
+        r = runNdr({"train", "--resume", out, "--steps", QString::number(trained + 10), "--quiet"});
+        QVERIFY2(r.exitCode == 0, describe(r));
+    }
+
     // Head routing and halting from a config file reach the train and eval summaries and predict's JSON.
     void routingAndHaltingAreReported() {
         const json small = {{"dModel", 16}, {"heads", 4}, {"dFF", 32}, {"steps", 6}, {"evalSteps", 0}};

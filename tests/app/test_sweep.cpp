@@ -3,6 +3,7 @@
 // broken entry, no sbatch, a folder that is not a sweep), each with a message and nothing overwritten.
 #include "core/io/files.h"
 #include "core/io/sweep_plan.h"
+#include "core/train/sweep.h"
 #include "run_ndr.h"
 
 #include <QFile>
@@ -275,6 +276,33 @@ private slots:
         const Result status = runNdr({"sweep", "status", dir});
         QVERIFY2(status.out.contains("2 interrupted"), describe(status));
         QVERIFY2(status.out.contains("0 running"), describe(status));
+    }
+
+    // A second runner of an entry that is training is refused, and the entry still reads as running
+    // under the first runner's pid.
+    void aSecondRunnerOfAnEntryIsRefused() {
+        const QString longConfig = path("long2.json");
+        QByteArray text = kTinyConfig;
+        text.replace("\"steps\": 120", "\"steps\": 1000000");
+        QVERIFY(writeAll(longConfig, text));
+        const QString dir = path("twice-run");
+        QCOMPARE(
+            runNdr({"sweep", "--config", longConfig, "--seeds", "1", "--out", dir, "--plan-only"}).exitCode,
+            0);
+        QProcess first;
+        first.start(QStringLiteral(NDR_BINARY_DIR "/app/ndr"), {"sweep", "run-one", "--quiet", dir, "0"});
+        QVERIFY(first.waitForStarted());
+        QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(dir + "/seed-1/run.json"), 60000);
+        const Result second = runNdr({"sweep", "run-one", "--quiet", dir, "0"});
+        QCOMPARE(second.exitCode, 1);
+        QVERIFY2(second.err.contains("is being trained by another process (pid " +
+                                     QString::number(first.processId()) + " on "),
+                 describe(second));
+        const ndr::RunnerStatus status = *ndr::loadRunnerStatus((dir + "/seed-1").toStdString());
+        QCOMPARE(status.pid, (long long)first.processId());
+        QVERIFY(status.state == ndr::RunnerStatus::State::Running);
+        first.kill();
+        QVERIFY(first.waitForFinished(10000));
     }
 
     void anExistingSweepIsNotOverwritten() {

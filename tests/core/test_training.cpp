@@ -6,9 +6,11 @@
 #include "testutil.h"
 #include "training_helpers.h"
 
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <limits>
 #include <thread>
+#include <unistd.h>
 
 using namespace ndr;
 
@@ -212,6 +214,28 @@ private slots:
                               "b.transformer@6.ckpt", "ndr@6.ckpt", "transformer@6.ckpt"}));
         QVERIFY(Run::missingCheckpoints(file("b.json")).empty());
         QVERIFY(Run::missingCheckpoints(file("run.json")).empty());
+    }
+
+    void aRunFileIsLockedByOneHolder() {
+        QTemporaryDir dir;
+        const std::filesystem::path file = dir.filePath("run.json").toStdString();
+        {
+            const RunFileLock held(file);
+            QVERIFY(QFileInfo::exists(dir.filePath(".run.json.lock")));
+            // Any other holder is refused, naming this one: a second lock of this process too.
+            std::string message;
+            try {
+                const RunFileLock again(file);
+            } catch (const FileError& e) {
+                message = e.what();
+            }
+            QVERIFY2(message.find("is being trained by another process (pid " + std::to_string(::getpid()) +
+                                  " on ") != std::string::npos,
+                     message.c_str());
+            // Another run file in the same folder has a lock of its own.
+            const RunFileLock other(dir.filePath("b.json").toStdString());
+        }
+        const RunFileLock free(file); // the first holder is gone
     }
 
     void learnsAndRecordsEvaluations() {

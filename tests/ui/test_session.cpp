@@ -209,6 +209,36 @@ private slots:
         QCOMPARE(s.runId(), id);
     }
 
+    // A run file that another process trains (it holds the run file's lock) is not saved over: the save
+    // fails naming the holder and writes nothing; once the lock is gone it is saved. A missing folder
+    // is made.
+    void aSaveIntoARunThatIsTrainingElsewhereIsRefused() {
+        QTemporaryDir dir;
+        const QString file = dir.filePath("run.json");
+        TrainingSession s;
+        QSignalSpy saved(&s, &TrainingSession::saved), failed(&s, &TrainingSession::saveFailed);
+        QString error;
+        QVERIFY(s.start(smallRun(20), &error));
+        QTRY_COMPARE_WITH_TIMEOUT(s.state(), TrainingSession::State::Ready, ndrtest::waitMs(30000));
+        // Into a folder that is not there yet: it is made, as it always was.
+        s.save(dir.filePath("new/run.json"));
+        QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, ndrtest::waitMs(10000));
+        QVERIFY(QFileInfo::exists(dir.filePath("new/run.json")));
+        saved.clear();
+        {
+            const ndr::RunFileLock elsewhere(file.toStdString());
+            s.save(file);
+            QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, ndrtest::waitMs(10000));
+            QVERIFY2(failed.at(0).at(0).toString().contains("is being trained by another process (pid "),
+                     qPrintable(failed.at(0).at(0).toString()));
+            QVERIFY(!QFileInfo::exists(file));
+            QCOMPARE(s.runFile(), dir.filePath("new/run.json"));
+        }
+        s.save(file);
+        QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, ndrtest::waitMs(10000));
+        QCOMPARE(s.runFile(), file);
+    }
+
     // A run file whose checkpoints are gone opens as its history: the curves are there, nothing can be
     // traced or trained further, Start begins a new run; a damaged checkpoint is still refused.
     void aRunWithoutItsCheckpointsOpensAsHistory() {

@@ -10,6 +10,8 @@
 #include <QDir>
 #include <QLockFile>
 #include <QMetaObject>
+#include <filesystem>
+#include <optional>
 #include <thread>
 
 namespace ndrui {
@@ -490,8 +492,17 @@ void TrainingSession::finishSave() {
     saving_->states.clear();
     saving_->job = job;
     const quint64 id = saving_->id = ++saveId_;
-    saving_->writer = std::thread([this, job, id] {
+    const bool recovery = saving_->recovery;
+    saving_->writer = std::thread([this, job, id, recovery] {
         try {
+            // Not into a run that another process trains (a recovery folder is this session's alone).
+            std::optional<ndr::RunFileLock> lock;
+            if (!recovery) {
+                // A missing folder is made (saveRunFiles would), so that the lock has its place.
+                std::error_code made;
+                std::filesystem::create_directories(std::filesystem::path(job->file).parent_path(), made);
+                lock.emplace(job->file);
+            }
             ndr::saveRunFiles(job->file, job->record, job->checkpoints);
         } catch (const std::exception& e) {
             job->error = e.what()[0] ? e.what() : "the files could not be written";
