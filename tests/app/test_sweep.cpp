@@ -47,6 +47,12 @@ class TestSweep : public QObject {
     QString config_;
 
     QString path(const QString& name) const { return tmp_.filePath(name); }
+    // The tiny config with a million steps, to be stopped or killed: its file, empty when not written.
+    QString writeLongConfig() const {
+        QByteArray text = kTinyConfig;
+        text.replace("\"steps\": 120", "\"steps\": 1000000");
+        return writeAll(path("long.json"), text) ? path("long.json") : QString();
+    }
 
 private slots:
     void initTestCase() {
@@ -259,10 +265,8 @@ private slots:
     // SIGTERM to the runner alone (as `kill` or a scheduler sends it) reaches its child runs at once:
     // each saves what it trained, the runner exits, and the runs read as interrupted.
     void aTerminatedRunnerStopsItsChildren() {
-        const QString longConfig = path("long.json");
-        QByteArray text = kTinyConfig;
-        text.replace("\"steps\": 120", "\"steps\": 1000000");
-        QVERIFY(writeAll(longConfig, text));
+        const QString longConfig = writeLongConfig();
+        QVERIFY(!longConfig.isEmpty());
         const QString dir = path("terminated");
         QProcess p;
         p.start(QStringLiteral(NDR_BINARY_DIR "/app/ndr"),
@@ -281,10 +285,8 @@ private slots:
     // A second runner of an entry that is training is refused, and the entry still reads as running
     // under the first runner's pid.
     void aSecondRunnerOfAnEntryIsRefused() {
-        const QString longConfig = path("long2.json");
-        QByteArray text = kTinyConfig;
-        text.replace("\"steps\": 120", "\"steps\": 1000000");
-        QVERIFY(writeAll(longConfig, text));
+        const QString longConfig = writeLongConfig();
+        QVERIFY(!longConfig.isEmpty());
         const QString dir = path("twice-run");
         QCOMPARE(
             runNdr({"sweep", "--config", longConfig, "--seeds", "1", "--out", dir, "--plan-only"}).exitCode,

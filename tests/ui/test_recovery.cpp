@@ -2,6 +2,7 @@
 // folder of its own; the copy goes when the run is saved or discarded; a killed ndr-studio leaves it,
 // and the next window offers to open it (then Save asks where), to discard it or to keep it for later.
 #include "message_box_answer.h"
+#include "small_run.h"
 #include "testutil.h"
 #include "ui/shell/main_window.h"
 
@@ -16,19 +17,9 @@
 using namespace ndrui;
 using ndrtest::Answer;
 using ndrtest::named;
+using ndrtest::smallRun;
 
 namespace {
-
-ndr::RunConfig smallRun(int steps) {
-    ndr::RunConfig c = ndr::presetConfig("stub");
-    c.task.evalExamplesPerDepth = 32;
-    c.models = {ndr::ndrModel(16, 2, 32, 4), ndr::vanillaModel(16, 2, 32, 4)};
-    c.train.batchSize = 16;
-    c.train.steps = steps;
-    c.train.evalInterval = 50;
-    c.train.seed = 4;
-    return c;
-}
 
 QStringList subfolders(const QString& dir) {
     return QDir(dir).entryList(QDir::Dirs | QDir::NoDotAndDotDot);

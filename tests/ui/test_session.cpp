@@ -3,6 +3,7 @@
 // histories; traces come back from the workers; a bad run file is refused and the open run stays as
 // it was.
 #include "core/io/files.h"
+#include "small_run.h"
 #include "testutil.h"
 #include "ui/training/training_session.h"
 
@@ -16,19 +17,9 @@
 #include <vector>
 
 using namespace ndrui;
+using ndrtest::smallRun;
 
 namespace {
-
-ndr::RunConfig smallRun(int steps) {
-    ndr::RunConfig c = ndr::presetConfig("stub");
-    c.task.evalExamplesPerDepth = 32;
-    c.models = {ndr::ndrModel(16, 2, 32, 4), ndr::vanillaModel(16, 2, 32, 4)};
-    c.train.batchSize = 16;
-    c.train.steps = steps;
-    c.train.evalInterval = 50;
-    c.train.seed = 4;
-    return c;
-}
 
 int minStep(const TrainingSession& s) {
     int m = INT_MAX;
