@@ -55,7 +55,8 @@ int main(int argc, char** argv) {
         "measure-stalls",
         "Report the longest event-loop stall and each model's steps/s on stdout, then quit.");
     QCommandLineOption noSettings(
-        "no-settings", "Neither read nor write settings (window layout, last configuration, recent runs).");
+        "no-settings", "Neither read nor write settings (window layout, last configuration, recent runs), "
+                       "and keep no recovery copies of unsaved runs.");
     QCommandLineOption inspect(
         "inspect", "Show the inspector tab with this expression (in the run's notation and order).",
         "expression");
