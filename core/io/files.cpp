@@ -388,6 +388,13 @@ RunRecord runRecordFromText(std::string_view text, RunFileParts parts) {
     return asFileError("", [&] { return parseRunRecord(text, parts); });
 }
 
+std::string hostName() {
+    char buf[256] = {};
+    if (::gethostname(buf, sizeof buf - 1) != 0)
+        return "localhost";
+    return buf;
+}
+
 RunFileLock::RunFileLock(const fs::path& runFile) {
     const fs::path lockFile = runFile.parent_path() / ("." + runFile.filename().string() + ".lock");
     Fd fd(::open(lockFile.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
@@ -406,15 +413,13 @@ RunFileLock::RunFileLock(const fs::path& runFile) {
                         (holder.empty() ? std::string() : " (" + holder + ")") +
                         "; wait for it to end or stop it");
     }
-    char host[256] = {};
-    if (::gethostname(host, sizeof host - 1) != 0)
-        std::strcpy(host, "localhost");
     const std::time_t now = std::time(nullptr);
     std::tm local{};
     localtime_r(&now, &local);
     char since[32];
     std::strftime(since, sizeof since, "%Y-%m-%d %H:%M:%S", &local);
-    const std::string who = "pid " + std::to_string(::getpid()) + " on " + host + ", since " + since + "\n";
+    const std::string who =
+        "pid " + std::to_string(::getpid()) + " on " + hostName() + ", since " + since + "\n";
     // Informative only: the lock is the flock, so a failed write changes nothing.
     if (::ftruncate(fd.get(), 0) == 0)
         (void)!::pwrite(fd.get(), who.data(), who.size(), 0);

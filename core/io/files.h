@@ -71,6 +71,9 @@ CheckpointData checkpointFromBytes(std::string_view bytes);
 void checkCheckpointMatches(const CheckpointData& data, const ModelConfig& model,
                             const std::vector<TensorInfo>& layout, const std::filesystem::path& path);
 
+// This machine's host name ("localhost" when it cannot be read).
+std::string hostName();
+
 // Held by the process that trains a run file and saves into it: an flock on ".<name>.lock" beside the
 // run file, so it ends with the process however it ends. A second process that would train or save
 // the same run file is refused with what holds it, instead of both writing one run folder.

@@ -118,13 +118,6 @@ const char* runStateName(RunState s) {
     return "";
 }
 
-std::string hostName() {
-    char buf[256] = {};
-    if (::gethostname(buf, sizeof buf - 1) != 0)
-        return "localhost";
-    return buf;
-}
-
 RunProgress runProgress(const fs::path& sweepDir, const SweepEntry& entry, const AliveFn& alive) {
     RunProgress p;
     const fs::path dir = sweepDir / entry.dir;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/config/config.h"
+#include "core/io/files.h"
 #include "core/io/sweep_plan.h"
 #include "core/records/records.h"
 
@@ -52,9 +53,6 @@ struct RunProgress {
 using AliveFn = std::function<std::optional<bool>(const RunnerStatus&)>;
 RunProgress runProgress(const std::filesystem::path& sweepDir, const SweepEntry& entry,
                         const AliveFn& alive = {});
-
-// This machine's host name.
-std::string hostName();
 
 // Accuracy statistics over the finished runs of one group.
 struct ModelSummary {
