@@ -15,6 +15,7 @@
 #include <QFileDialog>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QSet>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -138,6 +139,21 @@ private slots:
             QVERIFY2(names.contains(QString("majority %1").arg(view.data().longerBaseline, 0, 'f', 3)),
                      qPrintable(names.join(", ")));
         }
+
+        // The bars are coloured by split, the curves by model: no bar has a curve's colour.
+        QSet<QRgb> curveColors;
+        auto* curvesPlot = view.curves()->findChild<QCustomPlot*>();
+        for (int i = 0; i < curvesPlot->graphCount(); ++i)
+            curveColors << curvesPlot->graph(i)->pen().color().rgb();
+        QVERIFY(curveColors.size() >= 2);
+        auto* barsPlot = view.bars()->findChild<QCustomPlot*>();
+        int bars = 0;
+        for (int i = 0; i < barsPlot->plottableCount(); ++i)
+            if (auto* b = qobject_cast<QCPBars*>(barsPlot->plottable(i))) {
+                ++bars;
+                QVERIFY2(!curveColors.contains(b->brush().color().rgb()), qPrintable(b->name()));
+            }
+        QCOMPARE(bars, 2);
 
         view.curves()->setCurveVisible(1, false);
         QVERIFY(!view.curves()->curveVisible(1));

@@ -15,19 +15,25 @@ bool isDark(const QPalette& palette) {
     return palette.color(QPalette::Window).lightness() < 128;
 }
 
-QColor splitShade(ndr::Split split, const QPalette& palette) {
-    const int alpha = isDark(palette) ? 60 : 40;
+QColor splitColor(ndr::Split split) {
     switch (split) {
     case ndr::Split::Train:
-        return QColor(44, 160, 44, alpha);
+        return QColor(44, 160, 44);
     case ndr::Split::Valid:
-        return QColor(188, 189, 34, alpha);
+        return QColor(188, 189, 34);
     case ndr::Split::Test:
-        return QColor(214, 39, 40, alpha);
+        return QColor(214, 39, 40);
     case ndr::Split::None:
         break;
     }
     return QColor(0, 0, 0, 0);
+}
+
+QColor splitShade(ndr::Split split, const QPalette& palette) {
+    QColor shade = splitColor(split);
+    if (split != ndr::Split::None)
+        shade.setAlpha(isDark(palette) ? 60 : 40);
+    return shade;
 }
 
 QColor referenceColor(const QPalette& palette) {

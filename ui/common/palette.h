@@ -11,7 +11,10 @@ namespace ndrui {
 
 // The colour of model `index` (0: NDR blue, 1: vanilla orange, then further distinct hues).
 QColor modelColor(int index);
-// Background shading of a depth's split (train, valid, test), faint enough to sit behind bars.
+// The colour of a split (train green, valid olive, test red): figures of a split as a whole, such as
+// Compare's IID and Longer bars, which the model colours would confuse with models.
+QColor splitColor(ndr::Split split);
+// Background shading of a depth's split: its colour, faint enough to sit behind bars.
 QColor splitShade(ndr::Split split, const QPalette& palette);
 // The colour of the chance line and other reference marks.
 QColor referenceColor(const QPalette& palette);

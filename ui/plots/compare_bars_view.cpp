@@ -133,8 +133,9 @@ QString CompareBarsView::toolTipAt(const QPoint& pos) const {
 void CompareBarsView::applyPalette() {
     PlotView::applyPalette();
     styleChanceMark(chance_, palette());
-    iid_->setBrush(modelColor(0));
-    longer_->setBrush(modelColor(1));
+    // IID and Longer in their splits' colours, as the depth bars shade them: the categories are models.
+    iid_->setBrush(splitColor(ndr::Split::Train));
+    longer_->setBrush(splitColor(ndr::Split::Test));
     const QColor text = palette().color(QPalette::WindowText);
     for (QCPErrorBars* e : {iidErrors_, longerErrors_})
         e->setPen(QPen(text, 1));
