@@ -273,13 +273,7 @@ private slots:
         const std::filesystem::path file = dir.filePath("run.json").toStdString();
         const RunConfig c = ndrtest::quickStubRun({lstmModel(24, 8), ndrModel(16, 2, 32, 5)}, 9);
         Run whole(c), halves(c);
-        std::vector<std::vector<double>> expected;
-        for (int m = 0; m < 2; ++m) {
-            ndrtest::nextLosses(whole.trainer(m), 6);
-            expected.push_back(ndrtest::nextLosses(whole.trainer(m), 6));
-            ndrtest::nextLosses(halves.trainer(m), 6);
-            halves.trainer(m).evaluate();
-        }
+        const auto expected = ndrtest::trainWholeAndHalves(whole, halves);
         halves.save(file);
         const auto opened = Run::open(file);
         QCOMPARE(opened->record().models[0].config.kind, ModelKind::Lstm);

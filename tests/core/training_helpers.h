@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/config/config.h"
+#include "core/train/run.h"
 #include "core/train/trainer.h"
 
 #include <cstdint>
@@ -30,6 +31,20 @@ inline std::vector<double> nextLosses(ndr::Trainer& t, int n) {
     for (int i = 0; i < n; ++i)
         out.push_back(t.trainStep());
     return out;
+}
+
+// Two runs of one configuration: every model of `whole` trains 12 steps, every model of `halves` 6
+// and is then evaluated (as a save point). Returns each model's losses of whole's steps 7-12, which
+// a run opened from halves' save must repeat.
+inline std::vector<std::vector<double>> trainWholeAndHalves(ndr::Run& whole, ndr::Run& halves) {
+    std::vector<std::vector<double>> expected;
+    for (int m = 0; m < whole.modelCount(); ++m) {
+        nextLosses(whole.trainer(m), 6);
+        expected.push_back(nextLosses(whole.trainer(m), 6));
+        nextLosses(halves.trainer(m), 6);
+        halves.trainer(m).evaluate();
+    }
+    return expected;
 }
 
 } // namespace ndrtest
