@@ -108,6 +108,11 @@ private slots:
         QCOMPARE(view.table()->rowCount(), 2); // one row per model
         QCOMPARE(view.table()->item(0, 2)->text(), QString("NDR"));
         QCOMPARE(view.table()->item(0, 3)->text(), QString("1/2"));
+        // The sweep has no groups: their column is hidden, the others shown.
+        QCOMPARE(view.table()->horizontalHeaderItem(1)->text(), QString("group"));
+        QVERIFY(view.table()->isColumnHidden(1));
+        for (int c : {0, 2, 3, 4, 5})
+            QVERIFY(!view.table()->isColumnHidden(c));
         QCOMPARE(int(view.bars()->categories().size()), 2);
         QCOMPARE(view.curves()->curveCount(), 2); // one finished run, two models
 
@@ -176,8 +181,8 @@ private slots:
             view.grab().save(shots + "/compare-seeds.png");
     }
 
-    // A ListOps sweep: a column of Longer per operation at the root, each cell the mean over the
-    // finished runs of the sweep summary's figure.
+    // A ListOps sweep: a column of Longer and one of IID per operation at the root, each cell the mean
+    // over the finished runs of the sweep summary's figure.
     void operationColumns() {
         const std::filesystem::path dir = tmp_.filePath("listops").toStdString();
         ndr::RunConfig c = tinyRun();
@@ -194,15 +199,22 @@ private slots:
         const ndr::SweepPlan plan = trainedSweep(dir, c, 2);
         const CompareData data = loadCompareData({{CompareSource::Kind::Sweep, dir}});
         QVERIFY2(data.problems.isEmpty(), qPrintable(data.problems.join("; ")));
-        QCOMPARE(data.header.mid(6), (QStringList{"Longer MAX", "Longer SM"}));
+        QCOMPARE(data.header.mid(6), (QStringList{"Longer MAX", "Longer SM", "IID MAX", "IID SM"}));
         const auto groups = ndr::summariseSweep(dir, plan);
         for (size_t m = 0; m < 2; ++m) {
-            const auto& sm = groups[0].models[m].operationTest[1];
-            QCOMPARE(sm.size(), size_t(2));
-            const double mean = (sm[0] + sm[1]) / 2;
-            QVERIFY2(data.rows[m][7].startsWith(QString::number(mean, 'f', 3) + " ± "),
-                     qPrintable(data.rows[m][7]));
+            const auto& model = groups[0].models[m];
+            for (const auto& [column, runs] :
+                 {std::pair{7, model.operationTest[1]}, {9, model.operationIid[1]}}) {
+                QCOMPARE(runs.size(), size_t(2));
+                const double mean = (runs[0] + runs[1]) / 2;
+                QVERIFY2(data.rows[m][column].startsWith(QString::number(mean, 'f', 3) + " ± "),
+                         qPrintable(data.rows[m][column]));
+            }
         }
+        // The training depths' figures differ from the test depths' somewhere, or the columns could be
+        // swapped.
+        QVERIFY(data.rows[0].mid(6, 2) != data.rows[0].mid(8, 2) ||
+                data.rows[1].mid(6, 2) != data.rows[1].mid(8, 2));
     }
 
     // A model that halts: one column of the steps run on the test depths, its runs' mean of the

@@ -187,13 +187,15 @@ CompareData loadCompareData(const std::vector<CompareSource>& sources) {
         }
     } else {
         data.header = {"source", "group", "model", "runs", "IID", "Longer"};
-        // Tasks with operations: a column of Longer per operation at the root (any source's).
+        // Tasks with operations: a column of Longer, then of IID, per operation at the root (any
+        // source's), so that an operation learnt on the training depths but not beyond shows as such.
         std::set<std::string> operations;
         for (const Group& g : groups)
             for (const ndr::ModelSummary& ms : g.summary.models)
                 operations.insert(ms.operations.begin(), ms.operations.end());
-        for (const std::string& op : operations)
-            data.header << QStringLiteral("Longer %1").arg(QString::fromStdString(op));
+        for (const char* split : {"Longer", "IID"})
+            for (const std::string& op : operations)
+                data.header << QStringLiteral("%1 %2").arg(QLatin1String(split), QString::fromStdString(op));
         // Models that halt at evaluation: the steps they run on the test depths.
         const bool halting = std::any_of(groups.begin(), groups.end(), [](const Group& g) {
             return std::any_of(g.summary.models.begin(), g.summary.models.end(),
@@ -211,12 +213,13 @@ CompareData loadCompareData(const std::vector<CompareSource>& sources) {
                                    QStringLiteral("%1/%2").arg(c.longer.runs).arg(g.summary.planned),
                                    cell(c.iid),
                                    cell(c.longer)};
-                for (const std::string& op : operations) {
-                    const auto at = std::find(ms.operations.begin(), ms.operations.end(), op);
-                    row << (at == ms.operations.end()
-                                ? QStringLiteral("-")
-                                : cell(statsOf(ms.operationTest[size_t(at - ms.operations.begin())])));
-                }
+                for (const auto* perOperation : {&ms.operationTest, &ms.operationIid})
+                    for (const std::string& op : operations) {
+                        const auto at = std::find(ms.operations.begin(), ms.operations.end(), op);
+                        row << (at == ms.operations.end()
+                                    ? QStringLiteral("-")
+                                    : cell(statsOf((*perOperation)[size_t(at - ms.operations.begin())])));
+                    }
                 if (halting)
                     row << cell(statsOf(testStepsRun(ms, g.summary.config.task)), 2);
                 data.rows.push_back(row);

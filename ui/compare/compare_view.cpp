@@ -18,6 +18,8 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace ndrui {
 
 namespace {
@@ -140,6 +142,13 @@ void CompareView::showData(std::shared_ptr<const CompareData> data, std::vector<
     for (int r = 0; r < int(d.rows.size()); ++r)
         for (int c = 0; c < int(d.rows[size_t(r)].size()); ++c)
             table_->setItem(r, c, new QTableWidgetItem(d.rows[size_t(r)][c]));
+    // A column no row fills (the group of sweeps without groups) only takes width from the others;
+    // the CSV export keeps it.
+    for (int c = 0; c < int(d.header.size()); ++c)
+        table_->setColumnHidden(c, !d.rows.empty() &&
+                                       std::all_of(d.rows.begin(), d.rows.end(), [c](const QStringList& row) {
+                                           return c >= row.size() || row[c].isEmpty();
+                                       }));
 
     std::vector<CompareBarsView::Category> categories;
     for (const auto& c : d.categories)
