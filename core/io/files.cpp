@@ -217,16 +217,7 @@ std::string withEvaluationTraces(std::string_view text, std::string_view replace
             ++i;
         return i;
     };
-    // The end of the string whose opening quote is at `i` (one past its closing quote).
-    const auto stringEnd = [&](size_t i) {
-        for (++i; i < text.size(); ++i) {
-            if (text[i] == '\\')
-                ++i;
-            else if (text[i] == '"')
-                return i + 1;
-        }
-        return text.size();
-    };
+    const auto stringEnd = [&](size_t i) { return jsonio::stringEnd(text, i); };
     for (size_t i = 0; i < text.size();) {
         const char c = text[i];
         if (c == '"') {

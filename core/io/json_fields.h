@@ -53,22 +53,26 @@ inline std::string jsonMessage(const json::exception& e) {
 // to refuse. No file NDR Studio writes nests deeper than 8.
 constexpr size_t kMaxJsonDepth = 64;
 
+// One past the closing quote of the JSON string whose opening quote is at `i` (escapes skipped), or
+// the text's end when it is not closed.
+inline size_t stringEnd(std::string_view text, size_t i) {
+    for (++i; i < text.size(); ++i) {
+        if (text[i] == '\\')
+            ++i;
+        else if (text[i] == '"')
+            return i + 1;
+    }
+    return text.size();
+}
+
 // Refuses JSON text nested deeper than kMaxJsonDepth or holding more than maxValues values (counted
 // as commas and openings outside strings, an upper bound), in one pass and without allocating.
 inline void checkJsonSize(std::string_view text, size_t maxValues) {
     size_t depth = 0, deepest = 0, values = 1;
-    bool inString = false;
     for (size_t i = 0; i < text.size(); ++i) {
         const char c = text[i];
-        if (inString) {
-            if (c == '\\')
-                ++i;
-            else if (c == '"')
-                inString = false;
-            continue;
-        }
         if (c == '"') {
-            inString = true;
+            i = stringEnd(text, i) - 1;
         } else if (c == '[' || c == '{') {
             deepest = std::max(deepest, ++depth);
             ++values;
