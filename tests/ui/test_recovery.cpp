@@ -39,11 +39,16 @@ private slots:
         QString error;
         QVERIFY2(s.start(smallRun(150), &error), qPrintable(error));
         QTRY_COMPARE_WITH_TIMEOUT(s.state(), TrainingSession::State::Ready, ndrtest::waitMs(30000));
-        // The last copy is the whole run, taken when training ended; no other window may take it.
-        QTRY_VERIFY_WITH_TIMEOUT(
-            kept.count() >= 2 && kept.last().value(0).toString() == s.recoveryRunFile() &&
-                ndr::loadRunRecord(s.recoveryRunFile().toStdString()).models[1].stepsDone == 150,
-            ndrtest::waitMs(10000));
+        // The last copy is the whole run; no other window may take it. A copy asked for at the first
+        // evaluation is captured between two chunks of training, so on a fast machine it can already
+        // hold the whole run and be the only one.
+        const auto wholeRunKept = [&] {
+            if (kept.isEmpty() || kept.last().value(0).toString() != s.recoveryRunFile())
+                return false;
+            const auto rec = ndr::loadRunRecord(s.recoveryRunFile().toStdString());
+            return rec.models[0].stepsDone == 150 && rec.models[1].stepsDone == 150;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(wholeRunKept(), ndrtest::waitMs(10000));
         const auto copy = ndr::Run::open(s.recoveryRunFile().toStdString());
         QCOMPARE(copy->record().models[0].stepsDone, 150);
         QCOMPARE(copy->record().models[1].stepsDone, 150);
@@ -113,9 +118,12 @@ private slots:
         }
         // The run as it was kept, never saved: Save asks where; the copy is this window's now.
         QVERIFY(w.session().hasWeights());
-        QVERIFY(w.session().models()[0].step >= 500); // the first evaluation's, or a little later
-        QCOMPARE(w.session().models()[0].step,
-                 ndr::loadRunRecord(copies().value(0).toStdString()).models[0].stepsDone);
+        // The first copy is asked for at the first evaluation of either model (step 500) and taken
+        // between two chunks of training: that model is at 500 or a little later, the other anywhere.
+        const auto kept = ndr::loadRunRecord(copies().value(0).toStdString());
+        QVERIFY(std::max(w.session().models()[0].step, w.session().models()[1].step) >= 500);
+        for (int i = 0; i < 2; ++i)
+            QCOMPARE(w.session().models()[size_t(i)].step, kept.models[size_t(i)].stepsDone);
         QVERIFY(w.session().runFile().isEmpty());
         QVERIFY(w.session().isModified());
         QCOMPARE(w.session().recoveryRunFile(), copies().value(0));
