@@ -7,12 +7,23 @@
 #include <QDir>
 #include <QLockFile>
 
+#include <memory>
+
 namespace ndrui {
 
 namespace {
 
 const char* const kRecoveryLock = "session.lock";
 const char* const kRecoveryRun = "run.json";
+
+// The lock of a recovery folder, taken if no live session holds it (isLocked() says which): stale
+// only when its process is gone.
+std::unique_ptr<QLockFile> tryLockRecoveryFolder(const QString& dir) {
+    auto lock = std::make_unique<QLockFile>(QDir(dir).filePath(kRecoveryLock));
+    lock->setStaleLockTime(0);
+    lock->tryLock(0);
+    return lock;
+}
 
 } // namespace
 
@@ -50,9 +61,8 @@ QString TrainingSession::recoveryRunFile() const {
 }
 
 bool TrainingSession::takeRecoveryFolder(const QString& dir, QString* error) {
-    auto lock = std::make_unique<QLockFile>(QDir(dir).filePath(kRecoveryLock));
-    lock->setStaleLockTime(0); // stale only when its process is gone
-    if (!lock->tryLock(0)) {
+    auto lock = tryLockRecoveryFolder(dir);
+    if (!lock->isLocked()) {
         *error = lock->error() == QLockFile::LockFailedError
                      ? tr("another NDR Studio window holds this run")
                      : tr("cannot write in %1").arg(QDir::toNativeSeparators(dir));
@@ -70,9 +80,7 @@ QStringList TrainingSession::recoverableRuns(const QString& folder) {
         const QString run = QDir(d.filePath()).filePath(kRecoveryRun);
         if (!QFileInfo::exists(run))
             continue;
-        QLockFile lock(QDir(d.filePath()).filePath(kRecoveryLock));
-        lock.setStaleLockTime(0);
-        if (lock.tryLock(0))
+        if (tryLockRecoveryFolder(d.filePath())->isLocked())
             runs << run; // no live session holds it (the lock is released here)
     }
     return runs;
@@ -80,19 +88,15 @@ QStringList TrainingSession::recoverableRuns(const QString& folder) {
 
 bool TrainingSession::discardRecovered(const QString& runFile) {
     const QString dir = QFileInfo(runFile).absolutePath();
-    QLockFile lock(QDir(dir).filePath(kRecoveryLock));
-    lock.setStaleLockTime(0);
-    if (!lock.tryLock(0))
-        return false;
-    lock.unlock();
+    if (!tryLockRecoveryFolder(dir)->isLocked())
+        return false; // released again before the folder goes
     return QDir(dir).removeRecursively();
 }
 
 bool TrainingSession::openRecovered(const QString& runFile, QString* error) {
     const QString dir = QFileInfo(runFile).absolutePath();
-    auto lock = std::make_unique<QLockFile>(QDir(dir).filePath(kRecoveryLock));
-    lock->setStaleLockTime(0);
-    if (!lock->tryLock(0)) {
+    auto lock = tryLockRecoveryFolder(dir);
+    if (!lock->isLocked()) {
         *error = tr("Another NDR Studio window holds this run.");
         return false;
     }
