@@ -40,6 +40,19 @@ private slots:
         QVERIFY(run_.histories[1].back().probe.gates.empty());
     }
 
+    void modelColoursAreNotSplitColours() {
+        // Table 1's seven models side by side: each its own colour, none a split's (Compare draws IID and
+        // Longer bars in the split colours beside the models' curves).
+        QSet<QRgb> seen;
+        for (int m = 0; m < 8; ++m) {
+            const QRgb c = modelColor(m).rgb();
+            for (const auto split : {Split::Train, Split::Valid, Split::Test})
+                QVERIFY2(c != splitColor(split).rgb(), qPrintable(QString::number(m)));
+            seen << c;
+        }
+        QCOMPARE(seen.size(), 8);
+    }
+
     void learningCurvesFollowTheData() {
         LearningCurvesView view;
         view.setModelNames(run_.names);

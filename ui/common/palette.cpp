@@ -4,9 +4,11 @@
 namespace ndrui {
 
 QColor modelColor(int index) {
-    // Tableau 10 hues: distinguishable, colour-blind friendlier than pure primaries.
-    static const QColor colors[] = {QColor(31, 119, 180), QColor(255, 127, 14),  QColor(44, 160, 44),
-                                    QColor(214, 39, 40),  QColor(148, 103, 189), QColor(140, 86, 75)};
+    // Tableau 10 hues without the splits' green, olive and red (a model must not read as a split),
+    // and a dark indigo: eight models, as many as Table 1 has, before a colour comes again.
+    static const QColor colors[] = {QColor(31, 119, 180), QColor(255, 127, 14),  QColor(148, 103, 189),
+                                    QColor(140, 86, 75),  QColor(227, 119, 194), QColor(127, 127, 127),
+                                    QColor(23, 190, 207), QColor(57, 59, 121)};
     constexpr int n = int(sizeof colors / sizeof colors[0]);
     return colors[((index % n) + n) % n];
 }

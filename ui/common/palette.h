@@ -9,7 +9,7 @@
 
 namespace ndrui {
 
-// The colour of model `index` (0: NDR blue, 1: vanilla orange, then further distinct hues).
+// The colour of model `index` (0: NDR blue, 1: vanilla orange, then further hues, none a split's).
 QColor modelColor(int index);
 // The colour of a split (train green, valid olive, test red): figures of a split as a whole, such as
 // Compare's IID and Longer bars, which the model colours would confuse with models.
