@@ -14,6 +14,10 @@
 
 namespace ndrui {
 
+namespace {
+const char kWriterTag = 0; // hands a written save's call to the window's thread (tsan_handover.h)
+} // namespace
+
 void TrainingSession::save(const QString& runFile) {
     if (!run_) {
         emit saveFailed(tr("There is no run to save."));
@@ -103,8 +107,16 @@ void TrainingSession::finishSave() {
         } catch (const std::exception& e) {
             job->error = e.what()[0] ? e.what() : "the files could not be written";
         }
+        // The call's captures are read on the window's thread: taken over first, under a tag that
+        // needs none of them.
+        const auto held = handOver(&kWriterTag);
         QMetaObject::invokeMethod(
-            this, [this, id] { onSaveWritten(id); }, Qt::QueuedConnection);
+            this,
+            [this, id] {
+                takeOver(&kWriterTag);
+                onSaveWritten(id);
+            },
+            Qt::QueuedConnection);
     });
 }
 
