@@ -3,6 +3,7 @@
 
 #include "core/io/files.h"
 #include "core/io/sweep_plan.h"
+#include "ui/common/tsan_handover.h"
 #include "ui/plots/compare_bars_view.h"
 #include "ui/plots/overlay_curves_view.h"
 
@@ -125,8 +126,7 @@ void CompareView::refresh() {
         auto data = std::make_shared<const CompareData>(loadCompareData(sources));
         // Queued to this object: the destructor joins this thread first, and Qt drops a queued call
         // whose receiver is gone.
-        QMetaObject::invokeMethod(
-            this, [this, data, sources] { showData(data, sources); }, Qt::QueuedConnection);
+        queueFromThread(this, [this, data, sources] { showData(data, sources); });
     });
 }
 

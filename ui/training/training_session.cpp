@@ -3,9 +3,9 @@
 #include "ui/training/training_session.h"
 
 #include "core/task/ctl_task.h"
+#include "ui/common/tsan_handover.h"
 #include "ui/training/pending_save.h"
 #include "ui/training/training_worker.h"
-#include "ui/training/tsan_handover.h"
 
 #include <QMetaObject>
 

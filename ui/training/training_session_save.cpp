@@ -4,8 +4,8 @@
 #include "ui/training/pending_save.h"
 
 #include "core/task/ctl_task.h"
+#include "ui/common/tsan_handover.h"
 #include "ui/training/training_worker.h"
-#include "ui/training/tsan_handover.h"
 
 #include <QDir>
 #include <QMetaObject>
@@ -13,10 +13,6 @@
 #include <optional>
 
 namespace ndrui {
-
-namespace {
-const char kWriterTag = 0; // hands a written save's call to the window's thread (tsan_handover.h)
-} // namespace
 
 void TrainingSession::save(const QString& runFile) {
     if (!run_) {
@@ -107,16 +103,7 @@ void TrainingSession::finishSave() {
         } catch (const std::exception& e) {
             job->error = e.what()[0] ? e.what() : "the files could not be written";
         }
-        // The call's captures are read on the window's thread: taken over first, under a tag that
-        // needs none of them.
-        const auto held = handOver(&kWriterTag);
-        QMetaObject::invokeMethod(
-            this,
-            [this, id] {
-                takeOver(&kWriterTag);
-                onSaveWritten(id);
-            },
-            Qt::QueuedConnection);
+        queueFromThread(this, [this, id] { onSaveWritten(id); });
     });
 }
 

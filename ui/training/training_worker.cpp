@@ -2,7 +2,7 @@
 // chunks and snapshots go out at most every ~100 ms plus one at each evaluation.
 #include "ui/training/training_worker.h"
 
-#include "ui/training/tsan_handover.h"
+#include "ui/common/tsan_handover.h"
 
 #include <QMetaObject>
 

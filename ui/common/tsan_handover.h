@@ -2,8 +2,12 @@
 // uninstrumented Qt (QMutex and QWaitCondition are bare futexes there): a queued call or signal hands
 // everything written before it to the receiving thread, and QThread::wait() sees all its thread did.
 // Without these, every hand-over between a worker and the window reads as a race. No-ops unless
-// built with -fsanitize=thread.
+// built with -fsanitize=thread (handOver and takeOver; queueFromThread then only queues).
 #pragma once
+
+#include <QMetaObject>
+#include <QObject>
+#include <utility>
 
 #if defined(__SANITIZE_THREAD__)
 #include <cstdint>
@@ -52,5 +56,20 @@ inline HandOverGuard handOver(const void*) {
 }
 inline void takeOver(const void*) {}
 #endif
+
+// Queues `call` to run on `receiver`'s thread from a plain std::thread (a loader or a writer): the
+// call's captures are handed over under a tag that needs none of them, so the receiving side takes
+// them over before it reads one.
+template <typename Call> void queueFromThread(QObject* receiver, Call call) {
+    static const char tag = 0;
+    const auto held = handOver(&tag);
+    QMetaObject::invokeMethod(
+        receiver,
+        [call = std::move(call)]() mutable {
+            takeOver(&tag);
+            call();
+        },
+        Qt::QueuedConnection);
+}
 
 } // namespace ndrui
