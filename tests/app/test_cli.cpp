@@ -793,7 +793,8 @@ private slots:
         // never reaches 0.999 in 250 steps.
         const QString file = path("accuracy.json");
         const Result r = runNdr({"bench", "--to-accuracy", "--preset", "stub", "--seeds", "1", "--target",
-                                 "0.25", "--json", file});
+                                 "0.25", "--json", file},
+                                60000); // 250 steps and an evaluation: seconds, minutes under ThreadSanitizer
         QVERIFY2(r.exitCode == 0, describe(r));
         QVERIFY2(r.out.contains("median over 1 seeds"), describe(r));
         const json doc = readJson(file);

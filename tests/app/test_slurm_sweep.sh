@@ -6,6 +6,8 @@
 # stops every daemon it started. Usage: test_slurm_sweep.sh NDR_BINARY
 set -euo pipefail
 ndr=$(realpath "$1")
+# The waits below are bounds, lengthened for the sanitizer builds as the Qt tests' are.
+scale=${NDR_TEST_TIME_SCALE:-1}
 for tool in slurmctld slurmd munged mungekey sbatch squeue scancel; do
     command -v "$tool" >/dev/null || { echo "SKIP: $tool is not installed (packaging/install-deps.sh installs slurm-wlm and munge)"; exit 77; }
 done
@@ -74,8 +76,8 @@ EOF
 export SLURM_CONF="$T/slurm.conf"
 slurmctld -D -i -f "$SLURM_CONF" >"$T/slurmctld.out" 2>&1 & pids+=($!)
 slurmd -D -N localhost -f "$SLURM_CONF" >"$T/slurmd.out" 2>&1 & pids+=($!)
-# Up to a minute: on a loaded machine the node can take a while to register (a bound, not a measurement).
-for _ in $(seq 1 300); do
+# Up to a minute (times the scale): on a loaded machine the node can take a while to register (a bound, not a measurement).
+for _ in $(seq 1 $((300 * scale))); do
     sinfo -h -o '%T' 2>/dev/null | grep -qE 'idle|mix|alloc' && break
     sleep 0.2
 done
@@ -98,7 +100,7 @@ plan_and_submit() { # folder engine
     "$ndr" sweep --config "$T/a.json" --seeds 2 --out "$1" --engine "$2" --quiet ${3:-}
 }
 wait_array() { # folder
-    for _ in $(seq 1 600); do
+    for _ in $(seq 1 $((600 * scale))); do
         [ -z "$(squeue -h 2>/dev/null)" ] && return 0
         sleep 0.2
     done
@@ -129,7 +131,7 @@ EOF
 "$ndr" sweep --config "$T/b.json" --seeds 2 --out "$T/kill" --engine slurm --quiet
 job=$(grep -o '"id": *"[0-9]*"' "$T/kill/slurm.json" | head -n 1 | grep -o '[0-9][0-9]*')
 # Wait until task 0 has saved at least once, then kill it hard.
-for _ in $(seq 1 600); do
+for _ in $(seq 1 $((600 * scale))); do
     [ -f "$T/kill/seed-1/run.json" ] && break
     sleep 0.2
 done
