@@ -320,8 +320,12 @@ void EncoderLayer<S>::backward(ParamStore<S>& store, const Mat<S>& x, const Batc
         const S keep = c.hiddenKeep;
         const S* hd = c.hiddenDropped.data();
         S* dh = dHidden.data();
-        mapWithColumnSums(N, dHidden.cols(), dh, store.grad(b1).data(),
-                          [hd, dh, keep](Index e) { return hd[e] > S(0) ? dh[e] * keep : S(0); });
+        mapWithColumnSums(N, dHidden.cols(), dh, store.grad(b1).data(), [hd, dh, keep](Index e) {
+            // The choice is between two constants and the product unconditional: with a product
+            // under the condition, GCC keeps a branch per element where AVX2 has no masked
+            // instructions (a product may trap, so it is not executed speculatively).
+            return dh[e] * (hd[e] > S(0) ? keep : S(0));
+        });
     }
     const int last = gated() ? wg1 : w1;
     linearBackward<S>(dHidden, c.z, store.valueRows(w1, last), store.gradRows(w1, last), &dz, !gated());
