@@ -212,13 +212,12 @@ template <typename S> void addDropped(S* y, const S* x, const S* a, S* m, Index 
 // them afterwards from x itself (where x is positive the multiplier was 1/(1-p)). Same draws as
 // dropoutFill.
 template <typename S> void reluDropoutInPlace(S* x, Index n, double p, Rng& rng) {
-    forEachDropoutMultiplier<S>(
-        // ReLU as a select, then the multiplier: no branch per element, so the loop vectorises
-        // without masked stores (AVX2). Where x > 0 this is x * keep; elsewhere 0 * keep = +0.
-        n, p, rng, [x](Index i, S keep) {
-            const S v = x[i];
-            x[i] = (v > S(0) ? v : S(0)) * keep;
-        });
+    // ReLU as a select, then the multiplier: no branch per element, so the loop vectorises without
+    // masked stores (AVX2). Where x > 0 this is x * keep; elsewhere 0 * keep = +0.
+    forEachDropoutMultiplier<S>(n, p, rng, [x](Index i, S keep) {
+        const S v = x[i];
+        x[i] = (v > S(0) ? v : S(0)) * keep;
+    });
 }
 
 } // namespace ndr
