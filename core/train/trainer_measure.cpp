@@ -60,7 +60,9 @@ bool Trainer::accuracyInto(const std::vector<Example>& examples, int steps, cons
     setThreads();
     if (steps <= 0)
         steps = model_.config().effectiveEvalSteps();
-    const size_t chunk = 512;
+    // 128 examples at a time: their activations stay in a core's caches between the passes of a step,
+    // and an evaluation gives way to `stop` sooner (docs/design.md §3).
+    const size_t chunk = 128;
     size_t correct = 0;
     double lossSum = 0;
     Rng unused(0);
