@@ -1,5 +1,6 @@
 // Training: determinism (same seed, same losses), a golden test of the first losses of a fixed seed,
-// resuming from a checkpoint reproduces the uninterrupted run, learning happens, and core/ stays Qt-free.
+// resuming from a checkpoint reproduces the uninterrupted run, an example's outputs do not depend on the
+// others in its batch, learning happens, and core/ stays Qt-free.
 #include "core/task/ctl_task.h"
 #include "core/train/run.h"
 #include "core/train/trainer.h"
@@ -8,11 +9,15 @@
 
 #include <QFileInfo>
 #include <QTemporaryDir>
+#include <algorithm>
 #include <limits>
+#include <random>
 #include <thread>
 #include <unistd.h>
 
 using namespace ndr;
+
+Q_DECLARE_METATYPE(ModelConfig)
 
 namespace {
 
@@ -104,6 +109,54 @@ private slots:
             QCOMPARE(e.baseline[i], majorityBaseline(task, task.evalSet(e.depths[i])).accuracy);
         // At least the share of one answer in S.
         QVERIFY(*std::min_element(e.baseline.begin(), e.baseline.end()) >= 1.0 / task.answerCount());
+    }
+
+    void passSizeChangesNoOutput_data() {
+        QTest::addColumn<ModelConfig>("model");
+        ModelConfig halting = ndrModel(16, 2, 32, 5);
+        halting.haltThreshold = 0.5;
+        ModelConfig routed = ndrModel(16, 4, 32, 5);
+        routed.headRouting = true;
+        routed.routeTopK = 2;
+        QTest::newRow("NDR") << ndrModel(16, 2, 32, 5);
+        QTest::newRow("Transformer") << vanillaModel(16, 2, 32, 5);
+        QTest::newRow("+ abs/rel + gate") << tableOneModel("absrel-gate", 16, 2, 32, 5);
+        QTest::newRow("LSTM") << lstmModel(16, 8);
+        QTest::newRow("ThoughtNet") << thoughtNetModel(16, 2, 16, 2, 5);
+        QTest::newRow("NDR halting at 0.5") << halting;
+        QTest::newRow("NDR top-2 of 4 heads") << routed;
+    }
+    void passSizeChangesNoOutput() {
+        // Evaluations run their sets in passes of a fixed number of examples (docs/design.md §3): an
+        // example's logits must be those of any other pass it could share, up to float rounding (the
+        // products' kernels sum in another order for other row counts).
+        QFETCH(ModelConfig, model);
+        const RunConfig c = ndrtest::quickStubRun({model}, 5);
+        const CtlTask task(c.task);
+        Trainer t(c, 0, task, defaultProbe(task));
+        ndrtest::nextLosses(t, 20);    // weights away from their initial values
+        std::vector<Example> examples; // every depth, so a pass mixes lengths
+        for (int d : task.allDepths())
+            for (size_t i = 0; i < 6; ++i)
+                examples.push_back(task.evalSet(d)[i]);
+        std::shuffle(examples.begin(), examples.end(), std::mt19937_64(1));
+        Model<float>& m = t.model();
+        Rng unused(0);
+        const int steps = m.config().effectiveEvalSteps();
+        m.forward(task.makeBatch(examples), steps, false, unused, false);
+        const Mat<float> whole = m.logits();
+        const Index rowsPerExample = whole.rows() / Index(examples.size());
+        for (size_t pass : {size_t(1), size_t(5), size_t(16)})
+            for (size_t start = 0; start < examples.size(); start += pass) {
+                const size_t end = std::min(examples.size(), start + pass);
+                m.forward(task.makeBatch({examples.begin() + start, examples.begin() + end}), steps, false,
+                          unused, false);
+                const Mat<float> got = m.logits();
+                const Mat<float> want = whole.middleRows(Index(start) * rowsPerExample, got.rows());
+                const std::string label = "passes of " + std::to_string(pass) + ", examples " +
+                                          std::to_string(start) + "-" + std::to_string(end);
+                NDR_EXPECT_CLOSE(label, got.data(), want.data(), size_t(got.size()), 1e-5, 1e-5);
+            }
     }
 
     void resumeReproducesTheRun() {
