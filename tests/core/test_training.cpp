@@ -1,6 +1,6 @@
 // Training: determinism (same seed, same losses), a golden test of the first losses of a fixed seed,
-// resuming from a checkpoint reproduces the uninterrupted run, an example's outputs do not depend on the
-// others in its batch, learning happens, and core/ stays Qt-free.
+// resuming from a checkpoint reproduces the uninterrupted run, an example's outputs depend on the others
+// in its batch by float rounding only, learning happens, and core/ stays Qt-free.
 #include "core/task/ctl_task.h"
 #include "core/train/run.h"
 #include "core/train/trainer.h"
