@@ -1,13 +1,19 @@
-// Eigen's float GEMM against OpenBLAS's cblas_sgemm on the matrix products of one encoder layer step
-// (forward, input gradient and weight gradient of each of its maps) at the stub, d128 and paper sizes,
-// one thread, for the figures of docs/results.md ("`ndr bench`", 2026-11-28). With Debian 12's
-// libopenblas-pthread-dev installed:
-//   g++ -std=c++20 -O3 -march=native -DNDEBUG -I/usr/include/eigen3 \
-//       -I/usr/include/x86_64-linux-gnu/openblas-pthread openblas-micro.cpp \
-//       -L/usr/lib/x86_64-linux-gnu/openblas-pthread -lopenblas -o openblas-micro
-//   OPENBLAS_NUM_THREADS=1 ./openblas-micro
-// Prints, per size, the best of 5 rates (each over at least 0.4 s of the whole set of products).
+// Eigen's float GEMM against OpenBLAS's cblas_sgemm and BLIS's bli_sgemm on the matrix products of
+// one encoder layer step (forward, input gradient and weight gradient of each of its maps) at the
+// stub, d128 and paper sizes, one thread, for the figures of docs/results.md ("`ndr bench`",
+// 2026-11-28 and 2026-11-29). With Debian 12's libopenblas-pthread-dev, libblis-dev and
+// libblis4-serial installed (BLIS's serial build, linked by its path):
+//   g++ -std=c++20 -O3 -march=x86-64-v3 -DNDEBUG -I/usr/include/eigen3 \
+//       -I/usr/include/x86_64-linux-gnu/openblas-pthread -I/usr/include/x86_64-linux-gnu/blis-openmp \
+//       blas-micro.cpp -L/usr/lib/x86_64-linux-gnu/openblas-pthread -lopenblas \
+//       /usr/lib/x86_64-linux-gnu/blis-serial/libblis.so.4 \
+//       -Wl,-rpath,/usr/lib/x86_64-linux-gnu/blis-serial -o blas-micro
+//   OPENBLAS_NUM_THREADS=1 ./blas-micro
+// (the 2026-11-28 figures: -march=native, before the BLIS rows were added.)
+// Prints, per size and library, the best of 5 rates (each over at least 0.4 s of the whole set of
+// products).
 #include <Eigen/Dense>
+#include <blis.h>
 #include <cblas.h>
 
 #include <algorithm>
@@ -52,7 +58,7 @@ int main() {
             c.push_back(M::Zero(s.m, s.n));
             flops += 2.0 * s.m * s.n * s.k;
         }
-        for (int method = 0; method < 2; ++method) {
+        for (int method = 0; method < 3; ++method) {
             double best = 0;
             for (int round = 0; round < 5; ++round) {
                 int reps = 0;
@@ -61,19 +67,29 @@ int main() {
                 while (elapsed < 0.4) {
                     for (size_t i = 0; i < shapes.size(); ++i) {
                         const Shape& s = shapes[i];
-                        if (method == 0)
+                        if (method == 0) {
                             c[i].noalias() = a[i] * b[i];
-                        else
+                        } else if (method == 1) {
                             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(s.m), int(s.n),
                                         int(s.k), 1.0f, a[i].data(), int(s.k), b[i].data(), int(s.n), 0.0f,
                                         c[i].data(), int(s.n));
+                        } else {
+                            float one = 1,
+                                  zero = 0; // row-major: a row stride of the width, a column stride of 1
+                            bli_sgemm(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, s.m, s.n, s.k, &one, a[i].data(),
+                                      s.k, 1, b[i].data(), s.n, 1, &zero, c[i].data(), s.n, 1);
+                        }
                     }
                     ++reps;
                     elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
                 }
                 best = std::max(best, flops * reps / elapsed / 1e9);
             }
-            std::printf("%-6s %-8s %6.1f GFLOP/s\n", size.name, method == 0 ? "Eigen" : "OpenBLAS", best);
+            std::printf("%-6s %-8s %6.1f GFLOP/s\n", size.name,
+                        method == 0   ? "Eigen"
+                        : method == 1 ? "OpenBLAS"
+                                      : "BLIS",
+                        best);
         }
     }
 }
