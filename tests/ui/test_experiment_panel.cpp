@@ -265,6 +265,50 @@ private slots:
         QCOMPARE(panel.config().task.operations, std::vector<std::string>{"SM"});
     }
 
+    // The multi-digit task's depths are its problem sizes: the depth fields show and read them by name,
+    // and the rows say sizes; another task's show numbers again.
+    void multiDigitDepthsShowAsSizes() {
+        ExperimentPanel panel(nullptr, false);
+        auto hasLabel = [&](const QString& text) {
+            for (const QLabel* label : panel.findChildren<QLabel*>())
+                if (label->text() == text)
+                    return true;
+            return false;
+        };
+        choosePreset(panel, "thoughtnet");
+        auto* trainMin = field<QSpinBox>(panel, "task.trainMinDepth");
+        auto* trainMax = field<QSpinBox>(panel, "task.trainMaxDepth");
+        auto* testMax = field<QSpinBox>(panel, "task.testMaxDepth");
+        QCOMPARE(trainMin->text(), QString("1+1"));
+        QCOMPARE(trainMax->text(), QString("2×2"));
+        QCOMPARE(testMax->text(), QString("2×3"));
+        QVERIFY(hasLabel("train sizes") && hasLabel("test sizes") && !hasLabel("train depths"));
+        QCOMPARE(field<QCheckBox>(panel, "task.validEnabled")->text(), QString("valid sizes"));
+        // A size typed with x for ×, or a depth's number, sets that depth.
+        typeInto(trainMax, "1x2");
+        QCOMPARE(trainMax->value(), 5);
+        QCOMPARE(trainMax->text(), QString("1×2"));
+        QCOMPARE(panel.config().task.trainMaxDepth, 5);
+        typeInto(trainMax, "3");
+        QCOMPARE(trainMax->text(), QString("3+3"));
+        QCOMPARE(panel.config().task.trainMaxDepth, 3);
+        // A depth the task does not have shows as its number, and the core's note says what is wrong.
+        typeInto(trainMax, "9");
+        QCOMPARE(trainMax->text(), QString("9"));
+        QVERIFY(!noteOf(panel, "task.trainMaxDepth").isEmpty());
+        QVERIFY(!field<QPushButton>(panel, "start")->isEnabled());
+        typeInto(trainMax, "2*2");
+        QCOMPARE(panel.config().task.trainMaxDepth, 6);
+        QVERIFY2(panel.problems().isEmpty(), qPrintable(panel.problems().join('\n')));
+        choosePreset(panel, "stub");
+        QCOMPARE(trainMin->text(), QString("1"));
+        QCOMPARE(testMax->text(), QString("7"));
+        QVERIFY(hasLabel("train depths") && hasLabel("test depths") && !hasLabel("train sizes"));
+        // Table lookup has no sizes: the x of "1x2" is refused as any letter is, the digits stay.
+        typeInto(trainMax, "1x2");
+        QCOMPARE(panel.config().task.trainMaxDepth, 12);
+    }
+
     // A column of kind LSTM shows the LSTM's fields and hides the encoder's. Its fields reach the
     // configuration, and a configuration with the LSTM model preset fills them.
     void lstmColumnShowsOnlyItsFields() {

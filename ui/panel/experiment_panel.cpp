@@ -3,6 +3,8 @@
 #include "ui/panel/experiment_panel.h"
 
 #include "core/io/serialize.h"
+#include "core/task/multidigit_task.h"
+#include "ui/panel/depth_spin_box.h"
 #include "ui/panel/form_fields.h"
 #include "ui/panel/models_group.h"
 #include "ui/panel/real_spin_box.h"
@@ -269,6 +271,20 @@ void ExperimentPanel::onTaskKindChanged() {
     for (QWidget* w : std::initializer_list<QWidget*>{symbols_, functions_, order_})
         applies(w, kind == ndr::TaskKind::Ctl);
     applies(operations_, kind == ndr::TaskKind::ListOps);
+    // The multi-digit task's depths are its problem sizes: the fields show them by name.
+    const bool sizes = kind == ndr::TaskKind::MultiDigit;
+    QStringList names;
+    if (sizes) {
+        ndr::TaskConfig multiDigit;
+        multiDigit.kind = kind;
+        for (int d = 1; d <= ndr::MultiDigitTask::kindCount(); ++d)
+            names << QString::fromStdString(ndr::depthLabel(multiDigit, d));
+    }
+    for (DepthSpinBox* field : {trainMin_, trainMax_, validMin_, validMax_, testMin_, testMax_})
+        field->setNames(names);
+    trainLabel_->setText(sizes ? tr("train sizes") : tr("train depths"));
+    validEnabled_->setText(sizes ? tr("valid sizes") : tr("valid depths"));
+    testLabel_->setText(sizes ? tr("test sizes") : tr("test depths"));
     onFieldEdited();
 }
 
@@ -285,10 +301,9 @@ void ExperimentPanel::revalidate() {
     if (!parseSeed(trainSeed_, &seed))
         list << "train.seed: " + seedRange;
     if (validEnabled_->isChecked() && validMin_->value() > validMax_->value())
-        list << tr("task.validMaxDepth: must be at least task.validMinDepth (%1), got %2; untick 'valid "
-                   "depths' for no validation split")
-                    .arg(validMin_->value())
-                    .arg(validMax_->value());
+        list << tr("task.validMaxDepth: must be at least task.validMinDepth (%1), got %2; untick '%3' for "
+                   "no validation split")
+                    .arg(validMin_->text(), validMax_->text(), validEnabled_->text());
     problems_ = list;
 
     notes_.clear();

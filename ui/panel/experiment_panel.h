@@ -14,12 +14,14 @@
 class QCheckBox;
 class QComboBox;
 class QFormLayout;
+class QLabel;
 class QLineEdit;
 class QSpinBox;
 class QTimer;
 
 namespace ndrui {
 
+class DepthSpinBox;
 class ModelsGroup;
 class RealSpinBox;
 class RunControls;
@@ -103,13 +105,16 @@ private:
     QFormLayout* taskForm_ = nullptr; // the task's rows: those another task has no use for are hidden
     QSpinBox* symbols_ = nullptr;
     QSpinBox* functions_ = nullptr;
-    QSpinBox* trainMin_ = nullptr;
-    QSpinBox* trainMax_ = nullptr;
+    // The depth fields name the multi-digit task's depths (its problem sizes), and their rows say sizes.
+    QLabel* trainLabel_ = nullptr;
+    DepthSpinBox* trainMin_ = nullptr;
+    DepthSpinBox* trainMax_ = nullptr;
     QCheckBox* validEnabled_ = nullptr;
-    QSpinBox* validMin_ = nullptr;
-    QSpinBox* validMax_ = nullptr;
-    QSpinBox* testMin_ = nullptr;
-    QSpinBox* testMax_ = nullptr;
+    DepthSpinBox* validMin_ = nullptr;
+    DepthSpinBox* validMax_ = nullptr;
+    QLabel* testLabel_ = nullptr;
+    DepthSpinBox* testMin_ = nullptr;
+    DepthSpinBox* testMax_ = nullptr;
     QComboBox* order_ = nullptr;
     QLineEdit* operations_ = nullptr; // ListOps only: its operations, separated by spaces
     QLineEdit* taskSeed_ = nullptr;

@@ -2,6 +2,7 @@
 // training, each field with the note under it where the core's problems show.
 #include "ui/panel/experiment_panel.h"
 
+#include "ui/panel/depth_spin_box.h"
 #include "ui/panel/form_fields.h"
 #include "ui/panel/models_group.h"
 #include "ui/panel/real_spin_box.h"
@@ -108,10 +109,12 @@ QWidget* ExperimentPanel::buildTaskGroup() {
         tr("F, the number of functions, each a random bijection of the symbols (paper: 9, letters a-i)."));
 
     // A depth range: "min to max" on one line, a note for each end below it.
-    auto depthRow = [&](QWidget* label, const QString& split, QSpinBox*& lo, QSpinBox*& hi,
+    auto depthRow = [&](QWidget* label, const QString& split, DepthSpinBox*& lo, DepthSpinBox*& hi,
                         const QString& tip) {
-        lo = makeIntField(0, 40);
-        hi = makeIntField(0, 40);
+        for (DepthSpinBox** field : {&lo, &hi}) {
+            *field = narrow(new DepthSpinBox);
+            (*field)->setRange(0, 40);
+        }
         QLabel* loNote = notes_.add("task." + split + "MinDepth", lo, tip, box);
         QLabel* hiNote = notes_.add("task." + split + "MaxDepth", hi, tip, box);
         auto* row = new QHBoxLayout;
@@ -122,7 +125,8 @@ QWidget* ExperimentPanel::buildTaskGroup() {
         label->setToolTip(tip);
         form->addRow(label, withNotes(row, {loNote, hiNote}));
     };
-    depthRow(new QLabel(tr("train depths")), "train", trainMin_, trainMax_,
+    trainLabel_ = new QLabel(tr("train depths"));
+    depthRow(trainLabel_, "train", trainMin_, trainMax_,
              tr("Depths (functions applied) of the training examples; batches are drawn fresh, balanced "
                 "over these depths (paper: 1-5)."));
     validEnabled_ = new QCheckBox(tr("valid depths"));
@@ -132,7 +136,8 @@ QWidget* ExperimentPanel::buildTaskGroup() {
                 "evaluation with the best validation accuracy (paper: 6-8). Untick for no validation "
                 "split."));
     connect(validEnabled_, &QCheckBox::toggled, this, &ExperimentPanel::onValidToggled);
-    depthRow(new QLabel(tr("test depths")), "test", testMin_, testMax_,
+    testLabel_ = new QLabel(tr("test depths"));
+    depthRow(testLabel_, "test", testMin_, testMax_,
              tr("Held-out longer depths that measure length generalisation (paper: 9-10)."));
 
     order_ = makeComboField(
@@ -152,8 +157,8 @@ QWidget* ExperimentPanel::buildTaskGroup() {
     add(tr("eval examples"), "task.evalExamplesPerDepth", evalExamples_,
         tr("Held-out examples per depth (all distinct cases when a depth has fewer)."));
 
-    for (QSpinBox* s : {symbols_, functions_, trainMin_, trainMax_, validMin_, validMax_, testMin_, testMax_,
-                        evalExamples_})
+    for (QSpinBox* s : std::initializer_list<QSpinBox*>{symbols_, functions_, trainMin_, trainMax_, validMin_,
+                                                        validMax_, testMin_, testMax_, evalExamples_})
         connect(s, &QSpinBox::valueChanged, this, &ExperimentPanel::onFieldEdited);
     connect(order_, &QComboBox::currentIndexChanged, this, &ExperimentPanel::onFieldEdited);
     connect(taskKind_, &QComboBox::currentIndexChanged, this, &ExperimentPanel::onTaskKindChanged);
