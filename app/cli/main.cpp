@@ -2,6 +2,7 @@
 // every error into one line on stderr and a non-zero exit status.
 #include "commands.h"
 #include "common.h"
+#include "core/nn/allocator.h"
 #include "core/nn/isa.h"
 
 #include <iostream>
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
         std::cerr << "ndr: " << problem << std::endl;
         return kExitUsage;
     }
+    ndr::keepFreedMemoryForReuse();
     CLI::App app{"NDR Studio: train and inspect Neural Data Routers and Transformers on compositional table "
                  "lookup, arithmetic and ListOps, without a window.",
                  "ndr"};

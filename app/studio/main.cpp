@@ -1,5 +1,6 @@
 // ndr-studio, the desktop app: the main window, plus a few options for scripted use (open a run,
 // start a preset, take a screenshot, measure how long the event loop ever stalls while training).
+#include "core/nn/allocator.h"
 #include "core/nn/isa.h"
 #include "ui/common/platform_notices.h"
 #include "ui/common/stall_meter.h"
@@ -23,6 +24,7 @@ int main(int argc, char** argv) {
     // NDR_ISA: the engine's level (docs/design.md §8); a wrong value is reported and the program goes on.
     if (const std::string problem = ndr::applyLevelRequest(argv); !problem.empty())
         std::fprintf(stderr, "ndr-studio: %s\n", problem.c_str());
+    ndr::keepFreedMemoryForReuse();
     // Without a display the window cannot open: say so and train headless with the command-line tool.
     if (const auto code = runHeadlessIfNoDisplay(argc, argv))
         return *code;
