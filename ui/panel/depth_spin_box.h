@@ -14,7 +14,6 @@ public:
 
     // names[i] names depth i + 1; empty: every depth shows as its number.
     void setNames(const QStringList& names);
-    const QStringList& names() const { return names_; }
 
     QString textFromValue(int value) const override;
     int valueFromText(const QString& text) const override;
