@@ -14,6 +14,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSlider>
+#include <QSpinBox>
 #include <QTableWidget>
 #include <QtTest>
 
@@ -85,6 +86,15 @@ class TestInspectorTasks : public QObject {
             QVERIFY(!inspector.modelView(0)->operatorMap()->isVisible());
             QCOMPARE(ndrui::selectionAt(*view->trace(), 2).size(), size_t(3 * 9));
         }
+
+        // The steps-needed table names the task's depths: problem sizes for multi-digit arithmetic.
+        const auto* needed = inspector.findChild<QTableWidget*>("inspector.stepsNeeded");
+        const auto* count = inspector.findChild<QSpinBox*>("inspector.stepsNeeded.count");
+        QVERIFY(needed && count);
+        const bool sizes = kind == ndr::TaskKind::MultiDigit;
+        QCOMPARE(needed->horizontalHeaderItem(0)->text(), sizes ? QString("size") : QString("depth"));
+        QCOMPARE(count->suffix(), sizes ? QString(" per size") : QString(" per depth"));
+        QCOMPARE(textAt(needed, 1, 0), sizes ? QString("1+1") : QString("2"));
 
         field->setText(badText);
         QVERIFY2(inspector.input()->problem().contains(badMessage), qPrintable(inspector.input()->problem()));

@@ -121,6 +121,9 @@ void StepsNeededPanel::fill() {
         return;
     }
     const std::vector<int> depths = task->allDepths();
+    // The multi-digit task's depths are its problem sizes.
+    const bool sizes = task->config().kind == ndr::TaskKind::MultiDigit;
+    count_->setSuffix(sizes ? tr(" per size") : tr(" per depth"));
     // Per model: halts (only a model with the signal halting reads: gates, or the change per step that
     // every model but the LSTM records), settles, right; firstColumn[m] is its first.
     const bool byGates = rule_.signal == ndr::HaltSignal::Gates;
@@ -128,9 +131,11 @@ void StepsNeededPanel::fill() {
     // The headers name the measures; the first row names each model once over its columns (a
     // spanning cell), so a long name does not widen one column and push the table past the side
     // panel. Every header's tooltip names its model.
-    QStringList headers{tr("depth")},
-        headerTips{
-            tr("Each depth is shaded by its split as on the dashboard: green train, yellow valid, red test")};
+    QStringList headers{sizes ? tr("size") : tr("depth")},
+        headerTips{sizes ? tr("Each size is shaded by its split as on the dashboard: green train, yellow "
+                              "valid, red test")
+                         : tr("Each depth is shaded by its split as on the dashboard: green train, yellow "
+                              "valid, red test")};
     std::vector<int> firstColumn, columnCount;
     const QString haltsHeader =
         (byGates ? tr("halts: the mean first step after which every gate stays below the threshold (%1)")
@@ -199,7 +204,8 @@ void StepsNeededPanel::fill() {
         const ndr::Split split = task->splitOf(d);
         auto* depthItem = new QTableWidgetItem(QString::fromStdString(ndr::depthLabel(task->config(), d)));
         depthItem->setBackground(splitShade(split, palette()));
-        depthItem->setToolTip(tr("%1: %2 depth").arg(depthItem->text(), splitName(split)));
+        depthItem->setToolTip(
+            (sizes ? tr("%1: %2 size") : tr("%1: %2 depth")).arg(depthItem->text(), splitName(split)));
         table_->setItem(r, 0, depthItem);
         for (int m = 0; m < int(models.size()); ++m) {
             const ndr::HaltingSummary s = summary(d, m);
