@@ -397,8 +397,14 @@ private slots:
         choosePreset(panel, "paper-forward");
         auto* valid = field<QCheckBox>(panel, "task.validEnabled");
         QVERIFY(valid->isChecked());
+        auto* validMin = field<QSpinBox>(panel, "task.validMinDepth");
+        auto* validMax = field<QSpinBox>(panel, "task.validMaxDepth");
+        const QString dash = QStringLiteral("\u2013");
         valid->setChecked(false);
-        QVERIFY(!field<QWidget>(panel, "task.validMinDepth")->isEnabled());
+        QVERIFY(!validMin->isEnabled());
+        // The fields of a split that is off show a dash, not a range that does not count.
+        QCOMPARE(validMin->text(), dash);
+        QCOMPARE(validMax->text(), dash);
         ndr::TaskConfig t = panel.config().task;
         QVERIFY(t.validMinDepth > t.validMaxDepth);
         QVERIFY(panel.problems().isEmpty());
@@ -406,8 +412,22 @@ private slots:
         t = panel.config().task;
         QCOMPARE(t.validMinDepth, 6);
         QCOMPARE(t.validMaxDepth, 8);
+        QCOMPARE(validMin->text(), QString("6"));
+        QCOMPARE(validMax->text(), QString("8"));
         choosePreset(panel, "stub"); // the stub has no validation split
         QVERIFY(!valid->isChecked());
+        QCOMPARE(validMax->text(), dash);
+        choosePreset(panel, "thoughtnet"); // nor does ThoughtNet's, whose fields show sizes
+        QCOMPARE(validMin->text(), dash);
+        QCOMPARE(field<QSpinBox>(panel, "task.trainMinDepth")->text(), QString("1+1"));
+        // Locked while a run trains, the fields keep showing their values.
+        panel.setState(ExperimentPanel::RunState::Training);
+        QCOMPARE(field<QSpinBox>(panel, "task.testMaxDepth")->text(), QString("2×3"));
+        QCOMPARE(validMin->text(), dash);
+        panel.setState(ExperimentPanel::RunState::Idle);
+        valid->setChecked(true);
+        QCOMPARE(validMin->text(), validMax->text());
+        QVERIFY(validMin->text() != dash);
     }
 
     void validConfigStarts() {

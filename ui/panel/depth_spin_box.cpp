@@ -1,6 +1,7 @@
 // Depth fields that show a task's names of its depths (see depth_spin_box.h).
 #include "ui/panel/depth_spin_box.h"
 
+#include <QEvent>
 #include <QLineEdit>
 
 namespace ndrui {
@@ -13,6 +14,12 @@ QString withTimesSign(QString text) {
 }
 
 } // namespace
+
+void DepthSpinBox::changeEvent(QEvent* event) {
+    QSpinBox::changeEvent(event);
+    if (event->type() == QEvent::EnabledChange)
+        lineEdit()->setText(textFromValue(value()));
+}
 
 void DepthSpinBox::setNames(const QStringList& names) {
     if (names == names_)
@@ -30,6 +37,8 @@ int DepthSpinBox::namedDepth(const QString& text) const {
 }
 
 QString DepthSpinBox::textFromValue(int value) const {
+    if (testAttribute(Qt::WA_ForceDisabled)) // set before the change event, and kept while off
+        return QStringLiteral("\u2013");
     if (value >= 1 && value <= names_.size())
         return names_[value - 1];
     return QSpinBox::textFromValue(value);
