@@ -232,41 +232,54 @@ void Task::buildEvalSets() {
         build(depth, sets_[depth]);
 }
 
-void Task::build(int depth, DepthSet& set) const {
+bool Task::build(int depth, DepthSet& set, const std::atomic<bool>* stop) const {
     const int64_t want = config_.evalExamplesPerDepth;
     if (caseCount(depth) <= want) {
         set.examples = enumerate(depth);
     } else {
-        std::mt19937_64 rng(mixSeed(config_.seed, uint64_t(depth)));
-        std::unordered_set<std::string> seen;
-        set.examples.reserve(want);
+        if (!set.draw) {
+            set.draw.emplace(PartialDraw{std::mt19937_64(mixSeed(config_.seed, uint64_t(depth))), {}});
+            set.examples.reserve(size_t(want));
+        }
+        auto& [rng, seen] = *set.draw;
         while (int64_t(set.examples.size()) < want) {
+            // A deep ListOps example without SM takes tens of milliseconds to draw, a set of them
+            // half a minute: a stop is honoured between examples, and the draw goes on from there.
+            if (stop && stop->load(std::memory_order_relaxed))
+                return false;
             Example e = sample(depth, rng);
             if (seen.insert(key(e)).second)
                 set.examples.push_back(std::move(e));
         }
+        set.draw.reset();
     }
     if (evalSetHeldOut(depth))
         for (const Example& e : set.examples)
             set.keys.insert(key(e));
     set.built = true;
+    return true;
 }
 
-const Task::DepthSet& Task::depthSet(int depth) const {
+const Task::DepthSet* Task::depthSetUnless(int depth, const std::atomic<bool>* stop) const {
     DepthSet& set = sets_[depth];
     if (splitOf(depth) == Split::Train)
-        return set;
+        return &set;
     const std::lock_guard lock(*mutex_);
-    if (!set.built)
-        build(depth, set);
-    return set;
+    if (!set.built && !build(depth, set, stop))
+        return nullptr;
+    return &set;
+}
+
+const std::vector<Example>* Task::evalSetUnless(int depth, const std::atomic<bool>* stop) const {
+    static const std::vector<Example> kEmpty;
+    if (depth < 0 || depth >= int(sets_.size()) || splitOf(depth) == Split::None)
+        return &kEmpty;
+    const DepthSet* set = depthSetUnless(depth, stop);
+    return set ? &set->examples : nullptr;
 }
 
 const std::vector<Example>& Task::evalSet(int depth) const {
-    static const std::vector<Example> kEmpty;
-    if (depth < 0 || depth >= int(sets_.size()) || splitOf(depth) == Split::None)
-        return kEmpty;
-    return depthSet(depth).examples;
+    return *evalSetUnless(depth, nullptr);
 }
 
 Example Task::firstEvalExample(int depth) const {

@@ -6,6 +6,7 @@
 
 #include "core/config/config.h"
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -165,6 +166,9 @@ public:
     // Training depths' sets are built in the constructor; the others on first use (drawing deep ListOps
     // takes seconds), which is safe from several threads.
     const std::vector<Example>& evalSet(int depth) const;
+    // evalSet(depth), giving way to `stop` while the set is drawn: nullptr once `stop` is raised before
+    // the set is complete. The next call goes on drawing where this one stopped: the same set.
+    const std::vector<Example>* evalSetUnless(int depth, const std::atomic<bool>* stop) const;
     // evalSet(depth).front() without building the set.
     Example firstEvalExample(int depth) const;
     // True when `e` belongs to an evaluation set that training must not see: every evaluation set of a
@@ -198,14 +202,23 @@ protected:
     void buildEvalSets();
 
 private:
+    // A draw that gave way to a stop: its generator and the keys of the examples drawn so far.
+    struct PartialDraw {
+        std::mt19937_64 rng;
+        std::unordered_set<std::string> seen;
+    };
     struct DepthSet {
         bool built = false;
-        std::vector<Example> examples;
+        std::vector<Example> examples;        // complete once built
         std::unordered_set<std::string> keys; // of a held-out set only
+        std::optional<PartialDraw> draw;      // while a draw is under way
     };
-    void build(int depth, DepthSet& set) const;
-    // The depth's set, built under the lock unless it is a training depth's (built before any use).
-    const DepthSet& depthSet(int depth) const;
+    // Draws the depth's set into `set`; false, with `set` unbuilt, once `stop` is raised.
+    bool build(int depth, DepthSet& set, const std::atomic<bool>* stop = nullptr) const;
+    // The depth's set, built under the lock unless it is a training depth's (built before any use);
+    // nullptr when `stop` is raised first.
+    const DepthSet* depthSetUnless(int depth, const std::atomic<bool>* stop) const;
+    const DepthSet& depthSet(int depth) const { return *depthSetUnless(depth, nullptr); }
 
     TaskConfig config_;
     mutable std::vector<DepthSet> sets_; // indexed by depth; empty for depths in no split

@@ -131,7 +131,10 @@ std::optional<EvalRecord> Trainer::measureUnless(int steps, const std::atomic<bo
         const int d = sets ? (*sets)[i].first : depths[i];
         std::pair<double, double> result;
         RoutingTally tally;
-        const std::vector<Example>& set = sets ? (*sets)[i].second : task_.evalSet(d);
+        const std::vector<Example>* drawn = sets ? &(*sets)[i].second : task_.evalSetUnless(d, stop);
+        if (!drawn)
+            return std::nullopt;
+        const std::vector<Example>& set = *drawn;
         if (!accuracyInto(set, steps, stop, result, &tally))
             return std::nullopt;
         all.weight += tally.weight;

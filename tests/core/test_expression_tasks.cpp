@@ -4,8 +4,11 @@
 #include "core/task/expression_task.h"
 #include "testutil.h"
 
+#include <atomic>
+#include <chrono>
 #include <map>
 #include <set>
+#include <thread>
 
 using namespace ndr;
 
@@ -288,6 +291,40 @@ private slots:
             for (const Example& e : a->evalSet(d))
                 QVERIFY(seen.insert(a->format(e)).second); // no example twice, within or across depths
         }
+    }
+
+    // Drawing a held-out set gives way to a stop: a stop raised before or during the draw returns no
+    // set, and the next call goes on to the same set as a task that was never stopped.
+    void drawingAHeldOutSetGivesWayToStop() {
+        std::atomic<bool> stop{true};
+        const auto stopped = makeTask(shallowListOpsConfig(50)), fresh = makeTask(shallowListOpsConfig(50));
+        QVERIFY(stopped->evalSetUnless(5, &stop) == nullptr);
+        QVERIFY(stopped->evalSetUnless(2, &stop) != nullptr); // a training depth's set is drawn already
+        stop = false;
+        const std::vector<Example>* drawn = stopped->evalSetUnless(5, &stop);
+        QVERIFY(drawn != nullptr);
+        QVERIFY(*drawn == fresh->evalSet(5));
+        QCOMPARE(drawn->size(), size_t(50));
+
+        // Without SM deep dependency chains are rare draws: 100 examples of depth 8 take about 0.4 s
+        // on a 2-core EPYC, so the stop raised after 20 ms comes in the middle of the draw.
+        TaskConfig deep = listOpsConfig();
+        deep.operations = {"MIN", "MAX", "MED"};
+        deep.evalExamplesPerDepth = 100;
+        const auto interrupted = makeTask(deep), whole = makeTask(deep);
+        stop = false;
+        std::thread raise([&] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            stop = true;
+        });
+        const std::vector<Example>* none = interrupted->evalSetUnless(8, &stop);
+        raise.join();
+        QVERIFY(none == nullptr);
+        const std::vector<Example>& continued = interrupted->evalSet(8);
+        QCOMPARE(continued.size(), size_t(100));
+        QVERIFY(continued == whole->evalSet(8));
+        for (const Example& e : continued)
+            QVERIFY(interrupted->isHeldOut(e));
     }
 
     // A subset of ListOps' operations: only those are drawn, at every depth, for training and the

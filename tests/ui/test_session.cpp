@@ -108,6 +108,31 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(s.state(), TrainingSession::State::Ready, ndrtest::waitMs(5000));
     }
 
+    // ListOps without SM draws its deep held-out sets for half a minute at the first evaluation (on a
+    // 2-core EPYC: depth 7 0.5 s, depth 9 27 s); Stop pressed meanwhile ends the run at once, where it
+    // used to wait for the set.
+    void stopEndsTrainingWhileHeldOutSetsAreDrawn() {
+        ndr::RunConfig c = ndrtest::smallRun(100000);
+        c.task = ndr::presetConfig("listops").task;
+        c.task.operations = {"MIN", "MAX", "MED"};
+        c.task.testMinDepth = 9; // no depth 8: depth 9's draw follows depth 7's
+        c.train.evalInterval = 1;
+        TrainingSession s;
+        QString error;
+        QVERIFY2(s.start(c, &error), qPrintable(error));
+        // The small models' first step and their evaluation of depths 2-7 take about a second; three
+        // seconds in, the session is drawing depth 9's set.
+        QTest::qWait(3000);
+        QCOMPARE(s.state(), TrainingSession::State::Training);
+        s.stop();
+        QTRY_COMPARE_WITH_TIMEOUT(s.state(), TrainingSession::State::Ready, ndrtest::waitMs(5000));
+        for (const auto& m : s.models()) {
+            QVERIFY(m.status == (ndr::ModelStatus{ndr::ModelState::Stopped, {}}));
+            QCOMPARE(m.step, 1);
+            QVERIFY(m.history.empty()); // the evaluation at step 1 never ended
+        }
+    }
+
     void saveWhileTrainingThenReopen() {
         QTemporaryDir dir;
         const QString file = dir.filePath("run.json");
