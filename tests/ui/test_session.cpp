@@ -109,8 +109,7 @@ private slots:
     }
 
     // ListOps without SM draws its deep held-out sets for half a minute at the first evaluation (on a
-    // 2-core EPYC: depth 7 0.5 s, depth 9 27 s); Stop pressed meanwhile ends the run at once, where it
-    // used to wait for the set.
+    // 2-core EPYC: depth 7 0.5 s, depth 9 27 s); Stop pressed meanwhile ends the run at once.
     void stopEndsTrainingWhileHeldOutSetsAreDrawn() {
         ndr::RunConfig c = ndrtest::smallRun(100000);
         c.task = ndr::presetConfig("listops").task;
@@ -126,10 +125,11 @@ private slots:
         QCOMPARE(s.state(), TrainingSession::State::Training);
         s.stop();
         QTRY_COMPARE_WITH_TIMEOUT(s.state(), TrainingSession::State::Ready, ndrtest::waitMs(5000));
+        // Step 1's evaluation never ended (under a sanitizer the stop may come before step 1 is done).
         for (const auto& m : s.models()) {
             QVERIFY(m.status == (ndr::ModelStatus{ndr::ModelState::Stopped, {}}));
-            QCOMPARE(m.step, 1);
-            QVERIFY(m.history.empty()); // the evaluation at step 1 never ended
+            QVERIFY(m.step <= 1);
+            QVERIFY(m.history.empty());
         }
     }
 
