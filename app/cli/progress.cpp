@@ -56,6 +56,9 @@ void ProgressBoard::update(int model, const ndr::TrainProgress& p) {
     Line& l = lines_[model];
     l.step = p.step;
     l.total = p.totalSteps;
+    l.evaluating = p.evaluating;
+    if (p.evaluating >= 0)
+        return; // the last step's loss and speed stay as shown
     l.loss = p.loss;
     l.stepsPerSecond = p.stepsPerSecond;
     l.eta = p.etaSeconds;
@@ -139,6 +142,8 @@ std::string ProgressBoard::format(const Line& l, int barWidth) const {
     s += std::to_string(l.step) + "/" + std::to_string(l.total);
     if (l.done) {
         s += "  " + l.status + " in " + duration(l.wallSeconds);
+    } else if (l.evaluating >= 0) {
+        s += "  evaluating " + std::to_string(int(l.evaluating * 100)) + "%";
     } else if (l.step > 0) {
         s += "  " + fixed(l.stepsPerSecond, 1) + " steps/s  ETA " + duration(l.eta) + "  loss " +
              fixed(l.loss, 3);

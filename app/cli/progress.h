@@ -32,6 +32,7 @@ private:
         std::string name;
         int step = 0, total = 0;
         double loss = 0, stepsPerSecond = 0, eta = 0;
+        double evaluating = -1; // part of an evaluation under way done, or -1
         bool hasEval = false;
         double trainAcc = 0, validAcc = 0, testAcc = 0;
         bool done = false;

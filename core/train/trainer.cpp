@@ -73,6 +73,7 @@ void Trainer::setThreads() const {
 
 double Trainer::trainStep() {
     setThreads();
+    evalProgress_.reset(); // an interrupted evaluation measured the weights this step changes
     const Batch batch = task_.trainBatch(config_.train.batchSize, batchRng_);
     auto& store = model_.params();
     store.zeroGrad();
@@ -166,9 +167,15 @@ ModelStatus Trainer::run(const ProgressFn& onProgress, const std::atomic<bool>* 
     double lastLoss = std::numeric_limits<double>::quiet_NaN();
     while (true) {
         if (evalPending_) {
-            // An evaluation can take a while on big sets: it gives way to `stop` between chunks and is
-            // done first thing on the next call instead.
-            const auto r = evaluateUnless(stop);
+            // An evaluation can take a while on big sets: it reports how far it is after each pass,
+            // gives way to `stop` between passes and goes on first thing on the next call.
+            const auto r = evaluateUnless(stop, [&](double done) {
+                if (!onProgress)
+                    return;
+                TrainProgress p = progressNow(lastLoss);
+                p.evaluating = done;
+                onProgress(p);
+            });
             if (!r)
                 break;
             evalPending_ = false;
@@ -222,6 +229,7 @@ bool Trainer::useBestWeights() {
     if (bestParams_.size() != values.size())
         return false;
     values.assign(bestParams_.begin(), bestParams_.end());
+    evalProgress_.reset();
     return true;
 }
 
@@ -259,6 +267,11 @@ void Trainer::restore(const CheckpointData& data, const ModelRecord& record,
     record_.stepsDone = int(data.step);
     lastEvalStep_ = record_.stepsDone;
     lastEvalSeconds_ = trainSeconds_;
+    // A run saved while the evaluation of its last step was under way has it done first.
+    const int done = record_.stepsDone;
+    const bool evalStep = done > 0 && (done % config_.train.evalInterval == 0 || done == config_.train.steps);
+    evalPending_ = evalStep && (record_.history.empty() || record_.history.back().step != done);
+    evalProgress_.reset();
 }
 
 } // namespace ndr

@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <random>
@@ -25,6 +26,9 @@ struct TrainProgress {
     double stepsPerSecond = 0; // recent rate
     double etaSeconds = 0;
     const EvalRecord* eval = nullptr; // set when this call reports an evaluation
+    // Set on the calls made while an evaluation is under way (between its passes): how much of it is
+    // done, in (0, 1]. Such a call reports no step; the step and loss are those of the last one.
+    double evaluating = -1;
 };
 using ProgressFn = std::function<void(const TrainProgress&)>;
 
@@ -59,8 +63,9 @@ public:
     // Trains until config.train.steps are done, early stopping says so (earlyStopReason, the reason in
     // the Finished status's message), `stop` becomes true, or the loss is not finite.
     // Evaluates every evalInterval steps and after the last step; `stop` also interrupts an
-    // evaluation, which is then done first on the next call. Returns the final status (Finished,
-    // Stopped, or Diverged with the step), also kept in record().status.
+    // evaluation (between two passes of examples, or while its sets are drawn), which the next call
+    // goes on with from where it stopped. Returns the final status (Finished, Stopped, or Diverged
+    // with the step), also kept in record().status.
     ModelStatus run(const ProgressFn& onProgress, const std::atomic<bool>* stop);
 
     double trainStep();    // one optimisation step; returns the loss
@@ -73,7 +78,7 @@ public:
     // Every depth's accuracy and loss with `steps` steps (0: the model's evaluation steps), with the
     // routing and halting figures, as evaluate() measures them but without recording anything (the
     // step, timing and probe fields stay empty).
-    EvalRecord measure(int steps = 0) { return *measureUnless(steps, nullptr); }
+    EvalRecord measure(int steps = 0);
     // Examples to measure on, per depth: (depth, examples), depths ascending.
     using DepthSets = std::vector<std::pair<int, std::vector<Example>>>;
     // As measure(), on these examples in place of the evaluation sets; the split means count each
@@ -103,17 +108,40 @@ private:
         double everyStepCorrect = 0; // examples right when the halting model runs every step
         std::vector<char> right;     // per example in order: answered right
     };
+    // One set's measurement so far: its first `examples` examples.
+    struct SetProgress {
+        size_t examples = 0, correct = 0;
+        double lossSum = 0; // cross-entropy summed over the examples
+        RoutingTally tally;
+    };
+    // An evaluation so far: the depths measured, and the one under way. Kept when a stop interrupts
+    // an evaluation of run(), so that the next call goes on from there; valid while the weights are
+    // those it measured (training, restoring or taking the best weights drops it).
+    struct MeasureProgress {
+        EvalRecord record; // the depths measured so far
+        std::vector<double> train, valid, test;
+        RoutingTally all;
+        std::vector<std::map<std::string, std::pair<int, int>>> byOperation; // per depth: (examples, right)
+        size_t depth = 0;                                                    // index of the depth under way
+        SetProgress set;                                                     // and how far its set is
+    };
+    // Called between two passes of an evaluation with the part of it done.
+    using PassFn = std::function<void(double)>;
     // Examples of `batch` whose every readout is right in the model's last forward; with `each`, also
     // appends whether each example is.
     size_t rightAnswers(const Batch& batch, std::vector<char>* each = nullptr) const;
-    // As accuracy() and evaluate(), giving up (false / nullopt) as soon as `stop` is set. The loss is
-    // the cross-entropy alone; `tally`, when given, receives the routing and halting figures.
-    bool accuracyInto(const std::vector<Example>& examples, int steps, const std::atomic<bool>* stop,
-                      std::pair<double, double>& out, RoutingTally* tally = nullptr);
-    // On `sets` when given, otherwise on every depth's evaluation set.
-    std::optional<EvalRecord> measureUnless(int steps, const std::atomic<bool>* stop,
-                                            const DepthSets* sets = nullptr);
-    std::optional<EvalRecord> evaluateUnless(const std::atomic<bool>* stop);
+    // Measures `examples` from p.examples on, with the routing and halting figures and whether each
+    // example is answered right in p.tally; gives up (false) between two passes when `stop` is set,
+    // p then holding what was measured. The loss is the cross-entropy alone. `onPass` is called after
+    // each pass with the examples measured.
+    bool measureSet(const std::vector<Example>& examples, int steps, const std::atomic<bool>* stop,
+                    SetProgress& p, const std::function<void(size_t)>& onPass = {});
+    // As measure(), giving up (nullopt) as soon as `stop` is set, with `progress` then holding what
+    // was measured, from where a later call goes on. On `sets` when given, otherwise on every depth's
+    // evaluation set.
+    std::optional<EvalRecord> measureUnless(int steps, const std::atomic<bool>* stop, const DepthSets* sets,
+                                            MeasureProgress& progress, const PassFn& onPass = {});
+    std::optional<EvalRecord> evaluateUnless(const std::atomic<bool>* stop, const PassFn& onPass = {});
 
     RunConfig config_;
     int modelIndex_;
@@ -131,8 +159,9 @@ private:
     double trainSeconds_ = 0;
     double lossSum_ = 0; // since the last evaluation
     int lossCount_ = 0;
-    bool evalPending_ = false; // an evaluation is due before the next step
-    double logSum_ = 0;        // since the last loss-log point
+    bool evalPending_ = false;                      // an evaluation is due before the next step
+    std::unique_ptr<MeasureProgress> evalProgress_; // of the due evaluation, when one was interrupted
+    double logSum_ = 0;                             // since the last loss-log point
     int logCount_ = 0;
     int lastEvalStep_ = 0;
     double lastEvalSeconds_ = 0;

@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <utility>
 
 namespace ndr {
 
@@ -24,16 +25,16 @@ double mean(const std::vector<double>& xs) {
 } // namespace
 
 std::pair<double, double> Trainer::accuracy(const std::vector<Example>& examples, int steps) {
-    std::pair<double, double> out;
-    accuracyInto(examples, steps, nullptr, out);
-    return out;
+    SetProgress p;
+    measureSet(examples, steps, nullptr, p);
+    const double n = double(std::max<size_t>(1, examples.size()));
+    return {double(p.correct) / n, p.lossSum / n};
 }
 
 std::vector<char> Trainer::answeredRight(const std::vector<Example>& examples, int steps) {
-    std::pair<double, double> out;
-    RoutingTally tally;
-    accuracyInto(examples, steps, nullptr, out, &tally);
-    return tally.right;
+    SetProgress p;
+    measureSet(examples, steps, nullptr, p);
+    return p.tally.right;
 }
 
 size_t Trainer::rightAnswers(const Batch& batch, std::vector<char>* each) const {
@@ -55,18 +56,17 @@ size_t Trainer::rightAnswers(const Batch& batch, std::vector<char>* each) const 
     return correct;
 }
 
-bool Trainer::accuracyInto(const std::vector<Example>& examples, int steps, const std::atomic<bool>* stop,
-                           std::pair<double, double>& out, RoutingTally* tally) {
+bool Trainer::measureSet(const std::vector<Example>& examples, int steps, const std::atomic<bool>* stop,
+                         SetProgress& p, const std::function<void(size_t)>& onPass) {
     setThreads();
     if (steps <= 0)
         steps = model_.config().effectiveEvalSteps();
     // 128 examples at a time: their activations stay in a core's caches between the passes of a step,
     // and an evaluation gives way to `stop` sooner (docs/design.md §3).
     const size_t chunk = 128;
-    size_t correct = 0;
-    double lossSum = 0;
+    RoutingTally& tally = p.tally;
     Rng unused(0);
-    for (size_t start = 0; start < examples.size(); start += chunk) {
+    for (size_t start = p.examples; start < examples.size(); start += chunk) {
         if (stop && stop->load(std::memory_order_relaxed))
             return false;
         const size_t end = std::min(examples.size(), start + chunk);
@@ -74,25 +74,23 @@ bool Trainer::accuracyInto(const std::vector<Example>& examples, int steps, cons
         const Batch batch = task_.makeBatch(part);
         model_.forward(batch, steps, false, unused, false);
         const ForwardStats& st = model_.stats();
-        lossSum += st.crossEntropy * double(part.size());
-        if (tally) {
-            const double w = double(part.size());
-            tally->weight += w;
-            tally->routeEntropy += st.routeEntropy * w;
-            tally->headShare.resize(st.headShare.size(), 0.0);
-            for (size_t h = 0; h < st.headShare.size(); ++h)
-                tally->headShare[h] += st.headShare[h] * w;
-            if (!st.haltSteps.empty()) {
-                tally->haltCounts.resize(size_t(steps) + 1, 0);
-                for (int s : st.haltSteps)
-                    ++tally->haltCounts[size_t(std::clamp(s, 0, steps))];
-            }
+        p.lossSum += st.crossEntropy * double(part.size());
+        const double w = double(part.size());
+        tally.weight += w;
+        tally.routeEntropy += st.routeEntropy * w;
+        tally.headShare.resize(st.headShare.size(), 0.0);
+        for (size_t h = 0; h < st.headShare.size(); ++h)
+            tally.headShare[h] += st.headShare[h] * w;
+        if (!st.haltSteps.empty()) {
+            tally.haltCounts.resize(size_t(steps) + 1, 0);
+            for (int s : st.haltSteps)
+                ++tally.haltCounts[size_t(std::clamp(s, 0, steps))];
         }
-        const size_t right = rightAnswers(batch, tally ? &tally->right : nullptr);
-        correct += right;
+        const size_t right = rightAnswers(batch, &tally.right);
+        p.correct += right;
         // A halting model is run again for every step, to tell what halting costs; when no example
         // stopped early the answers are those already counted.
-        if (tally && !st.haltSteps.empty()) {
+        if (!st.haltSteps.empty()) {
             if (std::any_of(st.haltSteps.begin(), st.haltSteps.end(), [&](int s) { return s < steps; })) {
                 const ModelConfig& halting = model_.config();
                 const double threshold = halting.haltThreshold;
@@ -100,14 +98,15 @@ bool Trainer::accuracyInto(const std::vector<Example>& examples, int steps, cons
                 model_.setHalting(0, on);
                 model_.forward(batch, steps, false, unused, false);
                 model_.setHalting(threshold, on);
-                tally->everyStepCorrect += double(rightAnswers(batch));
+                tally.everyStepCorrect += double(rightAnswers(batch));
             } else {
-                tally->everyStepCorrect += double(right);
+                tally.everyStepCorrect += double(right);
             }
         }
+        p.examples = end;
+        if (onPass)
+            onPass(end);
     }
-    const double n = double(std::max<size_t>(1, examples.size()));
-    out = {double(correct) / n, lossSum / n};
     return true;
 }
 
@@ -115,44 +114,54 @@ EvalRecord Trainer::evaluate() {
     return *evaluateUnless(nullptr);
 }
 
+EvalRecord Trainer::measure(int steps) {
+    MeasureProgress progress;
+    return *measureUnless(steps, nullptr, nullptr, progress);
+}
+
 EvalRecord Trainer::measureOn(const DepthSets& sets, int steps) {
-    return *measureUnless(steps, nullptr, &sets);
+    MeasureProgress progress;
+    return *measureUnless(steps, nullptr, &sets, progress);
 }
 
 std::optional<EvalRecord> Trainer::measureUnless(int steps, const std::atomic<bool>* stop,
-                                                 const DepthSets* sets) {
-    EvalRecord r;
-    std::vector<double> train, valid, test;
-    RoutingTally all;
-    std::vector<std::map<std::string, std::pair<int, int>>> byOperation; // per depth
+                                                 const DepthSets* sets, MeasureProgress& m,
+                                                 const PassFn& onPass) {
+    EvalRecord& r = m.record;
     const std::vector<int> depths = task_.allDepths();
     const size_t n = sets ? sets->size() : depths.size();
-    for (size_t i = 0; i < n; ++i) {
+    for (; m.depth < n; ++m.depth) {
+        const size_t i = m.depth;
         const int d = sets ? (*sets)[i].first : depths[i];
-        std::pair<double, double> result;
-        RoutingTally tally;
         const std::vector<Example>* drawn = sets ? &(*sets)[i].second : task_.evalSetUnless(d, stop);
         if (!drawn)
             return std::nullopt;
         const std::vector<Example>& set = *drawn;
-        if (!accuracyInto(set, steps, stop, result, &tally))
+        const auto passDone = [&](size_t examples) {
+            if (onPass)
+                onPass((double(i) + double(examples) / double(std::max<size_t>(1, set.size()))) / double(n));
+        };
+        if (!measureSet(set, steps, stop, m.set, passDone))
             return std::nullopt;
-        all.weight += tally.weight;
-        all.routeEntropy += tally.routeEntropy;
-        all.headShare.resize(tally.headShare.size(), 0.0);
+        const SetProgress p = std::exchange(m.set, {});
+        const RoutingTally& tally = p.tally;
+        m.all.weight += tally.weight;
+        m.all.routeEntropy += tally.routeEntropy;
+        m.all.headShare.resize(tally.headShare.size(), 0.0);
         for (size_t h = 0; h < tally.headShare.size(); ++h)
-            all.headShare[h] += tally.headShare[h];
+            m.all.headShare[h] += tally.headShare[h];
+        const double examples = double(std::max<size_t>(1, set.size()));
         if (!tally.haltCounts.empty()) {
             r.haltCounts.push_back(tally.haltCounts);
-            r.everyStepAccuracy.push_back(tally.everyStepCorrect / double(std::max<size_t>(1, set.size())));
+            r.everyStepAccuracy.push_back(tally.everyStepCorrect / examples);
         }
-        const auto [acc, loss] = result;
+        const double acc = double(p.correct) / examples;
         r.depths.push_back(d);
         r.accuracy.push_back(acc);
-        r.loss.push_back(loss);
+        r.loss.push_back(p.lossSum / examples);
         r.baseline.push_back(majorityBaseline(task_, set).accuracy);
         // Each example's root operation, and whether it was answered right: (examples, right)
-        std::map<std::string, std::pair<int, int>>& ops = byOperation.emplace_back();
+        std::map<std::string, std::pair<int, int>>& ops = m.byOperation.emplace_back();
         for (size_t e = 0; e < set.size(); ++e)
             if (const std::string op = task_.rootOperation(set[e]); !op.empty()) {
                 ++ops[op].first;
@@ -160,13 +169,13 @@ std::optional<EvalRecord> Trainer::measureUnless(int steps, const std::atomic<bo
             }
         switch (task_.splitOf(d)) {
         case Split::Train:
-            train.push_back(acc);
+            m.train.push_back(acc);
             break;
         case Split::Valid:
-            valid.push_back(acc);
+            m.valid.push_back(acc);
             break;
         case Split::Test:
-            test.push_back(acc);
+            m.test.push_back(acc);
             break;
         case Split::None:
             break;
@@ -174,12 +183,12 @@ std::optional<EvalRecord> Trainer::measureUnless(int steps, const std::atomic<bo
     }
     // Every operation of any depth, in name order, with a column in every depth's row.
     std::set<std::string> names;
-    for (const auto& ops : byOperation)
+    for (const auto& ops : m.byOperation)
         for (const auto& [op, counts] : ops)
             names.insert(op);
     r.operations.assign(names.begin(), names.end());
     if (!names.empty())
-        for (const auto& ops : byOperation) {
+        for (const auto& ops : m.byOperation) {
             auto& examples = r.operationExamples.emplace_back(names.size(), 0);
             auto& correct = r.operationCorrect.emplace_back(names.size(), 0);
             for (size_t o = 0; o < r.operations.size(); ++o)
@@ -188,22 +197,25 @@ std::optional<EvalRecord> Trainer::measureUnless(int steps, const std::atomic<bo
                     correct[o] = it->second.second;
                 }
         }
-    r.trainAccuracy = mean(train);
-    r.validAccuracy = mean(valid);
-    r.testAccuracy = mean(test);
-    if (!all.headShare.empty() && all.weight > 0) {
-        r.routeEntropy = all.routeEntropy / all.weight;
-        for (double& share : all.headShare)
-            share /= all.weight;
-        r.headShare = all.headShare;
+    r.trainAccuracy = mean(m.train);
+    r.validAccuracy = mean(m.valid);
+    r.testAccuracy = mean(m.test);
+    if (!m.all.headShare.empty() && m.all.weight > 0) {
+        r.routeEntropy = m.all.routeEntropy / m.all.weight;
+        for (double& share : m.all.headShare)
+            share /= m.all.weight;
+        r.headShare = m.all.headShare;
     }
-    return r;
+    return std::move(r);
 }
 
-std::optional<EvalRecord> Trainer::evaluateUnless(const std::atomic<bool>* stop) {
-    std::optional<EvalRecord> measured = measureUnless(0, stop);
+std::optional<EvalRecord> Trainer::evaluateUnless(const std::atomic<bool>* stop, const PassFn& onPass) {
+    if (!evalProgress_)
+        evalProgress_ = std::make_unique<MeasureProgress>();
+    std::optional<EvalRecord> measured = measureUnless(0, stop, nullptr, *evalProgress_, onPass);
     if (!measured)
         return std::nullopt;
+    evalProgress_.reset();
     EvalRecord& r = *measured;
     r.step = record_.stepsDone;
     r.elapsedSeconds = trainSeconds_;

@@ -342,6 +342,85 @@ private slots:
         QCOMPARE(t.step(), 3);
     }
 
+    // An evaluation that gives way to a stop after every pass of examples goes on where it stopped:
+    // no pass is measured twice, and the record is that of a run never stopped.
+    void interruptedEvaluationGoesOnWhereItStopped() {
+        RunConfig c = tinyRun(3);
+        c.models.resize(1);
+        c.task.evalExamplesPerDepth = 300; // three passes on the deeper depths
+        const CtlTask task(c.task);
+        Trainer whole(c, 0, task, defaultProbe(task)), cut(c, 0, task, defaultProbe(task));
+        QVERIFY(whole.run({}, nullptr).state == ModelState::Finished);
+        std::atomic<bool> stop{false};
+        std::vector<double> done; // what each call during an evaluation reported
+        const auto onProgress = [&](const TrainProgress& p) {
+            if (p.evaluating >= 0) {
+                done.push_back(p.evaluating);
+                stop = true;
+            }
+        };
+        int calls = 0;
+        while (cut.run(onProgress, &stop).state == ModelState::Stopped && ++calls < 1000)
+            stop = false;
+        QCOMPARE(cut.step(), c.train.steps);
+        QVERIFY2(calls > 20, "the evaluations were not interrupted");
+        // Two evaluations (steps 20 and 40), each reporting a rising part done up to the whole.
+        const auto drop = std::adjacent_find(done.begin(), done.end(), std::greater_equal<double>());
+        QVERIFY(drop != done.end());
+        QVERIFY(std::is_sorted(done.begin(), drop + 1, std::less_equal<double>()));
+        QVERIFY(std::adjacent_find(drop + 1, done.end(), std::greater_equal<double>()) == done.end());
+        QCOMPARE(*drop, 1.0);
+        QCOMPARE(done.back(), 1.0);
+        const auto& a = whole.record().history;
+        const auto& b = cut.record().history;
+        QCOMPARE(b.size(), size_t(2));
+        QCOMPARE(b.size(), a.size());
+        for (size_t i = 0; i < a.size(); ++i) {
+            QCOMPARE(b[i].step, a[i].step);
+            QCOMPARE(b[i].depths, a[i].depths);
+            QCOMPARE(b[i].accuracy, a[i].accuracy);
+            QCOMPARE(b[i].loss, a[i].loss);
+            QCOMPARE(b[i].testAccuracy, a[i].testAccuracy);
+        }
+    }
+
+    // A run stopped during the evaluation of its last step and restored from its record and
+    // checkpoint does that evaluation first.
+    void restoredRunDoesAnInterruptedEvaluation() {
+        RunConfig c = tinyRun(3);
+        c.models.resize(1);
+        const CtlTask task(c.task);
+        Trainer a(c, 0, task, defaultProbe(task));
+        std::atomic<bool> stop{false};
+        const auto stopWhenEvaluating = [&](const TrainProgress& p) { stop = stop || p.evaluating >= 0; };
+        QVERIFY(a.run(stopWhenEvaluating, &stop).state == ModelState::Stopped);
+        QCOMPARE(a.step(), c.train.evalInterval);
+        QVERIFY(a.record().history.empty());
+        Trainer b(c, 0, task, defaultProbe(task));
+        b.restore(a.checkpoint(), a.record(), "memory");
+        stop = false;
+        const auto stopAfterEvaluation = [&](const TrainProgress& p) { stop = p.eval != nullptr; };
+        QVERIFY(b.run(stopAfterEvaluation, &stop).state == ModelState::Stopped);
+        QCOMPARE(b.step(), c.train.evalInterval);
+        QCOMPARE(b.record().history.size(), size_t(1));
+        QCOMPARE(b.record().history[0].step, c.train.evalInterval);
+        // The evaluation a's next call does.
+        stop = false;
+        QVERIFY(a.run(stopAfterEvaluation, &stop).state == ModelState::Stopped);
+        QCOMPARE(a.record().history.size(), size_t(1));
+        QCOMPARE(b.record().history[0].accuracy, a.record().history[0].accuracy);
+        // A restored run whose last step was evaluated does not evaluate it again.
+        Trainer d(c, 0, task, defaultProbe(task));
+        d.restore(b.checkpoint(), b.record(), "memory");
+        stop = false;
+        const auto stopAtStep = [&](const TrainProgress& p) {
+            stop = p.evaluating >= 0 || p.eval || p.step > 20;
+        };
+        QVERIFY(d.run(stopAtStep, &stop).state == ModelState::Stopped);
+        QCOMPARE(d.step(), c.train.evalInterval + 1);
+        QCOMPARE(d.record().history.size(), size_t(1));
+    }
+
     // The early-stopping rule on made-up histories: it needs IID >= stopIid now, and either the
     // validation accuracy without a rise or the validation loss without a fall for stopPatience
     // evaluations (the training depths' when there is no validation split).

@@ -609,6 +609,8 @@ private slots:
         panel.setModelProgress(0, 1200, 6000, 105.2, 45.6, training);
         QCOMPARE(bar->text(), QString("NDR  1200/6000  105 steps/s  ETA 0:46"));
         QCOMPARE(bar->value(), 1200);
+        panel.setModelProgress(0, 1200, 6000, 105.2, 45.6, training, 0.4);
+        QCOMPARE(bar->text(), QString("NDR  1200/6000  evaluating 40%"));
         panel.setModelProgress(1, 6000, 6000, 0, 0, {ModelState::Finished, {}});
         QCOMPARE(field<QProgressBar>(panel, "progress[1]")->text(),
                  QString("Transformer  6000/6000  finished"));

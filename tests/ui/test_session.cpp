@@ -133,6 +133,42 @@ private slots:
         }
     }
 
+    // A save and a trace asked for during a long evaluation are answered between two of its passes,
+    // and the evaluation then goes on: the saved run is at the evaluated step without its evaluation
+    // (which a resumed run does first), the trace comes back before the evaluation ends, and the
+    // window's progress says how far the evaluation is.
+    void saveAndTraceDuringAnEvaluationAreAnsweredAtOnce() {
+        QTemporaryDir dir;
+        const QString file = dir.filePath("run.json");
+        ndr::RunConfig c = smallRun(1);
+        c.models = {ndr::ndrModel(64, 4, 128, 10)};
+        c.task.evalExamplesPerDepth = 5000; // about 2 s of evaluation in a release build
+        c.train.evalInterval = 1;
+        TrainingSession s;
+        QSignalSpy saved(&s, &TrainingSession::saved);
+        size_t evaluationsWhenTraced = 99;
+        connect(&s, &TrainingSession::traced, this,
+                [&] { evaluationsWhenTraced = s.models()[0].history.size(); });
+        QString error;
+        QVERIFY2(s.start(c, &error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(s.models()[0].evaluating >= 0, ndrtest::waitMs(10000));
+        const double seen = s.models()[0].evaluating;
+        QVERIFY(seen <= 1);
+        QCOMPARE(s.models()[0].step, 1);
+        s.save(file);
+        QVERIFY(s.requestTrace(s.probe()) != 0);
+        QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, ndrtest::waitMs(10000));
+        QTRY_COMPARE_WITH_TIMEOUT(evaluationsWhenTraced, size_t(0), ndrtest::waitMs(10000));
+        QTRY_COMPARE_WITH_TIMEOUT(s.state(), TrainingSession::State::Ready, ndrtest::waitMs(60000));
+        QCOMPARE(s.models()[0].history.size(), size_t(1));
+        QCOMPARE(s.models()[0].evaluating, -1.0);
+
+        TrainingSession t;
+        QVERIFY2(t.open(file, &error), qPrintable(error));
+        QCOMPARE(t.models()[0].step, 1);
+        QVERIFY2(t.models()[0].history.empty(), "the save waited for the evaluation to end");
+    }
+
     void saveWhileTrainingThenReopen() {
         QTemporaryDir dir;
         const QString file = dir.filePath("run.json");

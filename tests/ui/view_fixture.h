@@ -46,7 +46,7 @@ inline Run train(int steps, int evalInterval) {
         std::vector<double> loss;
         trainer.run(
             [&](const TrainProgress& p) {
-                if (!p.eval)
+                if (!p.eval && p.evaluating < 0)
                     at.push_back(p.step), loss.push_back(p.loss);
             },
             nullptr);

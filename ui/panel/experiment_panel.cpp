@@ -379,8 +379,8 @@ void ExperimentPanel::onPauseResume() {
 }
 
 void ExperimentPanel::setModelProgress(int model, int step, int totalSteps, double stepsPerSecond,
-                                       double etaSeconds, const ndr::ModelStatus& status) {
-    controls_->setModelProgress(model, step, totalSteps, stepsPerSecond, etaSeconds, status);
+                                       double etaSeconds, const ndr::ModelStatus& status, double evaluating) {
+    controls_->setModelProgress(model, step, totalSteps, stepsPerSecond, etaSeconds, status, evaluating);
 }
 
 void ExperimentPanel::save() {

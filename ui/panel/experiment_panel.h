@@ -53,9 +53,10 @@ public:
     void setState(RunState state);
     RunState state() const { return state_; }
     // Progress of model `model`: "NDR  1200/6000  105 steps/s  ETA 0:46" while it trains, otherwise the
-    // status ("finished", "stopped", "diverged: ...") in place of speed and ETA.
+    // status ("finished", "stopped", "diverged: ...") in place of speed and ETA; during an evaluation
+    // "evaluating 40%" (`evaluating`: the part done, -1 when none is under way).
     void setModelProgress(int model, int step, int totalSteps, double stepsPerSecond, double etaSeconds,
-                          const ndr::ModelStatus& status);
+                          const ndr::ModelStatus& status, double evaluating = -1);
 
 signals:
     void startRequested(const ndr::RunConfig& config);

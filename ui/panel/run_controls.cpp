@@ -129,10 +129,11 @@ void RunControls::resetProgress() {
 }
 
 void RunControls::setModelProgress(int model, int step, int totalSteps, double stepsPerSecond,
-                                   double etaSeconds, const ndr::ModelStatus& status) {
+                                   double etaSeconds, const ndr::ModelStatus& status, double evaluating) {
     if (model < 0 || model >= int(progress_.size()))
         return;
-    progress_[size_t(model)] = Progress{step, totalSteps, stepsPerSecond, etaSeconds, status, true};
+    progress_[size_t(model)] =
+        Progress{step, totalSteps, stepsPerSecond, etaSeconds, status, evaluating, true};
     render(model);
 }
 
@@ -144,6 +145,8 @@ void RunControls::render(int model) {
     QString text = QString("%1  %2/%3").arg(name).arg(step).arg(total);
     if (p.reported && p.status.state != ndr::ModelState::Training)
         text += "  " + QString::fromStdString(ndr::statusText(p.status));
+    else if (p.reported && p.evaluating >= 0)
+        text += tr("  evaluating %1%").arg(int(p.evaluating * 100));
     else if (p.reported && p.stepsPerSecond > 0)
         text += QString("  %1 steps/s  ETA %2")
                     .arg(p.stepsPerSecond, 0, 'f', p.stepsPerSecond < 10 ? 1 : 0)

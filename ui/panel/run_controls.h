@@ -32,9 +32,10 @@ public:
     void setModels(const QStringList& names, int steps);
     // Back to "not started" for every bar.
     void resetProgress();
-    // While the model trains the bar shows speed and ETA; otherwise its status says why it is not moving.
+    // While the model trains the bar shows speed and ETA, or how much of an evaluation under way is
+    // done (`evaluating` in (0, 1]; -1: none); otherwise its status says why it is not moving.
     void setModelProgress(int model, int step, int totalSteps, double stepsPerSecond, double etaSeconds,
-                          const ndr::ModelStatus& status);
+                          const ndr::ModelStatus& status, double evaluating = -1);
 
 signals:
     void startClicked();
@@ -46,6 +47,7 @@ private:
         int step = 0, total = 0;
         double stepsPerSecond = 0, etaSeconds = -1;
         ndr::ModelStatus status;
+        double evaluating = -1;
         bool reported = false; // false until setModelProgress: the bar shows the configured steps
     };
     void render(int model);

@@ -202,7 +202,8 @@ bool MainWindow::screenshot(const QString& file) {
 
 void MainWindow::showModelProgress(int model) {
     const auto& m = session_.models()[size_t(model)];
-    panel_->setModelProgress(model, m.step, m.totalSteps, m.stepsPerSecond, m.etaSeconds, m.status);
+    panel_->setModelProgress(model, m.step, m.totalSteps, m.stepsPerSecond, m.etaSeconds, m.status,
+                             m.evaluating);
 }
 
 void MainWindow::onProgress(const SnapshotPtr& s) {

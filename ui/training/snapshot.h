@@ -23,6 +23,7 @@ struct Snapshot {
     int model = 0;
     int step = 0, totalSteps = 0;
     double stepsPerSecond = 0, etaSeconds = 0;
+    double evaluating = -1;              // the part of an evaluation under way done, or -1
     std::vector<LossPoint> losses;       // loss-log points (ndr::LossLog) since the previous snapshot
     std::optional<ndr::EvalRecord> eval; // an evaluation done since the previous snapshot
     int bestEval = -1;                   // index of the best-validation evaluation so far

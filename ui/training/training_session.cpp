@@ -272,6 +272,7 @@ void TrainingSession::onSnapshot(const SnapshotPtr& s) {
     m.totalSteps = s->totalSteps;
     m.stepsPerSecond = s->stepsPerSecond;
     m.etaSeconds = s->etaSeconds;
+    m.evaluating = s->evaluating;
     m.status = s->status;
     m.bestEval = s->bestEval;
     for (const auto& p : s->losses) {

@@ -28,6 +28,7 @@ struct ModelProgress {
     int bestEval = -1;
     int step = 0, totalSteps = 0;
     double stepsPerSecond = 0, etaSeconds = 0;
+    double evaluating = -1; // the part of an evaluation under way done, or -1
     ndr::ModelStatus status;
     bool active = false; // training or paused: started and not yet reported done
 };

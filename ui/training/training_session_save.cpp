@@ -43,6 +43,7 @@ void TrainingSession::startSave(const QString& runFile, bool recovery) {
     for (auto* w : workers_) {
         const auto held = handOver(w);
         QMetaObject::invokeMethod(w, &TrainingWorker::captureState, Qt::QueuedConnection);
+        w->requestTurn();
     }
 }
 

@@ -1,5 +1,6 @@
-// Training one model in chunks of ~50 ms, so queued commands (save, resume) get their turn between
-// chunks and snapshots go out at most every ~100 ms plus one at each evaluation.
+// Training one model in chunks of ~50 ms, so queued commands (save, resume, traces) get their turn
+// between chunks and snapshots go out at most every ~100 ms plus one at each evaluation. An
+// evaluation is cut into chunks the same way: it goes on where it stopped.
 #include "ui/training/training_worker.h"
 
 #include "ui/common/tsan_handover.h"
@@ -9,7 +10,7 @@
 namespace ndrui {
 
 namespace {
-constexpr int kChunkMs = 50;     // longest stretch without returning to the event loop (evaluations aside)
+constexpr int kChunkMs = 50;     // longest stretch without returning to the event loop (plus a pass)
 constexpr int kSnapshotMs = 100; // live progress rate; the window redraws slower still
 } // namespace
 
@@ -78,6 +79,7 @@ void TrainingWorker::trainChunk() {
 void TrainingWorker::onProgress(const ndr::TrainProgress& p) {
     stepsPerSecond_ = p.stepsPerSecond;
     eta_ = p.etaSeconds;
+    evaluating_ = p.evaluating;
     if (p.eval)
         pendingEval_ = *p.eval;
     if (p.eval || snapshotClock_.elapsed() >= kSnapshotMs)
@@ -94,6 +96,7 @@ void TrainingWorker::emitSnapshot(ndr::ModelState state, bool done, const std::s
     s->totalSteps = trainer_.totalSteps();
     s->stepsPerSecond = stepsPerSecond_;
     s->etaSeconds = eta_;
+    s->evaluating = state == ndr::ModelState::Training ? evaluating_ : -1;
     s->bestEval = trainer_.record().bestEval;
     const auto& log = trainer_.record().lossLog;
     for (; lossLogSent_ < log.steps.size(); ++lossLogSent_)
@@ -125,6 +128,7 @@ void TrainingWorker::requestTrace(quint64 requestId, const ndr::Example& example
         requests_.push_back({requestId, example, steps});
     }
     QMetaObject::invokeMethod(this, &TrainingWorker::answerTraceRequest, Qt::QueuedConnection);
+    requestTurn();
 }
 
 void TrainingWorker::answerTraceRequest() {

@@ -31,6 +31,9 @@ public:
         cancel_ = false;
     }
     void clearPause() { pause_ = false; }
+    // Thread-safe: after queuing a call, ends the current chunk at the next step or pass boundary, or
+    // the drawing of a held-out set at its next example, so that the call is answered soon.
+    void requestTurn() { interrupt_ = true; }
     bool isTraining() const { return training_; }
 
 public slots:
@@ -66,6 +69,7 @@ private:
     size_t lossLogSent_ = 0; // loss-log points already sent
     std::optional<ndr::EvalRecord> pendingEval_;
     double stepsPerSecond_ = 0, eta_ = 0;
+    double evaluating_ = -1; // as TrainProgress::evaluating
     struct TraceRequest {
         quint64 id;
         ndr::Example example;
