@@ -94,14 +94,18 @@ std::string depthMeaning(const TaskConfig& config) {
     return "depth";
 }
 
+bool depthsAreSizes(const TaskConfig& config) {
+    return config.kind == TaskKind::MultiDigit;
+}
+
 std::string depthLabel(const TaskConfig& config, int depth) {
-    if (config.kind == TaskKind::MultiDigit && depth >= 1 && depth <= MultiDigitTask::kindCount())
+    if (depthsAreSizes(config) && depth >= 1 && depth <= MultiDigitTask::kindCount())
         return MultiDigitTask::kindOf(depth).label;
     return std::to_string(depth);
 }
 
 std::string depthColumnName(const TaskConfig& config, int depth) {
-    if (config.kind != TaskKind::MultiDigit)
+    if (!depthsAreSizes(config))
         return "d" + std::to_string(depth);
     std::string label = depthLabel(config, depth);
     const std::string times = "×";

@@ -84,6 +84,9 @@ std::string taskName(const TaskConfig& config);
 // What a depth of the task counts: "number of functions", "nesting", "dependency depth" or "problem
 // size" (multi-digit arithmetic, whose depths are problem kinds such as 2+2 digits).
 std::string depthMeaning(const TaskConfig& config);
+// Whether the task's depths are problem sizes known by name ("2+2", "1×2": multi-digit arithmetic)
+// rather than numbers; views then speak of sizes, not depths.
+bool depthsAreSizes(const TaskConfig& config);
 // How a depth is labelled on axes and in tables: the number itself, or the problem kind ("2+2", "1×2")
 // of multi-digit arithmetic.
 std::string depthLabel(const TaskConfig& config, int depth);

@@ -119,7 +119,7 @@ void Inspector::fillTokens() {
     tokens_->show();
     fitHeight(tokens_);
     const int depth = example_->depth();
-    const bool sizes = task->kind() == ndr::TaskKind::MultiDigit;
+    const bool sizes = ndr::depthsAreSizes(task->config());
     truth_->setText(tr("True answer: <b>%1</b> &nbsp; (%2%3)")
                         .arg(QString::fromStdString(task->symbolName(task->answer(*example_))))
                         .arg(sizes ? (depth > 0 ? tr("size %1").arg(QString::fromStdString(

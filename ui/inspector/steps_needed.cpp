@@ -121,8 +121,7 @@ void StepsNeededPanel::fill() {
         return;
     }
     const std::vector<int> depths = task->allDepths();
-    // The multi-digit task's depths are its problem sizes.
-    const bool sizes = task->config().kind == ndr::TaskKind::MultiDigit;
+    const bool sizes = ndr::depthsAreSizes(task->config());
     count_->setSuffix(sizes ? tr(" per size") : tr(" per depth"));
     // Per model: halts (only a model with the signal halting reads: gates, or the change per step that
     // every model but the LSTM records), settles, right; firstColumn[m] is its first.

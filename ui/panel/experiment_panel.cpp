@@ -271,15 +271,14 @@ void ExperimentPanel::onTaskKindChanged() {
     for (QWidget* w : std::initializer_list<QWidget*>{symbols_, functions_, order_})
         applies(w, kind == ndr::TaskKind::Ctl);
     applies(operations_, kind == ndr::TaskKind::ListOps);
-    // The multi-digit task's depths are its problem sizes: the fields show them by name.
-    const bool sizes = kind == ndr::TaskKind::MultiDigit;
+    // Depths that are problem sizes are shown by name in the fields.
+    ndr::TaskConfig ofKind;
+    ofKind.kind = kind;
+    const bool sizes = ndr::depthsAreSizes(ofKind);
     QStringList names;
-    if (sizes) {
-        ndr::TaskConfig multiDigit;
-        multiDigit.kind = kind;
+    if (sizes)
         for (int d = 1; d <= ndr::MultiDigitTask::kindCount(); ++d)
-            names << QString::fromStdString(ndr::depthLabel(multiDigit, d));
-    }
+            names << QString::fromStdString(ndr::depthLabel(ofKind, d));
     for (DepthSpinBox* field : {trainMin_, trainMax_, validMin_, validMax_, testMin_, testMax_})
         field->setNames(names);
     trainLabel_->setText(sizes ? tr("train sizes") : tr("train depths"));
