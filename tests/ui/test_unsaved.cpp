@@ -11,6 +11,7 @@
 #include <QAbstractButton>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QTemporaryDir>
 #include <QTimer>
@@ -179,6 +180,10 @@ private slots:
         }
         QCOMPARE(w.session().runId(), firstRun);
         QCOMPARE(w.session().stepsDone(), 80);
+        // The progress bars show the run's steps again, not the cleared "0/40".
+        const auto* bar = w.findChild<QProgressBar*>("progress[0]");
+        QVERIFY(bar);
+        QVERIFY2(bar->text().contains("80/80"), qPrintable(bar->text()));
         // New run: the unsaved steps are asked about, then a run starts from step 0.
         Answer fresh("continueBox", named("newRun"));
         Answer discard("unsavedBox", standard(QMessageBox::Discard));

@@ -77,9 +77,14 @@ void MainWindow::onStartRequested(const ndr::RunConfig& config) {
     fresh->setObjectName("newRun");
     box.setDefaultButton(cont);
     box.exec();
-    if (box.clickedButton() == cont)
+    if (box.clickedButton() == cont) {
         session_.continueTraining(target);
-    else if (box.clickedButton() == fresh)
+        return;
+    }
+    // Start cleared the progress bars; until another run starts they show this one's again.
+    for (size_t i = 0; i < session_.models().size(); ++i)
+        showModelProgress(int(i));
+    if (box.clickedButton() == fresh)
         afterSaveOrDiscard(tr("starting a new run"), startNew);
 }
 
