@@ -100,6 +100,8 @@ public:
     const QString& runFile() const { return runFile_; } // where it was last saved or opened from
     // A save asked for by save() is under way (a recovery save is not).
     bool isSaving() const;
+    // A copy into the recovery folder is under way: its files are being written or replaced.
+    bool isSavingRecoveryCopy() const;
     // The run has trained steps that no file holds: trained and never saved, or trained since it was
     // last saved or opened.
     bool isModified() const;

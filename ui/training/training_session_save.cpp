@@ -34,6 +34,10 @@ bool TrainingSession::isSaving() const {
     return (saving_ && !saving_->recovery) || !queuedSave_.isEmpty();
 }
 
+bool TrainingSession::isSavingRecoveryCopy() const {
+    return saving_ && saving_->recovery;
+}
+
 void TrainingSession::startSave(const QString& runFile, bool recovery) {
     saving_ = std::make_unique<PendingSave>();
     saving_->file = runFile;
