@@ -154,17 +154,15 @@ ModelStatus Trainer::run(const ProgressFn& onProgress, const std::atomic<bool>* 
     const int total = config_.train.steps;
     const auto stopped = [&] { return stop && stop->load(std::memory_order_relaxed); };
     record_.status = {ModelState::Training, {}};
-    double rate = 0;
     auto progressNow = [&](double loss) {
         TrainProgress p;
         p.step = record_.stepsDone;
         p.totalSteps = total;
         p.loss = loss;
-        p.stepsPerSecond = rate;
-        p.etaSeconds = rate > 0 ? (total - p.step) / rate : 0;
+        p.stepsPerSecond = rate_;
+        p.etaSeconds = rate_ > 0 ? (total - p.step) / rate_ : 0;
         return p;
     };
-    double lastLoss = std::numeric_limits<double>::quiet_NaN();
     while (true) {
         if (evalPending_) {
             // An evaluation can take a while on big sets: it reports how far it is after each pass,
@@ -172,14 +170,14 @@ ModelStatus Trainer::run(const ProgressFn& onProgress, const std::atomic<bool>* 
             const auto r = evaluateUnless(stop, [&](double done) {
                 if (!onProgress)
                     return;
-                TrainProgress p = progressNow(lastLoss);
+                TrainProgress p = progressNow(lastLoss_);
                 p.evaluating = done;
                 onProgress(p);
             });
             if (!r)
                 break;
             evalPending_ = false;
-            TrainProgress p = progressNow(lastLoss);
+            TrainProgress p = progressNow(lastLoss_);
             p.eval = &*r;
             if (onProgress)
                 onProgress(p);
@@ -214,8 +212,8 @@ ModelStatus Trainer::run(const ProgressFn& onProgress, const std::atomic<bool>* 
             logSum_ = 0;
             logCount_ = 0;
         }
-        rate = rate == 0 ? 1.0 / dt : 0.95 * rate + 0.05 / dt;
-        lastLoss = loss;
+        rate_ = rate_ == 0 ? 1.0 / dt : 0.95 * rate_ + 0.05 / dt;
+        lastLoss_ = loss;
         evalPending_ = record_.stepsDone % config_.train.evalInterval == 0 || record_.stepsDone == total;
         if (!evalPending_ && onProgress)
             onProgress(progressNow(loss));

@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -161,7 +162,11 @@ private:
     int lossCount_ = 0;
     bool evalPending_ = false;                      // an evaluation is due before the next step
     std::unique_ptr<MeasureProgress> evalProgress_; // of the due evaluation, when one was interrupted
-    double logSum_ = 0;                             // since the last loss-log point
+    // The recent steps/s and the last step's loss, reported by run(): kept from one call to the next,
+    // so that an evaluation first in a call, and the first steps of a call, report the run's rate.
+    double rate_ = 0;
+    double lastLoss_ = std::numeric_limits<double>::quiet_NaN();
+    double logSum_ = 0; // since the last loss-log point
     int logCount_ = 0;
     int lastEvalStep_ = 0;
     double lastEvalSeconds_ = 0;

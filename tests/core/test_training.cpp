@@ -10,6 +10,7 @@
 #include <QFileInfo>
 #include <QTemporaryDir>
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <random>
 #include <thread>
@@ -353,9 +354,12 @@ private slots:
         QVERIFY(whole.run({}, nullptr).state == ModelState::Finished);
         std::atomic<bool> stop{false};
         std::vector<double> done; // what each call during an evaluation reported
+        bool rateKnown = true;    // every report during an evaluation gave the run's rate and ETA
         const auto onProgress = [&](const TrainProgress& p) {
             if (p.evaluating >= 0) {
                 done.push_back(p.evaluating);
+                rateKnown = rateKnown && p.stepsPerSecond > 0 && std::isfinite(p.loss) &&
+                            (p.step == p.totalSteps || p.etaSeconds > 0);
                 stop = true;
             }
         };
@@ -364,6 +368,7 @@ private slots:
             stop = false;
         QCOMPARE(cut.step(), c.train.steps);
         QVERIFY2(calls > 20, "the evaluations were not interrupted");
+        QVERIFY2(rateKnown, "an evaluation first in a call reported no steps/s, ETA or loss");
         // Two evaluations (steps 20 and 40), each reporting a rising part done up to the whole.
         const auto drop = std::adjacent_find(done.begin(), done.end(), std::greater_equal<double>());
         QVERIFY(drop != done.end());
