@@ -195,6 +195,35 @@ private slots:
         QCOMPARE(w.session().stepsDone(), 40);
     }
 
+    // Start with other settings asks about the unsaved run first; cancelling leaves the run shown,
+    // its progress bars included.
+    void startWithOtherSettingsCancelledKeepsTheRun() {
+        MainWindow w(false);
+        w.show();
+        trainToEnd(w, tinyRun(40));
+        const quint64 firstRun = w.session().runId();
+        ndr::RunConfig other = tinyRun(60);
+        other.train.batchSize = 16; // other settings: not a continuation
+        w.showConfig(other);
+        {
+            Answer cancel("unsavedBox", standard(QMessageBox::Cancel));
+            QTest::mouseClick(startButton(w), Qt::LeftButton);
+            QVERIFY(cancel.seen());
+        }
+        QCOMPARE(w.session().runId(), firstRun);
+        QCOMPARE(w.session().state(), TrainingSession::State::Ready);
+        const auto* bar = w.findChild<QProgressBar*>("progress[0]");
+        QVERIFY(bar);
+        QVERIFY2(bar->text().contains("40/40"), qPrintable(bar->text()));
+        // Discard: the new run starts from step 0 of its 60.
+        Answer discard("unsavedBox", standard(QMessageBox::Discard));
+        QTest::mouseClick(startButton(w), Qt::LeftButton);
+        QVERIFY(discard.seen());
+        QVERIFY(w.session().runId() != firstRun);
+        QTRY_COMPARE_WITH_TIMEOUT(w.session().state(), TrainingSession::State::Ready, ndrtest::waitMs(30000));
+        QVERIFY2(bar->text().contains("60/60"), qPrintable(bar->text()));
+    }
+
     void droppingAnotherRunAsksFirst() {
         const QString file = dir_.filePath("drop/run.json");
         {

@@ -364,7 +364,6 @@ void ExperimentPanel::onStart() {
     if (state_ != RunState::Idle || !problems_.isEmpty())
         return;
     const ndr::RunConfig c = config();
-    controls_->resetProgress();
     save();
     writeSettings(); // a run was started with these: remember them now
     emit startRequested(c);

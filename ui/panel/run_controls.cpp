@@ -121,13 +121,6 @@ void RunControls::setModels(const QStringList& names, int steps) {
         render(i);
 }
 
-void RunControls::resetProgress() {
-    for (int i = 0; i < int(progress_.size()); ++i) {
-        progress_[size_t(i)] = Progress{};
-        render(i);
-    }
-}
-
 void RunControls::setModelProgress(int model, int step, int totalSteps, double stepsPerSecond,
                                    double etaSeconds, const ndr::ModelStatus& status, double evaluating) {
     if (model < 0 || model >= int(progress_.size()))

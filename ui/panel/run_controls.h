@@ -30,8 +30,6 @@ public:
     // The configured models: names, and the steps a bar shows before progress is reported. Keeps the
     // reported progress while the number of models is unchanged.
     void setModels(const QStringList& names, int steps);
-    // Back to "not started" for every bar.
-    void resetProgress();
     // While the model trains the bar shows speed and ETA, or how much of an evaluation under way is
     // done (`evaluating` in (0, 1]; -1: none); otherwise its status says why it is not moving.
     void setModelProgress(int model, int step, int totalSteps, double stepsPerSecond, double etaSeconds,

@@ -217,6 +217,9 @@ void MainWindow::onProgress(const SnapshotPtr& s) {
 
 void MainWindow::onStateChanged(TrainingSession::State state) {
     statusState_->setText(stateText(state));
+    // Continuing a run changes its steps to go before the first progress report comes.
+    for (size_t i = 0; i < session_.models().size(); ++i)
+        showModelProgress(int(i));
     switch (state) {
     case TrainingSession::State::Training:
         panel_->setState(ExperimentPanel::RunState::Training);
@@ -237,9 +240,7 @@ void MainWindow::onStateChanged(TrainingSession::State state) {
 
 void MainWindow::onRunChanged() {
     dashboard_->selectEvaluation(-1); // another run: the history slider follows it live
-    for (size_t i = 0; i < session_.models().size(); ++i)
-        showModelProgress(int(i));
-    onStateChanged(session_.state());
+    onStateChanged(session_.state()); // and the progress bars
     redrawNow();
 }
 

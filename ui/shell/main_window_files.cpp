@@ -81,9 +81,6 @@ void MainWindow::onStartRequested(const ndr::RunConfig& config) {
         session_.continueTraining(target);
         return;
     }
-    // Start cleared the progress bars; until another run starts they show this one's again.
-    for (size_t i = 0; i < session_.models().size(); ++i)
-        showModelProgress(int(i));
     if (box.clickedButton() == fresh)
         afterSaveOrDiscard(tr("starting a new run"), startNew);
 }
