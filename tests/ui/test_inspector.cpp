@@ -17,10 +17,12 @@
 #include <QCompleter>
 #include <QDir>
 #include <QDoubleSpinBox>
+#include <QHeaderView>
 #include <QImageReader>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
@@ -199,6 +201,19 @@ private slots:
                 QCOMPARE(textAt(distribution, s, m),
                          QString::number(double(t->probsAfter(t->steps)[s]), 'f', 3));
         }
+        // The models' columns share the table's width, whatever their names' lengths; narrowed below
+        // their contents they keep them and the table scrolls sideways.
+        const auto* header = distribution->horizontalHeader();
+        QVERIFY2(
+            std::abs(header->sectionSize(0) - header->sectionSize(1)) <= 1,
+            qPrintable(
+                QString("columns %1 and %2 px").arg(header->sectionSize(0)).arg(header->sectionSize(1))));
+        QVERIFY(std::abs(header->length() - distribution->viewport()->width()) <= 1);
+        const QSize side = distribution->size();
+        distribution->resize(60, side.height());
+        QTRY_VERIFY(distribution->horizontalScrollBar()->maximum() > 0);
+        distribution->resize(side);
+        QTRY_VERIFY(std::abs(header->length() - distribution->viewport()->width()) <= 1);
         // The per-step readout row of each model.
         auto* readout = child<QTableWidget>("inspector.readout");
         const ndr::Trace* t0 = inspector_->trace(0);

@@ -130,7 +130,7 @@ private:
     QLabel* status_;
     QTableWidget* tokens_;
     QTableWidget* answers_;
-    QTableWidget* distribution_;
+    QTableWidget* distribution_ = nullptr;
     QTableWidget* readout_;
     QSlider* slider_;
     QLabel* stepLabel_;

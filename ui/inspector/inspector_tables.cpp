@@ -15,6 +15,8 @@
 #include <QSlider>
 #include <QStyledItemDelegate>
 #include <QTableWidget>
+#include <algorithm>
+#include <vector>
 
 namespace ndrui {
 
@@ -72,6 +74,34 @@ void fitHeight(QTableWidget* t) {
     t->setFixedHeight(std::max(h, 8));
 }
 
+// Columns of equal width filling the table when the widest contents allow it, so that each model's
+// column (and the bars drawn in it) is as wide as the others'; otherwise as wide as their contents,
+// with any width to spare shared out, and the table scrolls sideways when they are wider than it.
+void shareColumnWidths(QTableWidget* t) {
+    const int n = t->columnCount();
+    if (n == 0)
+        return;
+    QHeaderView* header = t->horizontalHeader();
+    header->setStretchLastSection(false);
+    header->setSectionResizeMode(QHeaderView::Interactive);
+    t->resizeColumnsToContents();
+    std::vector<int> widths(static_cast<size_t>(n));
+    int content = 0, widest = 0;
+    for (int c = 0; c < n; ++c) {
+        widths[size_t(c)] = header->sectionSize(c);
+        content += widths[size_t(c)];
+        widest = std::max(widest, widths[size_t(c)]);
+    }
+    const int width = t->viewport()->width();
+    if (widest * n <= width) { // equal columns: the whole width is shared out
+        std::fill(widths.begin(), widths.end(), 0);
+        content = 0;
+    }
+    const int spare = std::max(0, width - content);
+    for (int c = 0; c < n; ++c)
+        header->resizeSection(c, widths[size_t(c)] + spare / n + (c < spare % n ? 1 : 0));
+}
+
 } // namespace
 
 void Inspector::keepFitted(QTableWidget* table) {
@@ -85,10 +115,13 @@ void Inspector::keepFitted(QTableWidget* table) {
 }
 
 bool Inspector::eventFilter(QObject* watched, QEvent* event) {
-    if (event->type() == QEvent::Resize)
+    if (event->type() == QEvent::Resize) {
         for (QTableWidget* t : {tokens_, readout_})
             if (watched == t && t->isVisible())
                 fitHeight(t);
+        if (distribution_ && watched == distribution_->viewport())
+            shareColumnWidths(distribution_);
+    }
     return QWidget::eventFilter(watched, event);
 }
 
@@ -275,8 +308,7 @@ void Inspector::fillAnswers() {
     answers_->resizeColumnsToContents();
     fitHeight(answers_);
     // Every model's name in full: with more models than the side is wide the table scrolls sideways.
-    distribution_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    distribution_->horizontalHeader()->setStretchLastSection(true);
+    shareColumnWidths(distribution_);
 }
 
 void Inspector::fillReadout() {
