@@ -201,17 +201,19 @@ private slots:
                 QCOMPARE(textAt(distribution, s, m),
                          QString::number(double(t->probsAfter(t->steps)[s]), 'f', 3));
         }
-        // The models' columns share the table's width, whatever their names' lengths; narrowed below
-        // their contents they keep them and the table scrolls sideways.
+        // The models' columns are equally wide (their bars compare) and fill the table, whatever the
+        // lengths of their names; narrower than their contents, the table scrolls sideways.
         const auto* header = distribution->horizontalHeader();
+        const auto equal = [&] { return std::abs(header->sectionSize(0) - header->sectionSize(1)) <= 1; };
         QVERIFY2(
-            std::abs(header->sectionSize(0) - header->sectionSize(1)) <= 1,
+            equal(),
             qPrintable(
                 QString("columns %1 and %2 px").arg(header->sectionSize(0)).arg(header->sectionSize(1))));
         QVERIFY(std::abs(header->length() - distribution->viewport()->width()) <= 1);
         const QSize side = distribution->size();
         distribution->resize(60, side.height());
         QTRY_VERIFY(distribution->horizontalScrollBar()->maximum() > 0);
+        QVERIFY(equal());
         distribution->resize(side);
         QTRY_VERIFY(std::abs(header->length() - distribution->viewport()->width()) <= 1);
         // The per-step readout row of each model.

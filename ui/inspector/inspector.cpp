@@ -146,7 +146,7 @@ Inspector::Inspector(TrainingSession& session, QWidget* parent) : QWidget(parent
     answers_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     distribution_ = makeTable("inspector.distribution", content);
     distribution_->setToolTip(tr("Each model's probability of every symbol after its last step"));
-    distribution_->viewport()->installEventFilter(this); // its columns share the width (eventFilter)
+    distribution_->viewport()->installEventFilter(this); // its columns keep equal widths (eventFilter)
     stepsNeeded_ = new StepsNeededPanel(session_, content);
     auto* side = new QWidget(content);
     auto* sideLayout = new QVBoxLayout(side);

@@ -16,7 +16,6 @@
 #include <QStyledItemDelegate>
 #include <QTableWidget>
 #include <algorithm>
-#include <vector>
 
 namespace ndrui {
 
@@ -74,10 +73,10 @@ void fitHeight(QTableWidget* t) {
     t->setFixedHeight(std::max(h, 8));
 }
 
-// Columns of equal width filling the table when the widest contents allow it, so that each model's
-// column (and the bars drawn in it) is as wide as the others'; otherwise as wide as their contents,
-// with any width to spare shared out, and the table scrolls sideways when they are wider than it.
-void shareColumnWidths(QTableWidget* t) {
+// Every column as wide as the others, so that the bars drawn in them compare across models: the
+// table's width shared out equally, or the widest contents' width when that is more (the table then
+// scrolls sideways).
+void equalColumnWidths(QTableWidget* t) {
     const int n = t->columnCount();
     if (n == 0)
         return;
@@ -85,21 +84,12 @@ void shareColumnWidths(QTableWidget* t) {
     header->setStretchLastSection(false);
     header->setSectionResizeMode(QHeaderView::Interactive);
     t->resizeColumnsToContents();
-    std::vector<int> widths(static_cast<size_t>(n));
-    int content = 0, widest = 0;
-    for (int c = 0; c < n; ++c) {
-        widths[size_t(c)] = header->sectionSize(c);
-        content += widths[size_t(c)];
-        widest = std::max(widest, widths[size_t(c)]);
-    }
-    const int width = t->viewport()->width();
-    if (widest * n <= width) { // equal columns: the whole width is shared out
-        std::fill(widths.begin(), widths.end(), 0);
-        content = 0;
-    }
-    const int spare = std::max(0, width - content);
+    int widest = 0;
     for (int c = 0; c < n; ++c)
-        header->resizeSection(c, widths[size_t(c)] + spare / n + (c < spare % n ? 1 : 0));
+        widest = std::max(widest, header->sectionSize(c));
+    const int width = t->viewport()->width();
+    for (int c = 0; c < n; ++c)
+        header->resizeSection(c, widest * n <= width ? width / n + (c < width % n ? 1 : 0) : widest);
 }
 
 } // namespace
@@ -120,7 +110,7 @@ bool Inspector::eventFilter(QObject* watched, QEvent* event) {
             if (watched == t && t->isVisible())
                 fitHeight(t);
         if (distribution_ && watched == distribution_->viewport())
-            shareColumnWidths(distribution_);
+            equalColumnWidths(distribution_);
     }
     return QWidget::eventFilter(watched, event);
 }
@@ -308,7 +298,7 @@ void Inspector::fillAnswers() {
     answers_->resizeColumnsToContents();
     fitHeight(answers_);
     // Every model's name in full: with more models than the side is wide the table scrolls sideways.
-    shareColumnWidths(distribution_);
+    equalColumnWidths(distribution_);
 }
 
 void Inspector::fillReadout() {
