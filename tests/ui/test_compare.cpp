@@ -217,6 +217,34 @@ private slots:
                 data.rows[1].mid(6, 2) != data.rows[1].mid(8, 2));
     }
 
+    // The reference line: the majority baseline of the Longer depths where the runs share a task,
+    // chance where they share only the number of answers, and none where even that differs.
+    void referenceLineOfMixedTasks() {
+        const std::filesystem::path dir = tmp_.filePath("mixed").toStdString();
+        ndr::RunConfig four = tinyRun(), eight = tinyRun(), otherDepths = tinyRun();
+        four.train.steps = eight.train.steps = otherDepths.train.steps = 20;
+        eight.task.symbols = 8;
+        otherDepths.task.testMaxDepth = 6;
+        std::vector<CompareSource> sources;
+        for (const auto& [name, config] :
+             {std::pair{"four", four}, {"eight", eight}, {"other", otherDepths}}) {
+            ndr::Run run(config);
+            for (int m = 0; m < run.modelCount(); ++m)
+                run.trainer(m).run([](const ndr::TrainProgress&) {}, nullptr);
+            std::filesystem::create_directories(dir / name);
+            run.save(dir / name / "run.json");
+            sources.push_back({CompareSource::Kind::Run, dir / name / "run.json"});
+        }
+        const CompareData same = loadCompareData({sources[0], sources[0]});
+        QVERIFY(same.longerBaseline > 0);
+        const CompareData depths = loadCompareData({sources[0], sources[2]});
+        QVERIFY(std::isnan(depths.longerBaseline));
+        QCOMPARE(depths.chance, 0.25);
+        const CompareData answers = loadCompareData({sources[0], sources[1]});
+        QVERIFY(std::isnan(answers.longerBaseline));
+        QCOMPARE(answers.chance, 0.0);
+    }
+
     // A model that halts: one column of the steps run on the test depths, its runs' mean of the
     // summary's per-depth figures; "-" for the model that does not halt.
     void haltingColumn() {

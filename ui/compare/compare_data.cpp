@@ -109,7 +109,12 @@ CompareData loadCompareData(const std::vector<CompareSource>& sources) {
         bool sameTask = true;
         for (const Group& g : groups) {
             const ndr::TaskConfig& t = g.summary.config.task;
-            sameTask = sameTask && t.kind == task.kind && ndr::allDepthsOf(t) == ndr::allDepthsOf(task) &&
+            if (ndr::chanceAccuracyOf(t) != data.chance)
+                data.chance = 0; // the sources' chances differ: no one line stands for them all
+            // The same questions and answers, whatever the seed or the order (a Table 1 sweep has both).
+            sameTask = sameTask && t.kind == task.kind && t.symbols == task.symbols &&
+                       t.functions == task.functions && t.operations == task.operations &&
+                       ndr::allDepthsOf(t) == ndr::allDepthsOf(task) &&
                        ndr::depthsOf(t, ndr::Split::Test) == ndr::depthsOf(task, ndr::Split::Test);
             baselines.insert(baselines.end(), g.summary.baseline.test.begin(), g.summary.baseline.test.end());
         }

@@ -44,9 +44,10 @@ struct CompareData {
     };
     std::vector<Curve> curves;
 
-    double chance = 0; // of the first source's task
+    double chance = 0; // of the sources' tasks when it is the same for all, else 0 (no line drawn)
     // The mean over every run of its Longer depths' majority baseline, when every source has the first
-    // one's task and splits (NaN otherwise, or when no run file has the baseline).
+    // one's task (kind, symbols, functions, operations) and splits (NaN otherwise, or when no run file
+    // has the baseline).
     double longerBaseline = 0;
     int finished = 0;     // runs summarised
     int planned = 0;      // runs in the sweeps' plans, plus the single runs
