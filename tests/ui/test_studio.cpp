@@ -20,6 +20,7 @@
 #include "ui/shell/main_window.h"
 #include "view_fixture.h"
 
+#include <QAction>
 #include <QComboBox>
 #include <QDirIterator>
 #include <QLabel>
@@ -301,6 +302,41 @@ private slots:
         auto* bar = child<QProgressBar>(w.panel(), "progress[0]");
         QVERIFY2(bar->toolTip().startsWith("NDR  3/50"), qPrintable(bar->toolTip()));
         QCOMPARE(bar->value(), 3);
+    }
+
+    // The Training menu's shortcuts do what the buttons do, from anywhere in the window, and nothing
+    // when the button could not be clicked; the menu names the toggle as the button does.
+    void keyboardShortcutsStartPauseResumeStop() {
+        MainWindow w(false);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        fillSmallRun(w);
+        setSpin(w.panel(), "train.steps", 100000);
+        const auto action = [&](const char* name) { return child<QAction>(w.panel(), name); };
+        QVERIFY(!action("pauseResumeAction")->isEnabled() && !action("stopAction")->isEnabled());
+        w.showInspector(); // the shortcuts do not need the panel in focus
+        QTest::keyClick(&w, Qt::Key_Return, Qt::ControlModifier);
+        QTRY_COMPARE_WITH_TIMEOUT(w.session().state(), TrainingSession::State::Training,
+                                  ndrtest::waitMs(5000));
+        QVERIFY(!action("startAction")->isEnabled());
+        QTest::keyClick(&w, Qt::Key_P, Qt::ControlModifier);
+        QTRY_COMPARE_WITH_TIMEOUT(w.session().state(), TrainingSession::State::Paused, ndrtest::waitMs(5000));
+        QCOMPARE(action("pauseResumeAction")->text(), QString("&Resume"));
+        QTest::keyClick(&w, Qt::Key_P, Qt::ControlModifier);
+        QTRY_COMPARE_WITH_TIMEOUT(w.session().state(), TrainingSession::State::Training,
+                                  ndrtest::waitMs(5000));
+        QCOMPARE(action("pauseResumeAction")->text(), QString("&Pause"));
+        QTest::keyClick(&w, Qt::Key_Period, Qt::ControlModifier);
+        QTRY_COMPARE_WITH_TIMEOUT(w.session().state(), TrainingSession::State::Ready, ndrtest::waitMs(5000));
+        QVERIFY(w.session().stepsDone() < 100000);
+        // Invalid settings: Start is disabled, and so is its shortcut.
+        const quint64 run = w.session().runId();
+        setSpin(w.panel(), "models[0].heads", 3);
+        QVERIFY(!action("startAction")->isEnabled());
+        QTest::keyClick(&w, Qt::Key_Return, Qt::ControlModifier);
+        QTest::qWait(200);
+        QCOMPARE(w.session().runId(), run);
+        QCOMPARE(w.session().state(), TrainingSession::State::Ready);
     }
 
     void badValuesDoNotStart() {

@@ -356,6 +356,10 @@ void ExperimentPanel::setState(RunState state) {
     }
 }
 
+QList<QAction*> ExperimentPanel::runActions() const {
+    return controls_->runActions();
+}
+
 void ExperimentPanel::updateButtons() {
     controls_->setButtons(state_ != RunState::Idle, state_ == RunState::Paused, problems_.isEmpty());
 }

@@ -11,6 +11,7 @@
 #include <QWidget>
 #include <functional>
 
+class QAction;
 class QCheckBox;
 class QComboBox;
 class QFormLayout;
@@ -57,6 +58,9 @@ public:
     // "evaluating 40%" (`evaluating`: the part done, -1 when none is under way).
     void setModelProgress(int model, int step, int totalSteps, double stepsPerSecond, double etaSeconds,
                           const ndr::ModelStatus& status, double evaluating = -1);
+    // Start, Pause/Resume and Stop with their keyboard shortcuts, for the window's menu: each does what
+    // its button does, when its button could be clicked.
+    QList<QAction*> runActions() const;
 
 signals:
     void startRequested(const ndr::RunConfig& config);

@@ -3,6 +3,7 @@
 
 #include "ui/common/palette.h"
 
+#include <QAction>
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
@@ -54,18 +55,30 @@ RunControls::RunControls(QWidget* parent) : QWidget(parent) {
     auto* buttons = new QHBoxLayout;
     start_ = new QPushButton(style()->standardIcon(QStyle::SP_MediaPlay), tr("Start"));
     start_->setObjectName("start");
-    start_->setToolTip(tr("Train every model at once, each on its own thread."));
+    start_->setToolTip(tr("Train every model at once, each on its own thread (Ctrl+Return)."));
     pauseResume_ = new QPushButton;
     pauseResume_->setObjectName("pauseResume");
     stop_ = new QPushButton(style()->standardIcon(QStyle::SP_MediaStop), tr("Stop"));
     stop_->setObjectName("stop");
-    stop_->setToolTip(tr("Stop training; what was trained so far is kept."));
+    stop_->setToolTip(tr("Stop training; what was trained so far is kept (Ctrl+.)."));
     for (QPushButton* b : {start_, pauseResume_, stop_})
         buttons->addWidget(b);
     v->addLayout(buttons);
     connect(start_, &QPushButton::clicked, this, &RunControls::startClicked);
     connect(pauseResume_, &QPushButton::clicked, this, &RunControls::pauseResumeClicked);
     connect(stop_, &QPushButton::clicked, this, &RunControls::stopClicked);
+    startAction_ = new QAction(start_->icon(), tr("&Start"), this);
+    startAction_->setObjectName("startAction");
+    startAction_->setShortcut(QKeySequence(tr("Ctrl+Return")));
+    pauseResumeAction_ = new QAction(this);
+    pauseResumeAction_->setObjectName("pauseResumeAction");
+    pauseResumeAction_->setShortcut(QKeySequence(tr("Ctrl+P")));
+    stopAction_ = new QAction(stop_->icon(), tr("S&top"), this);
+    stopAction_->setObjectName("stopAction");
+    stopAction_->setShortcut(QKeySequence(tr("Ctrl+.")));
+    connect(startAction_, &QAction::triggered, this, &RunControls::startClicked);
+    connect(pauseResumeAction_, &QAction::triggered, this, &RunControls::pauseResumeClicked);
+    connect(stopAction_, &QAction::triggered, this, &RunControls::stopClicked);
 
     barsLayout_ = new QVBoxLayout;
     barsLayout_->setSpacing(3);
@@ -86,9 +99,18 @@ void RunControls::setButtons(bool running, bool paused, bool startable) {
     pauseResume_->setEnabled(running);
     pauseResume_->setText(paused ? tr("Resume") : tr("Pause"));
     pauseResume_->setIcon(style()->standardIcon(paused ? QStyle::SP_MediaPlay : QStyle::SP_MediaPause));
-    pauseResume_->setToolTip(paused ? tr("Continue training from where it paused.")
-                                    : tr("Pause training; Resume continues where it paused."));
+    pauseResume_->setToolTip(paused ? tr("Continue training from where it paused (Ctrl+P).")
+                                    : tr("Pause training; Resume continues where it paused (Ctrl+P)."));
     stop_->setEnabled(running);
+    startAction_->setEnabled(start_->isEnabled());
+    pauseResumeAction_->setEnabled(running);
+    pauseResumeAction_->setText(paused ? tr("&Resume") : tr("&Pause"));
+    pauseResumeAction_->setIcon(pauseResume_->icon());
+    stopAction_->setEnabled(running);
+}
+
+QList<QAction*> RunControls::runActions() const {
+    return {startAction_, pauseResumeAction_, stopAction_};
 }
 
 void RunControls::focusStart() {

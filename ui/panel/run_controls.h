@@ -4,10 +4,12 @@
 
 #include "core/records/records.h"
 
+#include <QList>
 #include <QStringList>
 #include <QWidget>
 #include <vector>
 
+class QAction;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -26,6 +28,9 @@ public:
     void setButtons(bool running, bool paused, bool startable);
     // Puts the keyboard focus on Start (when it can take it).
     void focusStart();
+    // Start, Pause/Resume and Stop as actions with keyboard shortcuts (Ctrl+Return, Ctrl+P, Ctrl+.), for
+    // a menu: enabled and named as the buttons are, and triggering what they do.
+    QList<QAction*> runActions() const;
 
     // The configured models: names, and the steps a bar shows before progress is reported. Keeps the
     // reported progress while the number of models is unchanged.
@@ -54,6 +59,9 @@ private:
     QPushButton* start_ = nullptr;
     QPushButton* pauseResume_ = nullptr;
     QPushButton* stop_ = nullptr;
+    QAction* startAction_ = nullptr;
+    QAction* pauseResumeAction_ = nullptr;
+    QAction* stopAction_ = nullptr;
     QVBoxLayout* barsLayout_ = nullptr;
     std::vector<QProgressBar*> bars_;
     std::vector<Progress> progress_;

@@ -135,6 +135,9 @@ void MainWindow::createMenus() {
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
 
+    QMenu* training = menuBar()->addMenu(tr("&Training"));
+    training->addActions(panel_->runActions());
+
     QMenu* view = menuBar()->addMenu(tr("&View"));
     QAction* toggle = panelDock_->toggleViewAction();
     toggle->setText(tr("&Experiment panel"));
