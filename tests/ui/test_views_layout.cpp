@@ -107,6 +107,44 @@ private slots:
             shoot(&view, QString("attention_grid_%1x%2_%3").arg(size.width()).arg(size.height()).arg(steps)));
     }
 
+    // Four models' grids (stub-routing) in a share of a dashboard picture too small for every map with
+    // a label per token even in the smallest font: the picture is the screen's, readable maps cut to
+    // the first rows, not all 36 shrunk to a few pixels. Two models' maps fit, labelled, and are drawn
+    // whole.
+    void dashboardPictureOfTheGridKeepsMapsReadable() {
+        AttentionGridView view;
+        const QSize share(310, 250);
+        const int positions = longTrace(1, 1, false).positions;
+        const auto longestRun = [](const QImage& image, QRgb background) {
+            int longest = 0;
+            for (int y = 0; y < image.height(); ++y)
+                for (int x = 0, run = 0; x < image.width(); ++x) {
+                    const QRgb c = image.pixel(x, y);
+                    run = c != background && x > 0 && c == image.pixel(x - 1, y) ? run + 1 : 0;
+                    longest = std::max(longest, run + 1);
+                }
+            return longest;
+        };
+        view.setTraces(
+            {longTrace(10, 4, true), longTrace(10, 4, true), longTrace(8, 4, false), longTrace(8, 4, false)},
+            {"NDR", "NDR top-2", "Transformer", "Transformer top-2"});
+        showAt(&view, QSize(420, 330));
+        const QImage four = view.renderReadable(share);
+        QCOMPARE(four.size(), share);
+        const QRgb background = view.palette().color(QPalette::Window).rgb();
+        const int line = QFontMetrics(view.font()).height();
+        // The longest run of one colour is a map's axis line: as long as a readable map is wide.
+        QVERIFY2(longestRun(four, background) >= positions * line,
+                 qPrintable(QString("longest line %1 px, a readable map %2")
+                                .arg(longestRun(four, background))
+                                .arg(positions * line)));
+        QVERIFY2(longestRun(view.render(share), background) < positions * line, "render() shrinks every map");
+        QVERIFY(shoot(&view, "attention_grid_dashboard_four_models"));
+        view.setTraces({longTrace(10, 4, true), longTrace(8, 4, false)}, {"NDR", "Transformer"});
+        const QSize wide(760, 420);
+        QCOMPARE(view.renderReadable(wide), view.render(wide));
+    }
+
     // The paper's split (train 1-5, valid 6-8, test 9-10) in a narrow and a wide plot: each band's
     // label sits inside its band and off the others, long ("test depths") where it fits, short
     // ("test") or none where it does not; the depth ticks and legend stay inside the plot.

@@ -386,7 +386,9 @@ QImage Dashboard::renderAll(QSize size) {
         const QRect target(int(r.x() * sx), int(r.y() * sy), int(r.width() * sx), int(r.height() * sy));
         if (target.isEmpty())
             continue;
-        painter.drawImage(target.topLeft(), view->render(target.size()));
+        // The attention grid with readable maps: when they cannot all be, the first rows of the grid.
+        painter.drawImage(target.topLeft(), view == attention_ ? attention_->renderReadable(target.size())
+                                                               : view->render(target.size()));
     }
     return image;
 }

@@ -7,6 +7,7 @@
 #include "ui/plots/color_maps.h"
 #include "ui/plots/plot_style.h"
 
+#include <QPainter>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QStyle>
@@ -121,6 +122,25 @@ AttentionGridView::Geometry AttentionGridView::geometryFor(QSize size, bool scre
     }
     g.needed = neededSize(g.columns, g.side);
     return g;
+}
+
+QImage AttentionGridView::renderReadable(QSize size) {
+    if (geometryFor(size, false).every == 1)
+        return render(size);
+    Geometry g = geometryFor(size, true);
+    if (!g.scroll)
+        return render(size);
+    if (g.columns != columns_ || maps_.empty()) {
+        rebuild(g.columns);
+        g = geometryFor(size, true);
+    }
+    applyGeometry(g);
+    const QImage whole = plot()->toPixmap(g.needed.width(), g.needed.height()).toImage();
+    QImage image(size, QImage::Format_ARGB32_Premultiplied);
+    image.fill(palette().color(QPalette::Window));
+    QPainter(&image).drawImage(0, 0, whole);
+    layoutFor(QSize());
+    return image;
 }
 
 void AttentionGridView::layoutFor(QSize size) {

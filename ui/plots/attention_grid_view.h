@@ -35,6 +35,12 @@ public:
 
     QString toolTipAt(const QPoint& pos) const override;
 
+    // The grid in `size` as render() draws it when every map fits with a label per token (in a smaller
+    // font at the least); otherwise as the screen shows it: the maps at the size the screen gives them,
+    // cut to the rows that fit from the top (the rest scrolls on screen). For pictures of the whole
+    // dashboard, where the view keeps its on-screen share.
+    QImage renderReadable(QSize size);
+
 signals:
     // A click on a cell: `head` is -1 for the mean over heads; `step` is 1-based.
     void cellClicked(int model, int step, int head, int target, int source, double weight);
