@@ -127,14 +127,9 @@ AttentionGridView::Geometry AttentionGridView::geometryFor(QSize size, bool scre
 QImage AttentionGridView::renderReadable(QSize size) {
     if (geometryFor(size, false).every == 1)
         return render(size);
-    Geometry g = geometryFor(size, true);
-    if (!g.scroll)
+    if (!geometryFor(size, true).scroll)
         return render(size);
-    if (g.columns != columns_ || maps_.empty()) {
-        rebuild(g.columns);
-        g = geometryFor(size, true);
-    }
-    applyGeometry(g);
+    const Geometry g = arrange(size, true);
     const QImage whole = plot()->toPixmap(g.needed.width(), g.needed.height()).toImage();
     QImage image(size, QImage::Format_ARGB32_Premultiplied);
     image.fill(palette().color(QPalette::Window));
@@ -153,14 +148,19 @@ void AttentionGridView::layoutFor(QSize size) {
         if (QScrollBar* bar = scroll_->horizontalScrollBar(); bar->isVisible())
             size.rheight() += bar->height();
     }
+    const Geometry g = arrange(size, screen);
+    if (screen)
+        plot()->setMinimumSize(g.scroll ? g.needed : kMinimumPlotSize);
+}
+
+AttentionGridView::Geometry AttentionGridView::arrange(QSize size, bool screen) {
     Geometry g = geometryFor(size, screen);
     if (g.columns != columns_ || maps_.empty()) {
         rebuild(g.columns);
         g = geometryFor(size, screen); // the colour scale is measured now
     }
-    if (screen)
-        plot()->setMinimumSize(g.scroll ? g.needed : kMinimumPlotSize);
     applyGeometry(g);
+    return g;
 }
 
 bool AttentionGridView::eventFilter(QObject* watched, QEvent* event) {

@@ -83,6 +83,9 @@ private:
     Geometry geometryFor(QSize size, bool screen) const;
     void rebuild(int columns);
     void applyGeometry(const Geometry& g);
+    // Lays the maps out for `size` (as the screen would: `screen`), rebuilding them for another number
+    // of columns; returns the geometry applied.
+    Geometry arrange(QSize size, bool screen);
     QFont labelFont() const;
 
     int scaleWidth_ = 80; // measured after each rebuild
