@@ -125,9 +125,7 @@ AttentionGridView::Geometry AttentionGridView::geometryFor(QSize size, bool scre
 }
 
 QImage AttentionGridView::renderReadable(QSize size) {
-    if (geometryFor(size, false).every == 1)
-        return render(size);
-    if (!geometryFor(size, true).scroll)
+    if (geometryFor(size, false).every == 1 || !geometryFor(size, true).scroll)
         return render(size);
     const Geometry g = arrange(size, true);
     const QImage whole = plot()->toPixmap(g.needed.width(), g.needed.height()).toImage();

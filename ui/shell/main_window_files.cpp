@@ -77,11 +77,9 @@ void MainWindow::onStartRequested(const ndr::RunConfig& config) {
     fresh->setObjectName("newRun");
     box.setDefaultButton(cont);
     box.exec();
-    if (box.clickedButton() == cont) {
+    if (box.clickedButton() == cont)
         session_.continueTraining(target);
-        return;
-    }
-    if (box.clickedButton() == fresh)
+    else if (box.clickedButton() == fresh)
         afterSaveOrDiscard(tr("starting a new run"), startNew);
 }
 
