@@ -88,20 +88,31 @@ S Encoder<S>::forward(const Batch& batch, int steps, bool training, Rng& rng, bo
         stats_.haltSteps.assign(size_t(batch_.batch), 0);
     if (cfg_.headRouting)
         stats_.headShare.assign(size_t(cfg_.heads), 0.0);
+    // Only the rows read depend on the last step's update: it runs on them alone, into the head's
+    // rows, unless the halting rule or the thought cost needs every row's gates.
+    readRowsOnly_ = readsRowsOnly(halting);
+    if (readRowsOnly_)
+        ReadoutHead<S>::readRows(batch_, shape_, readRows_);
     int last = steps;
     for (int t = 0; t < steps; ++t) {
         const int in = keepCaches ? t : t % 2, out = keepCaches ? t + 1 : (t + 1) % 2;
         auto& c = caches_[keepCaches ? t : 0];
-        layer(t).forward(store_, h_[in], shape_, training, rng, c, h_[out]);
-        if (afterStep(t, steps, halting, h_[in], h_[out], c)) {
+        const bool readOnly = readRowsOnly_ && t == steps - 1;
+        Mat<S>& h = readOnly ? head_.rows : h_[out];
+        layer(t).forward(store_, h_[in], shape_, training, rng, c, h, readOnly ? &readRows_ : nullptr);
+        if (afterStep(t, steps, halting, h_[in], h, c)) {
             last = t + 1;
             break;
         }
     }
-    const Mat<S>& final = h_[keepCaches ? steps : last % 2];
-    // Examples that halted read their answer at their halting step (gathered by afterStep).
-    stats_.crossEntropy =
-        head_.finish(store_, final, batch_, shape_, halting ? &stats_.haltSteps : nullptr, last);
+    if (readRowsOnly_) {
+        stats_.crossEntropy = head_.finishRead(store_, batch_);
+    } else {
+        const Mat<S>& final = h_[keepCaches ? steps : last % 2];
+        // Examples that halted read their answer at their halting step (gathered by afterStep).
+        stats_.crossEntropy =
+            head_.finish(store_, final, batch_, shape_, halting ? &stats_.haltSteps : nullptr, last);
+    }
     return S(stats_.crossEntropy + cfg_.routeEntropy * stats_.routeEntropy +
              cfg_.thoughtCost * stats_.gateCost);
 }
@@ -176,8 +187,15 @@ template <typename S> void Encoder<S>::backward() {
         throw std::logic_error("backward() needs a forward() that kept its caches");
     const int B = batch_.batch, T = batch_.positions;
     Mat<S>&dh = dh_, &dPrev = dPrev_;
-    head_.backward(store_, batch_, shape_, dh);
-    for (int t = steps_ - 1; t >= 0; --t) {
+    int t = steps_ - 1;
+    if (readRowsOnly_) { // the last step's output is the rows read
+        head_.backwardRows(store_, batch_);
+        layer(t).backward(store_, h_[t], shape_, caches_[t], head_.dRows, dh);
+        --t;
+    } else {
+        head_.backward(store_, batch_, shape_, dh);
+    }
+    for (; t >= 0; --t) {
         layer(t).backward(store_, h_[t], shape_, caches_[t], dh, dPrev);
         std::swap(dh, dPrev);
     }
@@ -278,7 +296,8 @@ template <typename S> double Encoder<S>::trainingFlops(const Batch& batch, int s
         shape.starts = starts.data();
     double f = 0;
     for (int t = 0; t < steps; ++t)
-        f += layer(t).forwardFlops(shape);
+        f += layer(t).forwardFlops(
+            shape, t == steps - 1 && readsRowsOnly(false) ? double(batch.batch) * batch.readouts : -1.0);
     f += 2.0 * batch.batch * batch.readouts * cfg_.dModel * symbols_; // readout
     return 3 * f; // backward: one product for the input gradient and one for the weight gradient
 }

@@ -18,6 +18,12 @@
 
 namespace ndr {
 
+// Whether an encoder's training steps run the last step's update on the rows read alone (Encoder::forward):
+// unless the thought cost needs every row's gates.
+inline bool updatesReadRowsLast(const ModelConfig& m) {
+    return !(copyGated(m.update) && m.thoughtCost > 0);
+}
+
 // One layer: attention followed by the residual post-LN update or a copy-gated update (u = LN2(FFN) for
 // NDR, u = tanh(FFN) for the gated relative layer).
 template <typename S> struct EncoderLayer {
@@ -41,12 +47,18 @@ template <typename S> struct EncoderLayer {
         typename HeadRouter<S>::Cache route; // head routing only
         S routeEntropyCoef = 0;              // d loss / d (this step's mean routing entropy)
         AlignedVector<S> gateCost;           // (N) d loss / d g per gate element from the thought cost
+        // With a forward on some rows only: those rows of x (empty: every row) and x's values there.
+        // Every (N, ...) member after the attention's then has one row per entry of `rows`.
+        std::vector<Index> rows;
+        Mat<S> xRows;
     };
 
     // Temporaries of one forward or backward call, kept between calls so training allocates nothing.
     // The attention output a is one of them: the backward needs only its dropout mask.
     struct Workspace {
         Mat<S> att, y, ff, dHidden, du, dGateLogit, dff, dz, dy, da, dProj, dRoute;
+        Mat<S> attRows, allMask, rowMask, dxRows, daRows; // forward or backward on some rows only
+        AlignedVector<S> keepAll;
     };
 
     ModelConfig cfg;
@@ -66,14 +78,18 @@ template <typename S> struct EncoderLayer {
     }
     void declare(ParamStore<S>& store, const std::string& prefix, const ModelConfig& config);
     template <typename InitRng> void init(ParamStore<S>& store, InitRng& rng) const;
-    // out (N, C) from x (N, C)
+    // out (N, C) from x (N, C). With `rows`, out has those rows only, (rows.size(), C) in that order:
+    // the attention reads every row, the update after it runs on these alone. Dropout draws its
+    // multipliers for every row either way, so a row's output is the same as without `rows` up to
+    // float rounding.
     void forward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape, bool training, Rng& rng,
-                 Cache& c, Mat<S>& out) const;
-    // dx (N, C) is assigned.
+                 Cache& c, Mat<S>& out, const std::vector<Index>* rows = nullptr) const;
+    // dx (N, C) is assigned. After a forward on some rows, dOut has those rows only.
     void backward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape, Cache& c,
                   const Mat<S>& dOut, Mat<S>& dx) const;
-    // Matrix-product FLOPs of one forward pass (backward costs twice this).
-    double forwardFlops(const BatchShape& shape) const;
+    // Matrix-product FLOPs of one forward pass (backward costs twice this), with the update on
+    // `updateRows` rows (negative: every row of the shape).
+    double forwardFlops(const BatchShape& shape, double updateRows = -1) const;
     // The attention weights of a cache, (B, H, T, T).
     const AlignedVector<S>& attention(const Cache& c) const {
         return cfg.attention == AttentionKind::Geometric ? c.geo.att : relative() ? c.rel.att : c.soft.att;
@@ -116,6 +132,10 @@ public:
                (!copyGated(cfg_.update) || cfg_.thoughtCost == 0);
     }
     bool packedRows() const { return packedRows_; }
+    // Whether the last step's update runs on the rows read alone (the default), or on every row
+    // (the plain computation, kept as the reference the other is tested against). Both give the
+    // same results up to float rounding.
+    void setReadoutRowsOnly(bool only) { readoutRowsOnly_ = only; }
 
 private:
     using Model<S>::cfg_, Model<S>::vocab_, Model<S>::symbols_, Model<S>::store_, Model<S>::stats_;
@@ -130,6 +150,10 @@ private:
     // The thought cost of step t's gates and its gradient scale (copy-gated models).
     void addGateCost(int t, typename EncoderLayer<S>::Cache& c);
     void setShape(); // shape_ (and starts_) from batch_ and the row layout
+    // Whether a forward (halting or not) runs the last step's update on the rows read alone.
+    bool readsRowsOnly(bool halting) const {
+        return readoutRowsOnly_ && !halting && updatesReadRowsLast(cfg_);
+    }
 
     int embedding_ = -1;
     std::vector<EncoderLayer<S>> layers_;
@@ -138,7 +162,10 @@ private:
     Batch batch_;
     BatchShape shape_;
     bool packedRows_ = true;
-    std::vector<int> starts_; // (B + 1) first row of each example when packed
+    bool readoutRowsOnly_ = true;
+    bool readRowsOnly_ = false;   // the last forward's last step ran on the rows read alone
+    std::vector<Index> readRows_; // (B*R) those rows of the state, example-major
+    std::vector<int> starts_;     // (B + 1) first row of each example when packed
     int steps_ = 0;
     bool kept_ = false;
     std::vector<Mat<S>> h_; // (steps + 1) x (N, C) states

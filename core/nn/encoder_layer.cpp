@@ -82,6 +82,22 @@ void mapWithColumnSums(Index rows, Index cols, S* out, S* db, Value value) {
     }
 }
 
+// out (rows.size(), cols) = rows `rows` of m, in that order.
+template <typename S> void gatherRows(const Mat<S>& m, const std::vector<Index>& rows, Mat<S>& out) {
+    out.resize(Index(rows.size()), m.cols());
+    for (size_t k = 0; k < rows.size(); ++k)
+        out.row(Index(k)) = m.row(rows[k]);
+}
+
+// Rows `rows` of the dropout multipliers a pass over (all, cols) values draws, in that order: the pass
+// draws every row's (into `scratch`), so the multipliers of a row do not depend on which rows are kept.
+template <typename S>
+void dropoutRows(Mat<S>& mask, const std::vector<Index>& rows, Index all, Index cols, double p, Rng& rng,
+                 Mat<S>& scratch) {
+    dropoutMask(scratch, all, cols, p, true, rng);
+    gatherRows(scratch, rows, mask);
+}
+
 // out = d * mask, and db += the column sums of out.
 template <typename S> void maskWithBiasGrad(const Mat<S>& d, const Mat<S>& mask, Mat<S>& out, S* db) {
     out.resize(d.rows(), d.cols());
@@ -137,9 +153,9 @@ void EncoderLayer<S>::init(ParamStore<S>& store, InitRng& rng) const {
 
 template <typename S>
 void EncoderLayer<S>::forward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape, bool training,
-                              Rng& rng, Cache& c, Mat<S>& out) const {
+                              Rng& rng, Cache& c, Mat<S>& out, const std::vector<Index>* rows) const {
     const int C = cfg.dModel, F = cfg.dFF;
-    const Index N = x.rows();
+    const Index rowsAll = x.rows();
     const bool drop = training && cfg.dropout > 0;
     // a = Attention(x), each head's output scaled by its routing weight with head routing
     const Mat<S>* routeWeights = nullptr;
@@ -153,17 +169,30 @@ void EncoderLayer<S>::forward(ParamStore<S>& store, const Mat<S>& x, const Batch
         rel.forward(store, x, shape, training, cfg.attentionDropout, rng, c.rel, ws.att, routeWeights);
     else
         soft.forward(store, x, shape, training, cfg.attentionDropout, rng, c.soft, ws.att, routeWeights);
+    // The update is row by row: with `rows` it runs on those rows of x and a alone.
+    c.rows.clear();
+    if (rows) {
+        c.rows = *rows;
+        gatherRows(x, c.rows, c.xRows);
+        gatherRows(ws.att, c.rows, ws.attRows);
+    }
+    const Mat<S>& xu = rows ? c.xRows : x;
+    const Mat<S>& a = rows ? ws.attRows : ws.att;
+    const Index N = xu.rows();
     // z = LN1(x + Dropout(a))
     Mat<S>& y = ws.y;
     y.resize(N, C);
-    if (drop) {
+    if (drop && rows) {
+        dropoutRows(c.attMask, c.rows, rowsAll, C, cfg.dropout, rng, ws.allMask);
+        y = xu + a.cwiseProduct(c.attMask);
+    } else if (drop) {
         c.attMask.resize(N, C);
-        addDropped(y.data(), x.data(), ws.att.data(), c.attMask.data(), N * C, cfg.dropout, rng);
+        addDropped(y.data(), xu.data(), a.data(), c.attMask.data(), N * C, cfg.dropout, rng);
     } else {
         c.attMask.resize(0, 0);
         forRowRanges(N, C, [&](Index r0, Index r1) {
             const Index n = r1 - r0;
-            y.middleRows(r0, n).noalias() = x.middleRows(r0, n) + ws.att.middleRows(r0, n);
+            y.middleRows(r0, n).noalias() = xu.middleRows(r0, n) + a.middleRows(r0, n);
         });
     }
     LayerNorm<S>::forward(y, store.value(ln1g), store.value(ln1b), c.z, c.ln1);
@@ -173,19 +202,26 @@ void EncoderLayer<S>::forward(ParamStore<S>& store, const Mat<S>& x, const Batch
     // b1 and bg1 are consecutive, so they form one bias row of width F (+ C).
     linearForwardBias<S>(c.z, store.valueRows(w1, last), store.valuePtr(b1), hidden);
     c.hiddenKeep = drop ? S(1.0 / (1.0 - cfg.dropout)) : S(1);
-    if (drop)
+    if (drop && rows) {
+        dropoutRows(ws.rowMask, c.rows, rowsAll, hidden.cols(), cfg.dropout, rng, ws.allMask);
+        hidden = hidden.cwiseMax(S(0)).cwiseProduct(ws.rowMask);
+    } else if (drop) {
         reluDropoutInPlace(hidden.data(), hidden.size(), cfg.dropout, rng);
-    else
+    } else {
         forRowRanges(N, hidden.cols(), [&](Index r0, Index r1) {
-            auto rows = hidden.middleRows(r0, r1 - r0);
-            rows = rows.cwiseMax(S(0));
+            auto block = hidden.middleRows(r0, r1 - r0);
+            block = block.cwiseMax(S(0));
         });
+    }
     // ff = W2 Dropout(hidden) + b2
     Mat<S>& ff = ws.ff;
     linearForwardBias<S>(hidden.leftCols(F), store.value(w2), store.valuePtr(b2), ff);
     if (!gated()) {
         // out = LN2(z + Dropout(ff))
-        if (drop) {
+        if (drop && rows) {
+            dropoutRows(c.ffMask, c.rows, rowsAll, C, cfg.dropout, rng, ws.allMask);
+            y = c.z + ff.cwiseProduct(c.ffMask);
+        } else if (drop) {
             c.ffMask.resize(N, C);
             addDropped(y.data(), c.z.data(), ff.data(), c.ffMask.data(), N * C, cfg.dropout, rng);
         } else {
@@ -210,13 +246,19 @@ void EncoderLayer<S>::forward(ParamStore<S>& store, const Mat<S>& x, const Batch
     });
     c.gateKeep.assign(N, S(1));
     if (training && cfg.gateDropout > 0) {
+        // One draw per row of x, so that computing only some rows keeps their draws.
+        AlignedVector<S>& keepAll = rows ? ws.keepAll : c.gateKeep;
+        keepAll.resize(rowsAll);
         KeepDraws draws(cfg.gateDropout, rng);
-        for (Index i = 0; i < N; ++i)
-            c.gateKeep[i] = draws.next() ? S(1) : S(0);
+        for (Index i = 0; i < rowsAll; ++i)
+            keepAll[i] = draws.next() ? S(1) : S(0);
+        if (rows)
+            for (Index k = 0; k < N; ++k)
+                c.gateKeep[k] = keepAll[c.rows[size_t(k)]];
     }
     out.resize(N, C);
     // Row passes capture pointers by value: stores of floats cannot alias them.
-    const S *keeps = c.gateKeep.data(), *xd = x.data(), *ud = c.u.data(), *gd = c.gate.data();
+    const S *keeps = c.gateKeep.data(), *xd = xu.data(), *ud = c.u.data(), *gd = c.gate.data();
     S* od = out.data();
     forRowRanges(N, C, [=](Index r0, Index r1) {
         for (Index i = r0; i < r1; ++i) {
@@ -236,7 +278,13 @@ template <typename S>
 void EncoderLayer<S>::backward(ParamStore<S>& store, const Mat<S>& x, const BatchShape& shape, Cache& c,
                                const Mat<S>& dOut, Mat<S>& dx) const {
     const int C = cfg.dModel, F = cfg.dFF;
-    const Index N = x.rows();
+    // After a forward on some rows the update's backward runs on those rows: dxu and da are its
+    // gradients there, scattered into dx and the attention's output gradient before the attention's
+    // backward.
+    const bool some = !c.rows.empty();
+    const Mat<S>& xu = some ? c.xRows : x;
+    Mat<S>& dxu = some ? ws.dxRows : dx;
+    const Index N = xu.rows();
     Mat<S>& dHidden = ws.dHidden; // d loss / d Dropout(hidden)   (N, F) or (N, F + C)
     dHidden.resize(N, c.hiddenDropped.cols());
     Mat<S>&dz = ws.dz, &dy = ws.dy, &dff = ws.dff;
@@ -259,12 +307,12 @@ void EncoderLayer<S>::backward(ParamStore<S>& store, const Mat<S>& x, const Batc
         Mat<S>&du = ws.du, &dGateLogit = ws.dGateLogit;
         du.resize(N, C);
         dGateLogit.resize(N, C);
-        dx.resize(N, C);
+        dxu.resize(N, C);
         const bool split = splitOverThreads(N * C);
         S* dbg2 = store.grad(bg2).data();
         const S *keeps = c.gateKeep.data(), *costs = c.gateCost.empty() ? nullptr : c.gateCost.data();
-        const S *gd = c.gate.data(), *dd = dOut.data(), *ud = c.u.data(), *xd = x.data();
-        S *dud = du.data(), *dxd = dx.data(), *dld = dGateLogit.data();
+        const S *gd = c.gate.data(), *dd = dOut.data(), *ud = c.u.data(), *xd = xu.data();
+        S *dud = du.data(), *dxd = dxu.data(), *dld = dGateLogit.data();
         forRowRanges(N, C, [=](Index r0, Index r1) {
             for (Index i = r0; i < r1; ++i) {
                 const S keep = keeps[i];
@@ -333,12 +381,12 @@ void EncoderLayer<S>::backward(ParamStore<S>& store, const Mat<S>& x, const Batc
     // output only through LN1 and attention: assigned, or added to the copy gate's share) and, times
     // the dropout mask, into da, as it is computed.
     const bool masked = c.attMask.size() > 0;
-    Mat<S>& da = masked ? ws.da : dy;
+    Mat<S>& da = some ? ws.daRows : masked ? ws.da : dy;
     da.resize(N, C);
     if (!gated())
-        dx.resize(N, C);
+        dxu.resize(N, C);
     {
-        S *dxd = dx.data(), *dad = da.data();
+        S *dxd = dxu.data(), *dad = da.data();
         const S* md = masked ? c.attMask.data() : nullptr;
         auto ln1Backward = [&](auto storeValue) {
             LayerNorm<S>::backwardEach(dz, store.value(ln1g), store.grad(ln1g), store.grad(ln1b), c.ln1,
@@ -365,15 +413,24 @@ void EncoderLayer<S>::backward(ParamStore<S>& store, const Mat<S>& x, const Batc
                 dad[i * C + j] = v;
             });
     }
+    Mat<S>& daAll = some ? ws.da : da;
+    if (some) {
+        dx.setZero(x.rows(), C);
+        daAll.setZero(x.rows(), C);
+        for (size_t k = 0; k < c.rows.size(); ++k) {
+            dx.row(c.rows[k]) = dxu.row(Index(k));
+            daAll.row(c.rows[k]) = da.row(Index(k));
+        }
+    }
     // The attention's input gradient is added straight into dx.
     const Mat<S>* routeWeights = cfg.headRouting ? &c.route.weights : nullptr;
     Mat<S>* dRoute = cfg.headRouting ? &ws.dRoute : nullptr;
     if (cfg.attention == AttentionKind::Geometric)
-        geo.backward(store, x, shape, c.geo, da, dx, ws.dProj, true, routeWeights, dRoute);
+        geo.backward(store, x, shape, c.geo, daAll, dx, ws.dProj, true, routeWeights, dRoute);
     else if (relative())
-        rel.backward(store, x, shape, c.rel, da, dx, ws.dProj, true, routeWeights, dRoute);
+        rel.backward(store, x, shape, c.rel, daAll, dx, ws.dProj, true, routeWeights, dRoute);
     else
-        soft.backward(store, x, shape, c.soft, da, dx, ws.dProj, true, routeWeights, dRoute);
+        soft.backward(store, x, shape, c.soft, daAll, dx, ws.dProj, true, routeWeights, dRoute);
     if (cfg.headRouting) {
         if (c.routeEntropyCoef != S(0))
             HeadRouter<S>::addEntropyGrad(c.route.weights, shape, c.routeEntropyCoef, ws.dRoute);
@@ -381,9 +438,9 @@ void EncoderLayer<S>::backward(ParamStore<S>& store, const Mat<S>& x, const Batc
     }
 }
 
-template <typename S> double EncoderLayer<S>::forwardFlops(const BatchShape& shape) const {
+template <typename S> double EncoderLayer<S>::forwardFlops(const BatchShape& shape, double updateRows) const {
     const double C = cfg.dModel, F = cfg.dFF, H = cfg.heads, D = C / H;
-    const double N = double(shape.rows());
+    const double N = double(shape.rows()), U = updateRows < 0 ? N : updateRows;
     double f = 0;
     const bool absRel = relative() && cfg.positional == PositionalKind::AbsRel;
     // projections
@@ -401,10 +458,10 @@ template <typename S> double EncoderLayer<S>::forwardFlops(const BatchShape& sha
     f += 2 * N * C * C; // Wo
     if (cfg.headRouting)
         f += 2 * N * C * (C / 2) + 2 * N * (C / 2) * H; // the routing gate network
-    f += 2 * N * C * (F + (gated() ? C : 0));           // [W1; Wg1]
-    f += 2 * N * F * C;                                 // W2
+    f += 2 * U * C * (F + (gated() ? C : 0));           // [W1; Wg1]
+    f += 2 * U * F * C;                                 // W2
     if (gated())
-        f += 2 * N * C * C; // Wg2
+        f += 2 * U * C * C; // Wg2
     return f;
 }
 

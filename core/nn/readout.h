@@ -60,6 +60,19 @@ template <typename S> struct ReadoutHead {
         apply(store);
         return crossEntropy(batch);
     }
+    // Ends a forward whose last step computed the rows read alone, into `rows`: the mean
+    // cross-entropy.
+    double finishRead(ParamStore<S>& store, const Batch& batch) {
+        apply(store);
+        return crossEntropy(batch);
+    }
+    // Rows of h (N, C) each readout is read from, example-major (the order of `rows`).
+    static void readRows(const Batch& batch, const BatchShape& shape, std::vector<Index>& out) {
+        out.clear();
+        for (int e = 0; e < batch.batch; ++e)
+            for (int k = 0; k < batch.readouts; ++k)
+                out.push_back(shape.start(e) + batch.readoutPosition(e, k));
+    }
     // logits and probs from rows.
     void apply(ParamStore<S>& store) {
         linearForward<S>(rows, store.value(w), logits);
@@ -78,15 +91,19 @@ template <typename S> struct ReadoutHead {
             loss -= std::log(std::max(double(probs(r, batch.targets[size_t(r)])), 1e-300));
         return loss / double(std::max<Index>(1, probs.rows()));
     }
-    // Accumulates the readout's parameter gradients of crossEntropy() and assigns dh (N, C): the
-    // gradient at the rows read, zero elsewhere.
-    void backward(ParamStore<S>& store, const Batch& batch, const BatchShape& shape, Mat<S>& dh) {
+    // Accumulates the readout's parameter gradients of crossEntropy() and assigns dRows (B*R, C), the
+    // gradient at the rows read.
+    void backwardRows(ParamStore<S>& store, const Batch& batch) {
         dLogits = probs;
         for (Index r = 0; r < dLogits.rows(); ++r)
             dLogits(r, batch.targets[size_t(r)]) -= S(1);
         dLogits /= S(dLogits.rows());
         biasBackward(dLogits, store.grad(b));
         linearBackward<S>(dLogits, rows, store.value(w), store.grad(w), &dRows);
+    }
+    // backwardRows, and dh (N, C): dRows at the rows read, zero elsewhere.
+    void backward(ParamStore<S>& store, const Batch& batch, const BatchShape& shape, Mat<S>& dh) {
+        backwardRows(store, batch);
         dh.setZero(shape.rows(), rows.cols());
         const int R = batch.readouts;
         for (int e = 0; e < batch.batch; ++e)

@@ -1,6 +1,7 @@
 // Benchmarks of whole training steps against the raw sgemm rate of the same product shapes.
 #include "core/train/bench.h"
 
+#include "core/nn/encoder.h"
 #include "core/nn/model.h"
 #include "core/nn/optimizer.h"
 #include "core/task/task.h"
@@ -33,10 +34,12 @@ struct Gemm {
 
 // The large products of one training step: per linear map Y = X W^T (N, out, in) its forward, the input
 // gradient dX = dY W and the weight gradient dW = dY^T X.
-// `readouts` answer positions per example.
+// `readouts` answer positions per example. An encoder's last step updates the rows read alone
+// (Encoder::forward), so its update's maps have batch * readouts rows there.
 std::vector<Gemm> stepProducts(const ModelConfig& m, Index rows, int symbols, int batch, int readouts) {
     const Index C = m.dModel, F = m.dFF, H = m.heads;
     std::vector<std::pair<Index, Index>> maps; // (out, in)
+    size_t attentionMaps = 0;                  // the first maps, which read every row at every step
     if (m.kind == ModelKind::ThoughtNet) {
         // Each operator: input map, attention's Q, K, V and output maps, dense, output, state path;
         // then the selector's two layers (thoughtnet.h).
@@ -50,17 +53,22 @@ std::vector<Gemm> stepProducts(const ModelConfig& m, Index rows, int symbols, in
         const bool geo = m.attention == AttentionKind::Geometric, gated = copyGated(m.update);
         maps.push_back({geo ? 3 * C + 2 * H : 3 * C, C});
         maps.push_back({C, C});
+        attentionMaps = maps.size();
         maps.push_back({F + (gated ? C : 0), C});
         maps.push_back({C, F});
         if (gated)
             maps.push_back({C, C});
     }
+    const bool readRowsLast = attentionMaps > 0 && updatesReadRowsLast(m);
     std::vector<Gemm> g;
     for (int s = 0; s < m.steps; ++s)
-        for (auto [out, in] : maps) {
-            g.push_back({rows, out, in});
-            g.push_back({rows, in, out});
-            g.push_back({out, in, rows});
+        for (size_t i = 0; i < maps.size(); ++i) {
+            const auto [out, in] = maps[i];
+            const Index n =
+                readRowsLast && s == m.steps - 1 && i >= attentionMaps ? Index(batch) * readouts : rows;
+            g.push_back({n, out, in});
+            g.push_back({n, in, out});
+            g.push_back({out, in, n});
         }
     g.push_back({Index(batch) * readouts, symbols, C});
     return g;

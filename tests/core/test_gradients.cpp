@@ -223,6 +223,126 @@ private slots:
         checkParams("encoder layer", store.values(), store.grads(), store.layout(), loss, 30, rng);
     }
 
+    // A layer's forward on some rows: the update runs on those rows alone, each as the whole forward
+    // computes it (dropout draws for every row either way), and its backward is the derivative of a
+    // loss on those rows.
+    void layerOnSomeRows_data() {
+        QTest::addColumn<int>("variant");
+        QTest::addColumn<bool>("packed");
+        QTest::newRow("NDR layer, dropout") << 0 << true;
+        QTest::newRow("NDR layer, dropout, padded") << 0 << false;
+        QTest::newRow("vanilla layer, dropout") << 1 << true;
+        QTest::newRow("+rel+gate layer, dropout") << 6 << true;
+        QTest::newRow("+abs/rel+gate layer, dropout, padded") << 7 << false;
+    }
+    void layerOnSomeRows() {
+        QFETCH(int, variant);
+        QFETCH(bool, packed);
+        const BatchShape& shape = packed ? kPackedShape : kShape;
+        std::mt19937_64 rng(6);
+        const ModelConfig cfg = modelVariant(variant);
+        ParamStore<double> store;
+        EncoderLayer<double> layer;
+        layer.declare(store, "", cfg);
+        store.finalize();
+        layer.init(store, rng);
+        for (auto& v : store.values())
+            v += 0.05 * std::normal_distribution<double>(0, 1)(rng);
+        Md x = randomMat(shape.rows(), 8, rng);
+        // The last row of each example, and a row in the first one's middle.
+        const std::vector<Index> rows = {shape.start(0) + 2, shape.start(0) + 5, shape.start(1) + 3};
+        const Md r = randomMat(Index(rows.size()), 8, rng);
+        auto forward = [&](Md& out, EncoderLayer<double>::Cache& c, const std::vector<Index>* some) {
+            Rng drop(5);
+            layer.forward(store, x, shape, true, drop, c, out, some);
+        };
+        Md all, some;
+        EncoderLayer<double>::Cache cacheAll, c;
+        forward(all, cacheAll, nullptr);
+        forward(some, c, &rows);
+        QCOMPARE(some.rows(), Index(rows.size()));
+        for (size_t k = 0; k < rows.size(); ++k)
+            QVERIFY2((some.row(Index(k)) - all.row(rows[k])).cwiseAbs().maxCoeff() < 1e-12,
+                     qPrintable(QString("row %1 differs from the whole forward's").arg(rows[k])));
+        auto loss = [&] {
+            Md out;
+            EncoderLayer<double>::Cache lc;
+            forward(out, lc, &rows);
+            return (out.array() * r.array()).sum();
+        };
+        Md dx;
+        layer.backward(store, x, shape, c, r, dx);
+        QCOMPARE(dx.rows(), x.rows());
+        checkInput("encoder layer on some rows", x, dx, loss);
+        checkParams("encoder layer on some rows", store.values(), store.grads(), store.layout(), loss, 30,
+                    rng);
+    }
+
+    // A model runs its last step's update on the rows it reads alone (Encoder::setReadoutRowsOnly);
+    // every row's computation is the reference: with dropout on (the same draws) and with several
+    // readouts per example, the loss, logits and gradients are the same, in training and evaluation.
+    void readoutRowsEqualEveryRow_data() {
+        QTest::addColumn<int>("variant");
+        QTest::addColumn<int>("readouts");
+        QTest::addColumn<bool>("packed");
+        QTest::newRow("NDR") << 0 << 1 << true;
+        QTest::newRow("NDR, padded") << 0 << 1 << false;
+        QTest::newRow("NDR, two readouts") << 0 << 2 << true;
+        QTest::newRow("vanilla") << 1 << 1 << true;
+        QTest::newRow("NDR with separate layers") << 3 << 1 << true;
+        QTest::newRow("vanilla with separate layers, two readouts, padded") << 4 << 2 << false;
+        QTest::newRow("+rel") << 5 << 1 << true;
+        QTest::newRow("+abs/rel+gate") << 7 << 1 << true;
+        QTest::newRow("NDR reading at [B]") << 9 << 1 << true;
+    }
+    void readoutRowsEqualEveryRow() {
+        QFETCH(int, variant);
+        QFETCH(int, readouts);
+        QFETCH(bool, packed);
+        const ModelConfig cfg = modelVariant(variant);
+        Batch batch = smallBatch();
+        if (readouts == 2) { // the first two positions of each example, as the multi-digit task reads
+            batch.readouts = 2;
+            batch.targets = {2, 0, 1, 1, 0, 2};
+        }
+        struct Result {
+            double loss, evalLoss;
+            Md logits, evalLogits;
+            AlignedVector<double> grads;
+        };
+        auto run = [&](bool readoutRowsOnly) {
+            Encoder<double> model(cfg, 7, 3);
+            model.setPackedRows(packed);
+            model.setReadoutRowsOnly(readoutRowsOnly);
+            model.init(11);
+            Rng drop(8);
+            model.params().zeroGrad();
+            Result r;
+            r.loss = model.forward(batch, cfg.steps, true, drop, true);
+            model.backward();
+            r.logits = model.logits();
+            r.grads = model.params().grads();
+            r.evalLoss =
+                model.forward(batch, cfg.sharedWeights ? cfg.steps + 1 : cfg.steps, false, drop, false);
+            r.evalLogits = model.logits();
+            return r;
+        };
+        const Result some = run(true), every = run(false);
+        QCOMPARE(some.logits.rows(), Index(batch.batch) * readouts);
+        QVERIFY2(std::abs(some.loss - every.loss) < 1e-12,
+                 qPrintable(QString("loss %1 vs %2").arg(some.loss, 0, 'g', 17).arg(every.loss, 0, 'g', 17)));
+        QVERIFY(std::abs(some.evalLoss - every.evalLoss) < 1e-12);
+        QVERIFY((some.logits - every.logits).cwiseAbs().maxCoeff() < 1e-12);
+        QVERIFY((some.evalLogits - every.evalLogits).cwiseAbs().maxCoeff() < 1e-12);
+        double worst = 0, largest = 0;
+        for (size_t i = 0; i < some.grads.size(); ++i) {
+            worst = std::max(worst, std::abs(some.grads[i] - every.grads[i]));
+            largest = std::max(largest, std::abs(every.grads[i]));
+        }
+        QVERIFY2(largest > 1e-3, "the gradients are not all zero");
+        QVERIFY2(worst < 1e-12, qPrintable(QString("largest gradient difference %1").arg(worst)));
+    }
+
     void wholeModel_data() {
         QTest::addColumn<int>("variant");
         QTest::addColumn<bool>("packed");
