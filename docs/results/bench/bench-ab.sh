@@ -1,16 +1,16 @@
 #!/bin/bash
-# Paired rounds of `ndr bench` with and without the allocator settings of keepFreedMemoryForReuse
-# (core/nn/allocator.h): each round runs the `ndr` built before the change (a copy at $OLD_NDR, which
-# loads the same engine libraries through its run path), then the one after, so that drifts of a shared
-# host hit both alike. Writes a CSV: round, case, build, steps/s, fraction of sgemm, peak MiB.
-# Usage: allocator-ab.sh ROUNDS CSV BENCH_ARGS...
+# Paired rounds of `ndr bench` of two builds: each round runs the `ndr` built before a change (a copy at
+# $OLD_NDR; with $OLD_LIB, the copy of that build's engine libraries it loads, ahead of its run path),
+# then the one after, so that drifts of a shared host hit both alike. Writes a CSV: round, case,
+# build, steps/s, fraction of sgemm, peak MiB.
+# Usage: [OLD_NDR=...] [OLD_LIB=...] bench-ab.sh ROUNDS CSV BENCH_ARGS...
 rounds=$1 csv=$2
 shift 2
 OLD_NDR=${OLD_NDR:-/tmp/ndr-before}
 NDR=${NDR:-build/release/app/ndr}
 OUT=$(mktemp -d)
 for round in $(seq 1 "$rounds"); do
-  "$OLD_NDR" bench "$@" --json "$OUT/old-$round.json" > /dev/null 2>&1
+  LD_LIBRARY_PATH=${OLD_LIB:-$LD_LIBRARY_PATH} "$OLD_NDR" bench "$@" --json "$OUT/old-$round.json" > /dev/null 2>&1
   "$NDR" bench "$@" --json "$OUT/new-$round.json" > /dev/null 2>&1
 done
 python3 - "$OUT" "$csv" "$rounds" <<'PY'
