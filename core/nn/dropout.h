@@ -199,6 +199,15 @@ void dropoutMask(Mat<S>& mask, Index rows, Index cols, double p, bool training, 
         dropoutFill(mask.data(), rows * cols, p, rng);
 }
 
+// Rows `rows` of the dropout multipliers a pass over (all, cols) values draws, in that order: the pass
+// draws every row's (into `scratch`), so the multipliers of a row do not depend on which rows are kept.
+template <typename S>
+void dropoutRows(Mat<S>& mask, const std::vector<Index>& rows, Index all, Index cols, double p, Rng& rng,
+                 Mat<S>& scratch) {
+    dropoutMask(scratch, all, cols, p, true, rng);
+    gatherRows(scratch, rows, mask);
+}
+
 // y = x + a * m over n values, m the dropout multipliers (0 with probability p, else 1/(1-p)) drawn as
 // dropoutFill draws them and stored for the backward pass: the draws, the mask and the sum in one pass.
 template <typename S> void addDropped(S* y, const S* x, const S* a, S* m, Index n, double p, Rng& rng) {

@@ -56,55 +56,6 @@ template <typename S, typename WT, typename InitRng> void uniformFanIn(WT&& w, I
             w(i, j) = S(u(rng));
 }
 
-// out[e] = value(e) over a row-major (rows, cols) matrix, and db += the column sums of out: on one
-// thread in one pass, row by row; split over threads, the values by ranges of rows, then the sums.
-// value may read out[e] itself (an update in place).
-template <typename S, typename Value>
-void mapWithColumnSums(Index rows, Index cols, S* out, S* db, Value value) {
-    if (splitOverThreads(rows * cols)) {
-        forRowRanges(rows, cols, [=](Index r0, Index r1) {
-            // A local copy: the closure's own copy could alias out's stores and would be reloaded.
-            const Value v = value;
-#pragma omp simd
-            for (Index e = r0 * cols; e < r1 * cols; ++e)
-                out[e] = v(e);
-        });
-        addColumnSums(out, rows, cols, cols, db);
-        return;
-    }
-    for (Index i = 0; i < rows; ++i) {
-        const Index r = i * cols;
-#pragma omp simd
-        for (Index j = 0; j < cols; ++j) {
-            out[r + j] = value(r + j);
-            db[j] += out[r + j];
-        }
-    }
-}
-
-// out (rows.size(), cols) = rows `rows` of m, in that order.
-template <typename S> void gatherRows(const Mat<S>& m, const std::vector<Index>& rows, Mat<S>& out) {
-    out.resize(Index(rows.size()), m.cols());
-    for (size_t k = 0; k < rows.size(); ++k)
-        out.row(Index(k)) = m.row(rows[k]);
-}
-
-// Rows `rows` of the dropout multipliers a pass over (all, cols) values draws, in that order: the pass
-// draws every row's (into `scratch`), so the multipliers of a row do not depend on which rows are kept.
-template <typename S>
-void dropoutRows(Mat<S>& mask, const std::vector<Index>& rows, Index all, Index cols, double p, Rng& rng,
-                 Mat<S>& scratch) {
-    dropoutMask(scratch, all, cols, p, true, rng);
-    gatherRows(scratch, rows, mask);
-}
-
-// out = d * mask, and db += the column sums of out.
-template <typename S> void maskWithBiasGrad(const Mat<S>& d, const Mat<S>& mask, Mat<S>& out, S* db) {
-    out.resize(d.rows(), d.cols());
-    const S *dd = d.data(), *md = mask.data();
-    mapWithColumnSums(d.rows(), d.cols(), out.data(), db, [dd, md](Index e) { return dd[e] * md[e]; });
-}
-
 } // namespace
 
 template <typename S>

@@ -72,6 +72,39 @@ template <typename S> void addColumnSums(const S* in, Index rows, Index cols, In
     });
 }
 
+// out[e] = value(e) over a row-major (rows, cols) matrix, and db += the column sums of out: on one
+// thread in one pass, row by row; split over threads, the values by ranges of rows, then the sums.
+// value may read out[e] itself (an update in place).
+template <typename S, typename Value>
+void mapWithColumnSums(Index rows, Index cols, S* out, S* db, Value value) {
+    if (splitOverThreads(rows * cols)) {
+        forRowRanges(rows, cols, [=](Index r0, Index r1) {
+            // A local copy: the closure's own copy could alias out's stores and would be reloaded.
+            const Value v = value;
+#pragma omp simd
+            for (Index e = r0 * cols; e < r1 * cols; ++e)
+                out[e] = v(e);
+        });
+        addColumnSums(out, rows, cols, cols, db);
+        return;
+    }
+    for (Index i = 0; i < rows; ++i) {
+        const Index r = i * cols;
+#pragma omp simd
+        for (Index j = 0; j < cols; ++j) {
+            out[r + j] = value(r + j);
+            db[j] += out[r + j];
+        }
+    }
+}
+
+// out = d * mask, and db += the column sums of out.
+template <typename S> void maskWithBiasGrad(const Mat<S>& d, const Mat<S>& mask, Mat<S>& out, S* db) {
+    out.resize(d.rows(), d.cols());
+    const S *dd = d.data(), *md = mask.data();
+    mapWithColumnSums(d.rows(), d.cols(), out.data(), db, [dd, md](Index e) { return dd[e] * md[e]; });
+}
+
 // Every entry of `w` from N(0, 1): the models' token embeddings.
 template <typename S, typename WT, typename InitRng> void standardNormal(WT&& w, InitRng& rng) {
     std::normal_distribution<double> normal(0.0, 1.0);

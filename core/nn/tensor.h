@@ -28,4 +28,11 @@ using Index = Eigen::Index;
 // vectorised reductions depends on the address alignment, and runs must repeat bit for bit.
 template <typename Scalar> using AlignedVector = std::vector<Scalar, Eigen::aligned_allocator<Scalar>>;
 
+// out (rows.size(), cols) = rows `rows` of m, in that order.
+template <typename S> void gatherRows(const Mat<S>& m, const std::vector<Index>& rows, Mat<S>& out) {
+    out.resize(Index(rows.size()), m.cols());
+    for (size_t k = 0; k < rows.size(); ++k)
+        out.row(Index(k)) = m.row(rows[k]);
+}
+
 } // namespace ndr
