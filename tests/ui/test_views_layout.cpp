@@ -13,6 +13,7 @@
 #include <QHBoxLayout>
 #include <QScrollArea>
 #include <QScrollBar>
+#include <QSplitter>
 #include <algorithm>
 
 using namespace ndr;
@@ -337,6 +338,62 @@ private slots:
                 QVERIFY2(pixels.size() >= 5, qPrintable(what));
         }
         QVERIFY(shoot(&curves, QString("left_axis_labels_%1").arg(height)));
+    }
+
+    // Four models (the stub-routing preset) wrap the learning curves' legend to four rows at a third
+    // of a 1280 px window. In a splitter that offers the view little height, the view's minimum
+    // follows its legend and labels: each rect keeps 40 px inside its axes and room for its axis label,
+    // and the splitter gives the view that much, taking it from the row below. A wide view, whose
+    // legend takes fewer rows, asks for less.
+    void plotsKeepRoomUnderALongLegend() {
+        const QStringList names{"NDR", "Transformer", "NDR top-2", "Transformer top-2"};
+        auto minimumAt = [&](int width, int& minimum) {
+            LearningCurvesView* curves = new LearningCurvesView;
+            curves->setModelNames(names);
+            for (int m = 0; m < 4; ++m) {
+                curves->setLoss(m, run_.lossSteps[m % 2], run_.losses[m % 2]);
+                curves->setHistory(m, run_.histories[m % 2]);
+            }
+            QSplitter rows(Qt::Vertical);
+            rows.setChildrenCollapsible(false);
+            rows.addWidget(curves);
+            rows.addWidget(new QWidget);
+            showAt(&rows, QSize(width, 700));
+            rows.setSizes({150, 550});
+            QCustomPlot* p = plotOf(curves);
+            for (int i = 0; i < 4; ++i) { // a minimum follows a layout, the layout the minimum before it
+                p->replot();
+                QCoreApplication::processEvents();
+            }
+            p->replot();
+            const QList<QCPAxisRect*> rects = p->axisRects();
+            QCOMPARE(rects.size(), 2);
+            for (QCPAxisRect* rect : rects) {
+                QCPAxis* y = rect->axis(QCPAxis::atLeft);
+                const int label = QFontMetrics(y->labelFont()).horizontalAdvance(y->label());
+                const QString what = QString("%1 px wide: '%2' rect %3 px high inside, %4 with its margins, "
+                                             "label %5 px, view %6 px high")
+                                         .arg(width)
+                                         .arg(y->label())
+                                         .arg(rect->height())
+                                         .arg(rect->outerRect().height())
+                                         .arg(label)
+                                         .arg(curves->height());
+                QVERIFY2(rect->height() >= 40, qPrintable(what));
+                QVERIFY2(rect->outerRect().height() >= label, qPrintable(what));
+            }
+            QVERIFY2(curves->height() > 150, qPrintable(QString("%1 px high").arg(curves->height())));
+            QVERIFY(shoot(&rows, QString("long_legend_%1").arg(width)));
+            minimum = p->minimumHeight();
+        };
+        int narrow = 0, wide = 0;
+        minimumAt(280, narrow);
+        if (QTest::currentTestFailed())
+            return;
+        minimumAt(900, wide);
+        if (QTest::currentTestFailed())
+            return;
+        QVERIFY2(wide < narrow, qPrintable(QString("minimum %1 px wide, %2 narrow").arg(wide).arg(narrow)));
     }
 };
 

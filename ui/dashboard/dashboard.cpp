@@ -335,9 +335,10 @@ void Dashboard::draw(const ndr::RunRecord& record, int uptoEval, int selected) {
     const bool routingRow = headUsage_->hasData() || stepsUsed_->hasData() || operations_->hasData();
     if (routingRow != routing_->isVisible()) {
         routing_->setVisible(routingRow);
-        // The third row takes somewhat over a quarter of the height when it appears.
+        // The third row takes a quarter of the height when it appears, the top row (the one with the
+        // most legend entries) the most.
         const int h = std::max(300, rows_->height());
-        rows_->setSizes(routingRow ? QList<int>{h * 2 / 5, h * 3 / 10, h - h * 2 / 5 - h * 3 / 10}
+        rows_->setSizes(routingRow ? QList<int>{h * 9 / 20, h * 3 / 10, h - h * 9 / 20 - h * 3 / 10}
                                    : QList<int>{h / 2, h - h / 2, 0});
     }
     curves_->setMarker(uptoEval < 0 && selected >= 0 ? shownStep : -1);

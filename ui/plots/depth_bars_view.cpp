@@ -39,6 +39,7 @@ DepthBarsView::DepthBarsView(QWidget* parent) : PlotView(parent) {
 
     legendRowOnTop(p, 6);
     addTitleRow(p, tr("Accuracy per depth"));
+    setLeastRectHeight(2 * kLeastRectHeight);
     // After PlotView's own handler has fitted the ranges.
     connect(p, &QCustomPlot::beforeReplot, this, [this] { fitShadeLabels(QSize()); });
     applyPalette();

@@ -16,10 +16,6 @@
 
 namespace ndrui {
 
-namespace {
-constexpr int kMinimumRectHeight = 24; // pixels inside each rect's axes
-} // namespace
-
 LearningCurvesView::LearningCurvesView(QWidget* parent) : PlotView(parent) {
     QCustomPlot* p = plot();
     lossRect_ = p->axisRect();
@@ -41,10 +37,9 @@ LearningCurvesView::LearningCurvesView(QWidget* parent) : PlotView(parent) {
     accuracyRect_->axis(QCPAxis::atLeft)->setLabel("accuracy");
     accuracyRect_->axis(QCPAxis::atLeft)->setRange(0, 1.04);
     for (QCPAxisRect* r : {lossRect_, accuracyRect_}) {
-        // Two rects, a title and a legend share the top row's height: in a short window the rects give
-        // way first (QCustomPlot squeezes every row alike once their minimums do not fit, clipping the
-        // legend's text).
-        r->setMinimumSize(r->minimumSize().width(), kMinimumRectHeight);
+        // QCustomPlot keeps 15 pixels around every rect; above a rect, half a tick label is enough,
+        // and below the loss rect (no tick labels) its ticks are.
+        r->setMinimumMargins(QMargins(15, 8, 15, r == lossRect_ ? 6 : 15));
         r->setRangeDrag(Qt::Horizontal | Qt::Vertical);
         r->setRangeZoom(Qt::Horizontal | Qt::Vertical);
     }
@@ -80,6 +75,7 @@ LearningCurvesView::LearningCurvesView(QWidget* parent) : PlotView(parent) {
     testKey_->setName(tr("Longer (test)"));
     legendRowOnTop(p, 4);
     addTitleRow(p, tr("Training loss and accuracy"));
+    setLeastRectHeight(kLeastRectHeight);
 
     smooth_ = new QCheckBox(tr("Smooth loss"), this);
     smooth_->setToolTip(tr("Exponential moving average of the training loss"));

@@ -21,6 +21,7 @@ LengthGeneralisationView::LengthGeneralisationView(QWidget* parent) : PlotView(p
     chance_ = addChanceMark(p, p->axisRect());
     legendRowOnTop(p, 4);
     addTitleRow(p, tr("Accuracy per depth over training"));
+    setLeastRectHeight(2 * kLeastRectHeight);
 
     model_ = new QComboBox(this);
     controls()->addWidget(new QLabel(tr("Model:"), this));

@@ -39,6 +39,7 @@ ModelHistoryView::ModelHistoryView(const QString& title, const QString& yLabel, 
     p->axisRect()->setRangeZoom(Qt::Horizontal | Qt::Vertical);
     legendRowOnTop(p, 5);
     addTitleRow(p, title);
+    setLeastRectHeight(kLeastRectHeight);
     model_ = new QComboBox(this);
     controls()->addWidget(new QLabel(tr("Model:"), this));
     controls()->addWidget(model_);
@@ -136,7 +137,7 @@ void ModelHistoryView::applyPalette() {
 // --- Head usage ---
 
 HeadUsageView::HeadUsageView(QWidget* parent)
-    : ModelHistoryView(tr("Head usage over training"), tr("share of routing weight"), parent) {
+    : ModelHistoryView(tr("Head usage over training"), tr("routing share"), parent) {
     applyPalette();
 }
 

@@ -6,6 +6,7 @@
 #include <QAbstractScrollArea>
 #include <QCoreApplication>
 #include <QEvent>
+#include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QMouseEvent>
 #include <QScrollBar>
@@ -42,6 +43,7 @@ PlotView::PlotView(QWidget* parent)
             QToolTip::showText(e->globalPosition().toPoint(), text, plot_);
     });
     connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] { fitToData(); });
+    connect(plot_, &QCustomPlot::afterLayout, this, [this] { keepRectHeight(); });
     connect(plot_, &QCustomPlot::beforeReplot, this, [this] {
         wrapLegend(plot_, plot_->width());
         // About one number per 80 pixels along a bottom axis, so that labels such as "5000" never run
@@ -88,6 +90,52 @@ QHBoxLayout* PlotView::controls() {
 void PlotView::fitToData() {
     following_ = true;
     requestReplot();
+}
+
+void PlotView::setLeastRectHeight(int pixels) {
+    leastRectHeight_ = pixels;
+    requestReplot();
+}
+
+void PlotView::keepRectHeight() {
+    // Laid out for the screen only: an export lays the plot out at its own size.
+    if (leastRectHeight_ <= 0 || !isVisible() || plot_->viewport().size() != plot_->size())
+        return;
+    const QList<QCPAxisRect*> rects = plot_->axisRects();
+    if (rects.isEmpty())
+        return;
+    // What each rect needs inside its axes: the least height, or more where the left axis's label is
+    // longer than the rect with its margins (the label would be cut). Each rect keeps that as its
+    // minimum, and the plot's minimum is what is not inside a rect (title, legend, tick and axis
+    // labels) in the layout just made plus those minimums. A plot squeezed below its elements'
+    // minimums shares the shortfall among its rows, so this undercounts then; the next replot, laid
+    // out at the larger minimum, counts right.
+    int least = plot_->height();
+    bool changed = false;
+    for (QCPAxisRect* rect : rects) {
+        int inside = leastRectHeight_;
+        if (const QCPAxis* y = rect->axis(QCPAxis::atLeft); y && y->visible() && !y->label().isEmpty()) {
+            const int label = QFontMetrics(y->labelFont()).horizontalAdvance(y->label()) + 4;
+            inside = std::max(inside, label - (rect->outerRect().height() - rect->height()));
+        }
+        least += inside - rect->height();
+        if (rect->minimumSize().height() != inside) {
+            rect->setMinimumSize(rect->minimumSize().width(), inside);
+            changed = true;
+        }
+    }
+    least = std::max(kMinimumPlotSize.height(), least);
+    // After the replot: a larger minimum resizes the plot at once, and QCustomPlot takes a resize in
+    // the middle of its replot for the old size.
+    if (least != plot_->minimumHeight() || changed) {
+        QMetaObject::invokeMethod(
+            plot_,
+            [plot = plot_, least] {
+                plot->setMinimumHeight(least);
+                plot->replot(QCustomPlot::rpQueuedReplot);
+            },
+            Qt::QueuedConnection);
+    }
 }
 
 void PlotView::requestReplot() {

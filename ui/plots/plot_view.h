@@ -27,6 +27,8 @@ public:
 
 protected:
     static constexpr QSize kMinimumPlotSize{120, 90};
+    // Room for two or three tick labels up a rect's left axis (see setLeastRectHeight).
+    static constexpr int kLeastRectHeight = 40;
 
     explicit PlotView(QWidget* parent = nullptr);
 
@@ -34,6 +36,12 @@ protected:
     // A row above the plot for the view's own controls (smoothing, head, model).
     QHBoxLayout* controls();
     QVBoxLayout* rootLayout() const { return root_; }
+
+    // The least height each axis rect keeps inside its axes: the plot's minimum height follows its
+    // legend, title and axis labels so that the rects keep this much however many rows the legend
+    // wraps to (the dashboard's splitters then give the row more room). 0 (the default): the small
+    // fixed minimum alone.
+    void setLeastRectHeight(int pixels);
 
     // Asks for one redraw on the next event-loop turn; many calls before it make one replot.
     void requestReplot();
@@ -54,6 +62,9 @@ private:
     QVBoxLayout* root_;
     QHBoxLayout* controls_ = nullptr;
     bool following_ = true;
+    int leastRectHeight_ = 0;
+
+    void keepRectHeight();
 };
 
 } // namespace ndrui
