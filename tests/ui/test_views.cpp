@@ -525,6 +525,14 @@ private slots:
         QVERIFY(oldNote);
         view.setQuantity(GateMapView::Quantity::Gates);
         QCOMPARE(quantity->currentData().toInt(), int(GateMapView::Quantity::Gates));
+        // Several models without gates share one note, which names each.
+        view.setTraces({traces[0], traces[1], traces[1], traces[1]}, {"NDR", "A", "B", "C"});
+        QCoreApplication::processEvents();
+        QStringList notes;
+        for (QCPLayoutElement* e : p->plotLayout()->elements(true))
+            if (auto* text = qobject_cast<QCPTextElement*>(e))
+                notes << text->text();
+        QCOMPARE(notes, QStringList{"A, B and C\nhave no copy gates (residual connections)."});
         view.setTraces({longTrace(14, 4, true), longTrace(14, 4, false)}, {"NDR", "Transformer"});
         QVERIFY(shoot(&view, "gate_map_14_steps"));
 

@@ -9,6 +9,7 @@
 #include <QMouseEvent>
 #include <qcustomplot.h>
 
+#include <array>
 #include <cmath>
 
 namespace ndrui {
@@ -126,7 +127,11 @@ void GateMapView::rebuild() {
     auto* row = new QCPLayoutGrid;
     p->plotLayout()->addElement(0, 0, row);
     margins_->clear();
-    QStringList notes;
+    // Models without a map, by reason: one note per reason names them all (their names on a line of
+    // their own, which a narrow plot has room for), so that a four-model run spends three lines of a
+    // short plot on it rather than four.
+    enum Missing { Residual, RecurrentGates, OldFile, RecurrentChange, kinds };
+    std::array<QStringList, kinds> missing;
     int column = 0;
     const bool gates = quantity_ == Quantity::Gates;
     for (int m = 0; m < int(traces_.size()); ++m) {
@@ -134,14 +139,10 @@ void GateMapView::rebuild() {
         if (!shows(t)) {
             // A trace without attention heads is a recurrent model's (docs/design.md §5); a trace of
             // an encoder without the change was saved before traces recorded it.
-            if (t.steps > 0 && gates)
-                notes << (t.heads > 0 ? tr("%1 has no copy gates\n(residual connections).")
-                                      : tr("%1 has no copy gates\n(a recurrent model)."))
-                             .arg(names_.value(m));
-            else if (t.steps > 0)
-                notes << (t.heads > 0 ? tr("%1: no change recorded\n(a run file of an older version).")
-                                      : tr("%1 reads a token per step\n(a recurrent model)."))
-                             .arg(names_.value(m));
+            if (t.steps > 0)
+                missing[gates ? (t.heads > 0 ? Residual : RecurrentGates)
+                              : (t.heads > 0 ? OldFile : RecurrentChange)]
+                    << names_.value(m);
             continue;
         }
         auto* rect = new QCPAxisRect(p);
@@ -168,6 +169,38 @@ void GateMapView::rebuild() {
         setHeatmapValues(map, t.steps, t.positions,
                          [&](int s, int pos) { return gates ? t.gate(s, pos) : t.changeAt(s, pos); });
         maps_.push_back({m, map, tokens, steps});
+    }
+    QStringList notes;
+    for (int k = 0; k < kinds; ++k) {
+        const QStringList& names = missing[size_t(k)];
+        if (names.isEmpty())
+            continue;
+        const bool one = names.size() == 1;
+        const QString who =
+            one ? names.first()
+                : tr("%1 and %2").arg(names.mid(0, names.size() - 1).join(", "), names.last());
+        switch (Missing(k)) {
+        case Residual:
+            notes << (one ? tr("%1 has no copy gates\n(residual connections).")
+                          : tr("%1\nhave no copy gates (residual connections)."))
+                         .arg(who);
+            break;
+        case RecurrentGates:
+            notes << (one ? tr("%1 has no copy gates\n(a recurrent model).")
+                          : tr("%1\nhave no copy gates (recurrent models)."))
+                         .arg(who);
+            break;
+        case OldFile:
+            notes << tr("%1: no change recorded\n(a run file of an older version).").arg(who);
+            break;
+        case RecurrentChange:
+            notes << (one ? tr("%1 reads a token per step\n(a recurrent model).")
+                          : tr("%1\nread a token per step (recurrent models)."))
+                         .arg(who);
+            break;
+        case kinds:
+            break;
+        }
     }
     if (!maps_.empty()) {
         int operatorMaps = 0;
