@@ -1,6 +1,6 @@
 // The whole window at a laptop's 1280x800, the default 1400x900 and a large 1920x1080, on every tab
-// (the inspector in each of its pictures): no label or plot title cut short, every row of every table
-// that cannot scroll in view, every view inside the window. With NDR_VIEW_SHOTS=<dir> it saves a
+// (the inspector in each of its pictures): no label, plot title or left axis label cut short, every row of
+// every table that cannot scroll in view, every view inside the window. With NDR_VIEW_SHOTS=<dir> it saves a
 // screenshot of each case for a person to look at.
 #include "testutil.h"
 #include "ui/compare/compare_view.h"
@@ -103,6 +103,18 @@ QStringList problems(QWidget& window) {
                                  .arg(describe(plot->parentWidget()), title->text())
                                  .arg(need)
                                  .arg(title->outerRect().width());
+            }
+            // A left axis's label runs along its rect and the rect's margins: longer, it is cut.
+            for (QCPAxisRect* rect : plot->axisRects()) {
+                const QCPAxis* y = rect->axis(QCPAxis::atLeft);
+                if (!y || !y->visible() || y->label().isEmpty() || !rect->visible())
+                    continue;
+                const int need = QFontMetrics(y->labelFont()).horizontalAdvance(y->label());
+                if (need > rect->outerRect().height())
+                    found << QString("%1 axis label '%2' needs %3 px, has %4")
+                                 .arg(describe(plot->parentWidget()), y->label())
+                                 .arg(need)
+                                 .arg(rect->outerRect().height());
             }
         }
     }
