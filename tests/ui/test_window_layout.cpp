@@ -1,7 +1,7 @@
 // The whole window at a laptop's 1280x800, the default 1400x900 and a large 1920x1080, on every tab
-// (the inspector in each of its pictures): no label, plot title or left axis label cut short, every row of
-// every table that cannot scroll in view, every view inside the window. With NDR_VIEW_SHOTS=<dir> it saves a
-// screenshot of each case for a person to look at.
+// (the inspector in each of its pictures): no label, plot title or left axis label cut short, every
+// row of every table that cannot scroll in view, every view inside the window. With
+// NDR_VIEW_SHOTS=<dir> it saves a screenshot of each case for a person to look at.
 #include "testutil.h"
 #include "ui/compare/compare_view.h"
 #include "ui/dashboard/dashboard.h"
