@@ -115,7 +115,7 @@ void PlotView::keepRectHeight() {
     for (QCPAxisRect* rect : rects) {
         int inside = leastRectHeight_;
         if (const QCPAxis* y = rect->axis(QCPAxis::atLeft); y && y->visible() && !y->label().isEmpty()) {
-            const int label = QFontMetrics(y->labelFont()).horizontalAdvance(y->label()) + 4;
+            const int label = QFontMetrics(y->labelFont()).horizontalAdvance(y->label()) + 4; // and a gap
             inside = std::max(inside, label - (rect->outerRect().height() - rect->height()));
         }
         least += inside - rect->height();

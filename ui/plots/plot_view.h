@@ -37,10 +37,10 @@ protected:
     QHBoxLayout* controls();
     QVBoxLayout* rootLayout() const { return root_; }
 
-    // The least height each axis rect keeps inside its axes: the plot's minimum height follows its
-    // legend, title and axis labels so that the rects keep this much however many rows the legend
-    // wraps to (the dashboard's splitters then give the row more room). 0 (the default): the small
-    // fixed minimum alone.
+    // The least height each axis rect keeps inside its axes, for views whose rects stand one above
+    // the other: the plot's minimum height follows its legend, title and axis labels so that the
+    // rects keep this much however many rows the legend wraps to (the dashboard's splitters then give
+    // the row more room). 0 (the default): the small fixed minimum alone.
     void setLeastRectHeight(int pixels);
 
     // Asks for one redraw on the next event-loop turn; many calls before it make one replot.
