@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cmath>
+#include <utility>
 
 namespace ndrui {
 
@@ -170,37 +171,26 @@ void GateMapView::rebuild() {
                          [&](int s, int pos) { return gates ? t.gate(s, pos) : t.changeAt(s, pos); });
         maps_.push_back({m, map, tokens, steps});
     }
+    // Each reason's note for one model and for several.
+    const std::array<std::pair<QString, QString>, kinds> says{{
+        {tr("%1 has no copy gates\n(residual connections)."),
+         tr("%1\nhave no copy gates (residual connections).")},
+        {tr("%1 has no copy gates\n(a recurrent model)."), tr("%1\nhave no copy gates (recurrent models).")},
+        {tr("%1: no change recorded\n(a run file of an older version)."),
+         tr("%1: no change recorded\n(a run file of an older version).")},
+        {tr("%1 reads a token per step\n(a recurrent model)."),
+         tr("%1\nread a token per step (recurrent models).")},
+    }};
     QStringList notes;
-    for (int k = 0; k < kinds; ++k) {
-        const QStringList& names = missing[size_t(k)];
+    for (size_t k = 0; k < says.size(); ++k) {
+        const QStringList& names = missing[k];
         if (names.isEmpty())
             continue;
         const bool one = names.size() == 1;
         const QString who =
             one ? names.first()
                 : tr("%1 and %2").arg(names.mid(0, names.size() - 1).join(", "), names.last());
-        switch (Missing(k)) {
-        case Residual:
-            notes << (one ? tr("%1 has no copy gates\n(residual connections).")
-                          : tr("%1\nhave no copy gates (residual connections)."))
-                         .arg(who);
-            break;
-        case RecurrentGates:
-            notes << (one ? tr("%1 has no copy gates\n(a recurrent model).")
-                          : tr("%1\nhave no copy gates (recurrent models)."))
-                         .arg(who);
-            break;
-        case OldFile:
-            notes << tr("%1: no change recorded\n(a run file of an older version).").arg(who);
-            break;
-        case RecurrentChange:
-            notes << (one ? tr("%1 reads a token per step\n(a recurrent model).")
-                          : tr("%1\nread a token per step (recurrent models)."))
-                         .arg(who);
-            break;
-        case kinds:
-            break;
-        }
+        notes << (one ? says[k].first : says[k].second).arg(who);
     }
     if (!maps_.empty()) {
         int operatorMaps = 0;
