@@ -136,8 +136,9 @@ public:
     // ...]`, "+" of arithmetic's `((3*4)+7)`); empty for a task without operations (table lookup,
     // multi-digit arithmetic, whose depths are one operation each) and for a lone digit.
     virtual std::string rootOperation(const Example& /*e*/) const { return {}; }
-    // Parses user text as a question this run answers (depth at most maxAskedDepth()); the message
-    // names the offending token and what was expected there.
+    // Parses user text as a question this run answers (where depths nest, depth at most
+    // maxAskedDepth(); multi-digit arithmetic takes any two numbers of at most four digits); the
+    // message names the offending token and what was expected there.
     virtual ParseResult parseQuestion(const std::string& text) const = 0;
     // A question to show as an example of what to type.
     virtual std::string hint() const = 0;

@@ -1,12 +1,14 @@
 // libFuzzer target: the expression parsers, on any bytes: table lookup in both presentation orders and
-// alphabets of every naming style, arithmetic and ListOps. An error must point inside the text and stay
-// short; an accepted expression must respect the depth limit and format back to text that parses to
-// the same example.
+// alphabets of every naming style, arithmetic, ListOps and multi-digit arithmetic. An error must point
+// inside the text and stay short; an accepted expression must respect the depth limit and format back
+// to text that parses to the same example.
 #include "core/task/ctl_task.h"
 #include "core/task/expression_task.h"
+#include "core/task/multidigit_task.h"
 #include "fuzz_check.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -36,19 +38,30 @@ std::vector<ndr::CtlTask> makeTasks() {
     return tasks;
 }
 
-// Arithmetic and ListOps with the smallest splits that validate (training depth 2 only, test 3).
+// Arithmetic and ListOps with the smallest splits that validate (training depth 2 only, test 3), and
+// multi-digit arithmetic (training 1+1, test 2+2).
 std::vector<std::unique_ptr<ndr::Task>> makeExpressionTasks() {
     std::vector<std::unique_ptr<ndr::Task>> tasks;
-    for (ndr::TaskKind kind : {ndr::TaskKind::Arith, ndr::TaskKind::ListOps}) {
+    for (ndr::TaskKind kind : {ndr::TaskKind::Arith, ndr::TaskKind::ListOps, ndr::TaskKind::MultiDigit}) {
+        const bool multiDigit = kind == ndr::TaskKind::MultiDigit;
         ndr::TaskConfig c;
         c.kind = kind;
-        c.trainMinDepth = 2, c.trainMaxDepth = 2;
+        c.trainMinDepth = c.trainMaxDepth = multiDigit ? 1 : 2;
         c.validMinDepth = 1, c.validMaxDepth = 0;
-        c.testMinDepth = 3, c.testMaxDepth = 3;
+        c.testMinDepth = c.testMaxDepth = multiDigit ? 2 : 3;
         c.evalExamplesPerDepth = 1;
         tasks.push_back(ndr::makeTask(c));
     }
     return tasks;
+}
+
+// The depths an accepted question may have: 1 to maxAskedDepth() where depths nest; multi-digit
+// arithmetic takes any two numbers of at most four digits, its depth the problem kind (0 for digit
+// counts of none of them).
+std::pair<int, int> acceptedDepths(const ndr::Task& task) {
+    if (task.kind() == ndr::TaskKind::MultiDigit)
+        return {0, ndr::MultiDigitTask::kindCount()};
+    return {1, task.maxAskedDepth()};
 }
 
 // An inline error under an expression field: a pasted paragraph must not make it a paragraph too.
@@ -102,7 +115,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             continue;
         }
         const ndr::Example& e = *r.example;
-        if (e.depth() < 1 || e.depth() > task->maxAskedDepth())
+        const auto [least, most] = acceptedDepths(*task);
+        if (e.depth() < least || e.depth() > most)
             fuzzFail("parseQuestion: accepted depth " + std::to_string(e.depth()), text);
         if (task->intermediates(e).size() != task->tokens(e).size())
             fuzzFail("parseQuestion: intermediates and tokens differ in length", text);
