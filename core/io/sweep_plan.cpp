@@ -34,10 +34,14 @@ std::string stringMember(const json& j, const char* key, const std::string& path
     return v.get<std::string>();
 }
 
-// A folder inside the sweep folder: relative, without "..", "." or empty parts.
+// A folder inside the sweep folder: relative, without control characters (a NUL would end the name the
+// system sees early, so that two entries could share a folder) and without "..", "." or empty parts.
 void checkRunDir(const std::string& dir, const std::string& path) {
     if (dir.empty())
         fail(path, "is empty");
+    for (const char c : dir)
+        if (static_cast<unsigned char>(c) < 0x20)
+            fail(path, "must not contain control characters (such as a line break or NUL)");
     const std::filesystem::path p(dir);
     if (p.is_absolute())
         fail(path, "'" + dir + "' must be a folder inside the sweep folder, not an absolute path");

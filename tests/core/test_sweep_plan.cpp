@@ -69,6 +69,12 @@ private slots:
         QTest::newRow("dir climbs out") << "/runs/0/dir"
                                         << "\"a/../../b\""
                                         << "runs[0].dir: 'a/../../b' must not contain '..'";
+        QTest::newRow("NUL in dir") << "/runs/1/dir"
+                                    << "\"seed-1\\u0000x\""
+                                    << "runs[1].dir: must not contain control characters";
+        QTest::newRow("line break in dir") << "/runs/0/dir"
+                                           << "\"a\\nb\""
+                                           << "runs[0].dir: must not contain control characters";
         QTest::newRow("repeated dir") << "/runs/1/dir"
                                       << "\"seed-1\""
                                       << "runs[1].dir: 'seed-1' is also the folder";
