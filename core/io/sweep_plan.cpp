@@ -50,6 +50,19 @@ void checkRunDir(const std::string& dir, const std::string& path) {
             fail(path, "'" + dir + "' must not contain '" + part.string() + "'");
 }
 
+// The folder of an earlier run (in `dirs`, normalised) that holds `dir` or that `dir` holds, or "": a
+// run's folder inside another's would mix their files (a folder `a/run.json` blocks run `a`'s record).
+std::string nestingFolder(const std::set<std::string>& dirs, const std::string& dir) {
+    for (auto p = std::filesystem::path(dir).parent_path(); !p.empty(); p = p.parent_path())
+        if (dirs.count(p.string()))
+            return p.string();
+    const std::string inside = dir + "/";
+    const auto next = dirs.lower_bound(inside);
+    if (next != dirs.end() && next->compare(0, inside.size(), inside) == 0)
+        return *next;
+    return "";
+}
+
 } // namespace
 
 std::string sweepPlanToText(const SweepPlan& plan) {
@@ -105,8 +118,13 @@ SweepPlan sweepPlanFromText(std::string_view text) {
             e.name = stringMember(r, "name", path);
             e.dir = stringMember(r, "dir", path);
             checkRunDir(e.dir, path + ".dir");
-            if (!dirs.insert(std::filesystem::path(e.dir).lexically_normal().string()).second)
+            const std::string dir = std::filesystem::path(e.dir).lexically_normal().string();
+            if (dirs.count(dir))
                 fail(path + ".dir", "'" + e.dir + "' is also the folder of an earlier run");
+            if (const std::string other = nestingFolder(dirs, dir); !other.empty())
+                fail(path + ".dir", "'" + e.dir + "' and the folder of an earlier run, '" + other +
+                                        "', lie one inside the other");
+            dirs.insert(dir);
             e.group = stringMember(r, "group", path);
             try {
                 e.config = member(r, "config", path).get<RunConfig>();

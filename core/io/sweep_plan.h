@@ -31,8 +31,8 @@ struct SweepPlan {
 
 std::string sweepPlanToText(const SweepPlan& plan);
 // The plan held in `text`; FileError (without a file name) naming the entry and field that is wrong:
-// a bad configuration, a folder that is absolute, climbs out with "..", holds a control character or
-// repeats another entry's.
+// a bad configuration, a folder that is absolute, climbs out with "..", holds a control character,
+// repeats another entry's or lies inside it (or it inside this one).
 SweepPlan sweepPlanFromText(std::string_view text);
 // Reads `folder`/sweep.json; FileError naming the file when the folder holds no plan or a bad one.
 SweepPlan loadSweepPlan(const std::filesystem::path& folder);

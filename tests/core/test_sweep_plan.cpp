@@ -78,6 +78,14 @@ private slots:
         QTest::newRow("repeated dir") << "/runs/1/dir"
                                       << "\"seed-1\""
                                       << "runs[1].dir: 'seed-1' is also the folder";
+        QTest::newRow("dir inside an earlier run's") << "/runs/1/dir"
+                                                     << "\"seed-1/run.json\""
+                                                     << "runs[1].dir: 'seed-1/run.json' and the folder of an "
+                                                        "earlier run, 'seed-1', lie one inside the other";
+        QTest::newRow("dir around an earlier run's") << "/runs/0/dir"
+                                                     << "\"seed-2/inner\""
+                                                     << "runs[1].dir: 'seed-2' and the folder of an earlier "
+                                                        "run, 'seed-2/inner', lie one inside the other";
         QTest::newRow("dir not a string") << "/runs/0/dir"
                                           << "3"
                                           << "runs[0].dir: expected a string";
