@@ -1,7 +1,7 @@
 // libFuzzer target: the sweep plan reader (`sweep.json`, which every runner of a sweep reads), on any
 // bytes. It must refuse with FileError carrying a message (any other exception escapes and is a
-// finding). A plan it accepts must keep every run inside the sweep folder, in a folder of its own,
-// and read back unchanged from the text it writes.
+// finding). A plan it accepts must keep every run inside the sweep folder, in a folder of its own
+// that holds no other run's, and read back unchanged from the text it writes.
 #include "core/io/files.h"
 #include "core/io/sweep_plan.h"
 #include "fuzz_check.h"
@@ -31,6 +31,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (!folders.insert(dir.string()).second)
             fuzzFail("two accepted runs share the folder '" + dir.string() + "'", text);
     }
+    for (const std::string& folder : folders)
+        for (auto p = std::filesystem::path(folder).parent_path(); !p.empty(); p = p.parent_path())
+            if (folders.count(p.string()))
+                fuzzFail("an accepted run folder '" + folder + "' lies inside another's", text);
     const std::string written = ndr::sweepPlanToText(plan);
     ndr::SweepPlan back;
     try {
