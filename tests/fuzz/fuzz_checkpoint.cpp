@@ -12,22 +12,16 @@ namespace {
 
 void check(const std::string& bytes) {
     ndr::CheckpointData d;
-    try {
-        d = ndr::checkpointFromBytes(bytes);
-    } catch (const ndr::FileError& e) {
-        if (std::string(e.what()).empty())
-            fuzzFail("checkpointFromBytes: refusal without a message", bytes);
+    if (!acceptsOrRefusesWithMessage<ndr::FileError>("checkpointFromBytes", bytes,
+                                                     [&] { d = ndr::checkpointFromBytes(bytes); }))
         return;
-    }
-    try {
+    mustAccept<ndr::FileError>("an accepted checkpoint is refused after saving", bytes, [&] {
         // A checkpoint fits the model and layout it records.
         ndr::checkCheckpointMatches(d, d.model, d.layout, "fuzz.ckpt");
         const std::string saved = ndr::checkpointToBytes(d);
         if (ndr::checkpointToBytes(ndr::checkpointFromBytes(saved)) != saved)
             fuzzFail("an accepted checkpoint changes when saved and loaded again", bytes);
-    } catch (const ndr::FileError& e) {
-        fuzzFail(std::string("an accepted checkpoint is refused after saving: ") + e.what(), bytes);
-    }
+    });
 }
 
 } // namespace

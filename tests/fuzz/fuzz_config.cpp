@@ -14,23 +14,16 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string text(reinterpret_cast<const char*>(data), size);
     ndr::RunConfig config;
-    try {
-        config = ndr::runConfigFromJson(text);
-    } catch (const std::runtime_error& e) {
-        if (std::string(e.what()).empty())
-            fuzzFail("runConfigFromJson: refusal without a message", text);
+    if (!acceptsOrRefusesWithMessage<std::runtime_error>("runConfigFromJson", text,
+                                                         [&] { config = ndr::runConfigFromJson(text); }))
         return 0;
-    }
     const std::vector<std::string> problems = ndr::validate(config);
     if (!problems.empty())
         fuzzFail("an accepted configuration does not validate: " + problems.front(), text);
     const std::string written = nlohmann::json(config).dump();
     ndr::RunConfig back;
-    try {
-        back = ndr::runConfigFromJson(written);
-    } catch (const std::runtime_error& e) {
-        fuzzFail(std::string("an accepted configuration is refused as written: ") + e.what(), text);
-    }
+    mustAccept<std::runtime_error>("an accepted configuration is refused as written", text,
+                                   [&] { back = ndr::runConfigFromJson(written); });
     if (!(back == config))
         fuzzFail("an accepted configuration reads back different: " + written, text);
     return 0;

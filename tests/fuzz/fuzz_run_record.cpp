@@ -12,25 +12,16 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string text(reinterpret_cast<const char*>(data), size);
     ndr::RunRecord record;
-    try {
+    acceptsOrRefusesWithMessage<ndr::FileError>("runRecordFromText without traces", text, [&] {
         ndr::runRecordFromText(text, ndr::RunFileParts::WithoutTraces);
-    } catch (const ndr::FileError& e) {
-        if (std::string(e.what()).empty())
-            fuzzFail("runRecordFromText without traces: refusal without a message", text);
-    }
-    try {
-        record = ndr::runRecordFromText(text);
-    } catch (const ndr::FileError& e) {
-        if (std::string(e.what()).empty())
-            fuzzFail("runRecordFromText: refusal without a message", text);
+    });
+    if (!acceptsOrRefusesWithMessage<ndr::FileError>("runRecordFromText", text,
+                                                     [&] { record = ndr::runRecordFromText(text); }))
         return 0;
-    }
     ndr::RunRecord summary;
-    try {
+    mustAccept<ndr::FileError>("an accepted record is refused without its traces", text, [&] {
         summary = ndr::runRecordFromText(text, ndr::RunFileParts::WithoutTraces);
-    } catch (const ndr::FileError& e) {
-        fuzzFail(std::string("an accepted record is refused without its traces: ") + e.what(), text);
-    }
+    });
     ndr::RunRecord traceless = record;
     for (auto& m : traceless.models)
         for (auto& e : m.history)
@@ -39,11 +30,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         fuzzFail("an accepted record read without its traces differs in more than its traces", text);
     const std::string saved = ndr::runRecordToText(record);
     ndr::RunRecord back;
-    try {
-        back = ndr::runRecordFromText(saved);
-    } catch (const ndr::FileError& e) {
-        fuzzFail(std::string("an accepted record does not load after saving: ") + e.what(), text);
-    }
+    mustAccept<ndr::FileError>("an accepted record does not load after saving", text,
+                               [&] { back = ndr::runRecordFromText(saved); });
     if (ndr::runRecordToText(back) != saved)
         fuzzFail("an accepted record changes when saved and loaded again", text);
     return 0;

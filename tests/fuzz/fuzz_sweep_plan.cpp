@@ -13,13 +13,9 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string text(reinterpret_cast<const char*>(data), size);
     ndr::SweepPlan plan;
-    try {
-        plan = ndr::sweepPlanFromText(text);
-    } catch (const ndr::FileError& e) {
-        if (std::string(e.what()).empty())
-            fuzzFail("sweepPlanFromText: refusal without a message", text);
+    if (!acceptsOrRefusesWithMessage<ndr::FileError>("sweepPlanFromText", text,
+                                                     [&] { plan = ndr::sweepPlanFromText(text); }))
         return 0;
-    }
     std::set<std::string> folders;
     for (const ndr::SweepEntry& e : plan.runs) {
         for (const char c : e.dir)
@@ -37,11 +33,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                 fuzzFail("an accepted run folder '" + folder + "' lies inside another's", text);
     const std::string written = ndr::sweepPlanToText(plan);
     ndr::SweepPlan back;
-    try {
-        back = ndr::sweepPlanFromText(written);
-    } catch (const ndr::FileError& e) {
-        fuzzFail(std::string("an accepted plan is refused as written: ") + e.what(), text);
-    }
+    mustAccept<ndr::FileError>("an accepted plan is refused as written", text,
+                               [&] { back = ndr::sweepPlanFromText(written); });
     if (!(back == plan))
         fuzzFail("an accepted plan reads back different", text);
     return 0;
