@@ -50,15 +50,17 @@ private slots:
             }
     }
 
-    // At the sizes the dashboard gives the grid (1600x1000 and 1280x800 windows), every map is a
-    // square big enough for a readable label per token, the grid scrolls when they do not all fit,
-    // and nothing (maps, their labels, the colour scale) runs past the plot's right edge.
+    // At the sizes the dashboard gives the grid (1600x1000, 1280x800 and 1280x720 windows), every map
+    // is a square big enough for a readable label per token, the grid scrolls when they do not all
+    // fit, nothing (maps, their labels, the colour scale) runs past the plot's right edge, and the
+    // colour scale's label shows whole before any scrolling.
     void attentionGridKeepsReadableSquares_data() {
         QTest::addColumn<QSize>("size");
         QTest::addColumn<int>("steps");
         QTest::newRow("1600x1000, 10 steps") << QSize(960, 420) << 10;
         QTest::newRow("1280x800, 10 steps") << QSize(420, 330) << 10;
         QTest::newRow("1280x800, 14 steps") << QSize(420, 330) << 14;
+        QTest::newRow("1280x720, 8 steps") << QSize(490, 170) << 8;
         QTest::newRow("large, 8 steps") << QSize(1400, 900) << 8;
     }
     void attentionGridKeepsReadableSquares() {
@@ -103,6 +105,13 @@ private slots:
         // The plot is as wide as the view shows (no sideways scrolling) and taller only to scroll.
         auto* scroll = view.findChild<QScrollArea*>();
         QVERIFY(scroll && p->width() <= scroll->viewport()->width());
+        const int label = QFontMetrics(scale->axis()->labelFont()).horizontalAdvance(scale->axis()->label());
+        const int shown = scroll->viewport()->height();
+        QVERIFY2(bar.center().y() - label / 2 >= 0 && bar.center().y() + label / 2 < shown,
+                 qPrintable(QString("scale label of %1 px centred at %2 in a view %3 px tall")
+                                .arg(label)
+                                .arg(bar.center().y())
+                                .arg(shown)));
         QVERIFY(!scroll->horizontalScrollBar()->isVisible());
         QVERIFY(
             shoot(&view, QString("attention_grid_%1x%2_%3").arg(size.width()).arg(size.height()).arg(steps)));

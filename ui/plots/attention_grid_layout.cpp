@@ -121,6 +121,7 @@ AttentionGridView::Geometry AttentionGridView::geometryFor(QSize size, bool scre
         }
     }
     g.needed = neededSize(g.columns, g.side);
+    g.visibleHeight = size.height();
     return g;
 }
 
@@ -201,10 +202,17 @@ void AttentionGridView::applyGeometry(const Geometry& g) {
     }
     if (scale_ && !maps_.empty()) {
         // Beside the first row of maps, from the top of the first map down, as long as one map but
-        // long enough for its label: along the whole block it would scroll out of sight.
+        // long enough for its label: along the whole block it would scroll out of sight. Where the
+        // grid scrolls, no longer than what shows of it under the first title, unless its label
+        // needs more.
         const int rows = (traces_[maps_[0].model].steps + columns_ - 1) / columns_;
         const int block = rows * (m.top + side + m.plainBottom) - m.plainBottom + m.labelBottom;
-        const int bar = std::min(block - m.top - m.labelBottom, std::max(side, 160));
+        int bar = std::min(block - m.top - m.labelBottom, std::max(side, 160));
+        if (g.scroll) {
+            const QCPAxis* axis = scale_->axis();
+            const int label = QFontMetrics(axis->labelFont()).horizontalAdvance(axis->label()) + 8;
+            bar = std::min(bar, std::max(label, g.visibleHeight - m.title - m.top));
+        }
         scale_->setAutoMargins(QCP::msNone);
         scale_->setMargins(QMargins(0, m.top, 0, block - m.top - bar));
     }

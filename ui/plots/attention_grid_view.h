@@ -75,6 +75,7 @@ private:
         double labelScale = 1;                // of labelFont(): exports shrink labels rather than skip any
         QSize needed;                         // the whole grid
         bool scroll = false;
+        int visibleHeight = 0; // of the area the grid is shown in
     };
     Margins margins() const;
     int mapRows(int columns) const; // rows of maps of all models
