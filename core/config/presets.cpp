@@ -10,8 +10,8 @@ namespace {
 
 // The thought cost's urgency in the stub-thought-cost preset.
 constexpr double kStubUrgency = 0.01;
-// The stub NDR's dropout, and that of the presets built on the stub, at which their results were
-// measured (the paper's gated models' 0.5).
+// The stub NDR's dropout; the NDR of the presets built on the stub keeps the paper's 0.5 for gated
+// models, at which their results were measured.
 constexpr float kStubNdrDropout = 0.3f;
 constexpr float kStubVariantsDropout = 0.5f;
 
