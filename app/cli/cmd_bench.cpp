@@ -258,8 +258,9 @@ Command addBenchCommand(CLI::App& root) {
                     "With --to-accuracy: threads of the model, default 1 (a training step splits its batch "
                     "over them)")
         ->check(CLI::Range(1, 64));
-    cmd->footer("sgemm is Eigen's matrix product alone on the step's product shapes, timed after each run;\n"
-                "fraction = the median over the runs of the run's GFLOP/s / the sgemm rate after it.\n"
+    cmd->footer("sgemm is Eigen's matrix product alone on the step's product shapes, one pass after each\n"
+                "training step, each side timed on its own;\n"
+                "fraction = the median over the runs of the run's GFLOP/s / the run's sgemm rate.\n"
                 "peak MiB is the process's peak resident memory while the case ran.\n");
     return {cmd, [opts] { return runBench(*opts); }};
 }

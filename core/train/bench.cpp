@@ -74,8 +74,8 @@ std::vector<Gemm> stepProducts(const ModelConfig& m, Index rows, int symbols, in
     return g;
 }
 
-// Eigen's float GEMM alone on a step's product shapes: the matrices are made once, each rate() call
-// times whole passes over every shape for about `seconds`.
+// Eigen's float GEMM alone on a step's product shapes: the matrices are made once, and pass() does
+// one product of each shape.
 class GemmReference {
 public:
     explicit GemmReference(const std::vector<Gemm>& shapes) {
@@ -93,24 +93,14 @@ public:
         }
         pass(); // warm-up
     }
-    // GFLOP/s
-    double rate(double seconds) {
-        int reps = 0;
-        const auto t0 = Clock::now();
-        double elapsed = 0;
-        while (elapsed < seconds || reps == 0) {
-            pass();
-            ++reps;
-            elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
-        }
-        return flops_ * reps / elapsed / 1e9;
-    }
-
-private:
+    double flops() const { return flops_; }
+    // One product of every shape.
     void pass() {
         for (size_t i = 0; i < a_.size(); ++i)
             c_[i].noalias() = a_[i] * b_[i];
     }
+
+private:
     std::vector<Mat<float>> a_, b_, c_;
     double flops_ = 0;
 };
@@ -215,32 +205,37 @@ BenchResult runBench(const BenchCase& c, int runs, double secondsPerRun) {
     }
     r.flopsPerStep = flops / double(batches.size());
     r.rows = rows / double(batches.size());
-    step(batches[0]);
-    auto timedRun = [&] {
-        int steps = 0;
+    // The model alone for about a run's time: it reaches the step's peak memory (every later step reuses
+    // the same buffers), read before the GEMM reference allocates its own matrices.
+    double warmSeconds = 0;
+    for (int steps = 0; warmSeconds < secondsPerRun || steps < 2; ++steps) {
         const auto t0 = Clock::now();
-        double elapsed = 0;
-        while (elapsed < secondsPerRun || steps < 2) {
-            step(batches[steps % batches.size()]);
-            ++steps;
-            elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
-        }
-        return steps / elapsed;
-    };
-    // The first run reaches the step's peak memory (every later step reuses the same buffers); it is
-    // read before the GEMM reference allocates its own matrices.
-    r.stepsPerSecond.push_back(timedRun());
+        step(batches[steps % batches.size()]);
+        warmSeconds += std::chrono::duration<double>(Clock::now() - t0).count();
+    }
     r.peakMemoryMiB = peakMemoryMiB();
-    // Each run of the model is paired with a run of the reference right after it, so that a slower
-    // spell of a shared machine lowers both sides of a pair's ratio.
+    // Each training step is followed by one pass of the reference over the step's shapes, and each side
+    // is timed on its own: a slower spell of a shared machine then slows both sides of a run's ratio
+    // alike, down to the length of a step.
     GemmReference reference(stepProducts(c.model, Index(std::lround(r.rows)), task.answerCount(), c.batchSize,
                                          batches[0].readouts));
-    const double gemmSeconds = std::min(1.0, secondsPerRun);
     std::vector<double> gemm, fractions;
+    int drawn = 0;
     for (int run = 0; run < runs; ++run) {
-        if (run > 0)
-            r.stepsPerSecond.push_back(timedRun());
-        gemm.push_back(reference.rate(gemmSeconds));
+        int steps = 0;
+        double modelSeconds = 0, gemmSeconds = 0;
+        while (modelSeconds < secondsPerRun || steps < 2) {
+            const auto t0 = Clock::now();
+            step(batches[drawn++ % batches.size()]);
+            const auto t1 = Clock::now();
+            reference.pass();
+            const auto t2 = Clock::now();
+            modelSeconds += std::chrono::duration<double>(t1 - t0).count();
+            gemmSeconds += std::chrono::duration<double>(t2 - t1).count();
+            ++steps;
+        }
+        r.stepsPerSecond.push_back(steps / modelSeconds);
+        gemm.push_back(reference.flops() * steps / gemmSeconds / 1e9);
         fractions.push_back(r.flopsPerStep * r.stepsPerSecond.back() / 1e9 / gemm.back());
     }
     r.medianStepsPerSecond = median(r.stepsPerSecond);

@@ -1,6 +1,7 @@
 // Speed measurement of training steps per configuration (the `ndr bench` command): steps/s as the
 // median of several runs, matrix-product GFLOP/s, Eigen's own sgemm rate on the same product shapes
-// measured after each run, and the peak memory; and the time a preset's NDR takes to generalise.
+// measured between the steps of each run, and the peak memory; and the time a preset's NDR takes to
+// generalise.
 #pragma once
 
 #include "core/config/config.h"
@@ -28,8 +29,8 @@ struct BenchResult {
     double flopsPerStep = 0;            // matrix-product FLOPs of forward + backward
     double gflops = 0;                  // at the median rate
     double gemmGflops = 0;              // Eigen sgemm alone on this step's product shapes (median)
-    std::vector<double> gemmPerRun;     // the sgemm rate measured right after each run
-    std::vector<double> fractionPerRun; // each run's GFLOP/s over the sgemm rate right after it
+    std::vector<double> gemmPerRun;     // the sgemm rate of each run's reference passes
+    std::vector<double> fractionPerRun; // each run's GFLOP/s over the sgemm rate of the same run
     double fractionOfGemm = 0;          // the median of fractionPerRun
     int positions = 0;                  // T of the measured batches
     double rows = 0;                    // activation rows per step (mean over the measured batches)
@@ -42,8 +43,9 @@ struct BenchResult {
 // and the listops preset's NDR and the thoughtnet preset's ThoughtNet.
 std::vector<BenchCase> defaultBenchCases();
 
-// Trains `runs` (at least one) times for about `secondsPerRun` each (after one warm-up step) on fresh task
-// batches, each run followed by a run of the sgemm reference (at most a second).
+// Trains `runs` (at least one) times for about `secondsPerRun` of training each (after a warm-up run of
+// the model alone) on fresh task batches, each step followed by one pass of the sgemm reference over
+// the step's product shapes.
 BenchResult runBench(const BenchCase& c, int runs, double secondsPerRun);
 
 // Time to accuracy: a preset's first model (its NDR) trained alone on `threads` threads (one unless

@@ -767,7 +767,7 @@ private slots:
     }
 
     void benchPairsEachRunWithTheReference() {
-        // Each run's fraction is its own rate over the sgemm rate measured right after it; the reported
+        // Each run's fraction is its own rate over the sgemm rate measured between its steps; the reported
         // fraction is their median (of two runs: their mean).
         const QString file = path("bench-pairs.json");
         const Result r =
