@@ -1,7 +1,8 @@
 // The per-(example, head) products of attention, (T, T) by (T, D) on strided row-major blocks, as plain
 // loops. At CTL lengths (T <= ~12) an Eigen lazy product on strided maps spends as long on its setup as
-// on the arithmetic; these loops vectorise along D (docs/design.md §2). The Eigen versions are kept in
-// ndr::reference as the plain statement of each product and the oracle of tests/test_kernels.cpp.
+// on the arithmetic; these loops vectorise along D, and q k^T on long examples along the keys
+// (docs/design.md §2). The Eigen versions are kept in ndr::reference as the plain statement of each
+// product and the oracle of tests/test_kernels.cpp.
 #pragma once
 
 #include "core/nn/tensor.h"
@@ -141,6 +142,106 @@ inline void productABtFixed(Block<const S> a, Block<const S> b, S scale, Block<S
     }
 }
 
+#ifdef __AVX__
+// b^T's copy in productABtByColumns is at most kTransposedMax values on the stack (32 KiB of float).
+constexpr int kTransposedMax = 8192;
+
+// c (m, n) = scale * a b^T with the columns of c along 32-byte SIMD vectors of L lanes: b (n, k) is
+// copied transposed once, zero-padded to NJ vectors, and row i of c is the sum over t of a(i, t) times
+// row t of the copy. Each element sums its k terms in order, one multiply-add per term and no sum
+// across lanes (productABtFixed ends each dot product with one); the copy's k * n moves are shared by
+// the block's m rows.
+// Kept out of line: inlined, its stack copy and unrolled loops slow the short blocks' path beside it.
+template <int NJ, typename S>
+[[gnu::noinline]] void productABtByColumns(Block<const S> a, Block<const S> b, S scale, Block<S> c) {
+    constexpr int L = 32 / int(sizeof(S)), W = NJ * L;
+    using V = typename Vec<S, 32>::type;
+    const int k = a.cols, n = b.rows, whole = n / L, tail = n % L;
+    alignas(64) S bT[kTransposedMax];
+    if (tail) // the zeros past column n, in the last vector of each row
+        for (int t = 0; t < k; ++t)
+            *reinterpret_cast<V*>(bT + t * W + (NJ - 1) * L) = V{};
+    for (int j = 0; j < n; ++j) {
+        const S* bj = b.row(j);
+        for (int t = 0; t < k; ++t)
+            bT[t * W + j] = bj[t];
+    }
+    // RR rows of c at a time: RR * NJ independent sums (at most 12, in registers) hide the multiply-add's
+    // latency, and each vector of the copy is loaded once for RR rows.
+    auto rows = [&](auto rowCount, int i) {
+        constexpr int RR = decltype(rowCount)::value;
+        V acc[RR][NJ];
+#pragma GCC unroll 8
+        for (int r = 0; r < RR; ++r)
+#pragma GCC unroll 8
+            for (int v = 0; v < NJ; ++v)
+                acc[r][v] = V{};
+        for (int t = 0; t < k; ++t) {
+            const V* bt = reinterpret_cast<const V*>(bT + t * W);
+#pragma GCC unroll 8
+            for (int r = 0; r < RR; ++r) {
+                const S w = a.row(i + r)[t];
+#pragma GCC unroll 8
+                for (int v = 0; v < NJ; ++v)
+                    acc[r][v] += w * bt[v];
+            }
+        }
+#pragma GCC unroll 8
+        for (int r = 0; r < RR; ++r) {
+            S* ci = c.row(i + r);
+#pragma GCC unroll 8
+            for (int v = 0; v < NJ; ++v)
+                if (v < whole)
+                    *reinterpret_cast<V*>(ci + v * L) = scale * acc[r][v];
+            if (tail) {
+                const V last = scale * acc[r][NJ - 1];
+                for (int j = 0; j < tail; ++j)
+                    ci[whole * L + j] = last[j];
+            }
+        }
+    };
+    constexpr int R = 12 / NJ > 8 ? 8 : 12 / NJ;
+    int i = 0;
+    for (; i + R <= a.rows; i += R)
+        rows(std::integral_constant<int, R>{}, i);
+    if constexpr (R > 4)
+        for (; i + 4 <= a.rows; i += 4)
+            rows(std::integral_constant<int, 4>{}, i);
+    if constexpr (R > 2)
+        for (; i + 2 <= a.rows; i += 2)
+            rows(std::integral_constant<int, 2>{}, i);
+    for (; i < a.rows; ++i)
+        rows(std::integral_constant<int, 1>{}, i);
+}
+
+// productABtByColumns at NJ vectors when n needs that many, else at more up to eight.
+template <int NJ, typename S>
+inline void productABtColumnsFrom(int nj, Block<const S> a, Block<const S> b, S scale, Block<S> c) {
+    if constexpr (NJ < 8)
+        if (nj > NJ)
+            return productABtColumnsFrom<NJ + 1>(nj, a, b, scale, c);
+    productABtByColumns<NJ>(a, b, scale, c);
+}
+#endif
+
+// productABtByColumns on a build with AVX, where n spans two to eight vectors, b^T's copy fits, and
+// at least 12 rows share the copy; returns whether it ran. With fewer keys or rows the copy and the
+// padding cost more than productABtFixed's sums across lanes (docs/results/bench/dot-columns-micro.cpp),
+// and on 16-byte vectors those are cheap enough that it gains nothing.
+template <typename S> inline bool productABtColumns(Block<const S> a, Block<const S> b, S scale, Block<S> c) {
+#ifdef __AVX__
+    constexpr int L = 32 / int(sizeof(S));
+    const int nj = (b.rows + L - 1) / L;
+    if (b.rows < 2 * L || nj > 8 || a.rows < 12 || a.cols * nj * L > kTransposedMax)
+        return false;
+    productABtColumnsFrom<2>(nj, a, b, scale, c);
+    return true;
+#else
+    (void)a, (void)b, (void)scale, (void)c;
+    return false;
+#endif
+}
+
 // Calls f(std::integral_constant<int, W>{}) when `width` is one of the kernels' widths W; returns
 // whether it did.
 template <typename F> bool withKernelWidth(int width, F&& f) {
@@ -197,6 +298,8 @@ inline void sumRowsInto(Block<const S> a, Block<const S> b, S scale, Block<S> c,
 
 // c (m, n) = scale * a (m, k) b (n, k)^T      q k^T, dMixed v^T
 template <typename S> inline void productABt(Block<const S> a, Block<const S> b, S scale, Block<S> c) {
+    if (detail::productABtColumns(a, b, scale, c))
+        return;
     if (detail::withKernelWidth(a.cols, [&](auto w) { detail::productABtFixed<w()>(a, b, scale, c); }))
         return;
     const int m = a.rows, n = b.rows, k = a.cols;

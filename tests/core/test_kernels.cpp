@@ -93,6 +93,14 @@ private slots:
         QTest::newRow("T17, D12") << 17 << 17 << 12;
         QTest::newRow("listops head: 37 x 41, D32") << 37 << 41 << 32;
         QTest::newRow("T7, D33") << 7 << 7 << 33;
+        // q k^T along the keys from 16 of them (8 in double): row blocks and their tails, whole vectors
+        // only, and the shapes that fall back (few rows, more than eight vectors, a copy past 32 KiB).
+        QTest::newRow("keys along vectors: 12 x 20, D32") << 12 << 20 << 32;
+        QTest::newRow("keys along vectors: 23 x 64, D16") << 23 << 64 << 16;
+        QTest::newRow("ListOps' longest: 50 x 50, D32") << 50 << 50 << 32;
+        QTest::newRow("few rows: 5 x 40, D32") << 5 << 40 << 32;
+        QTest::newRow("past eight vectors: 30 x 70, D12") << 30 << 70 << 12;
+        QTest::newRow("copy past 32 KiB: 20 x 40, D256") << 20 << 40 << 256;
     }
     void smallProducts() {
         QFETCH(int, m);
