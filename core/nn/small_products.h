@@ -151,7 +151,7 @@ constexpr int kTransposedMax = 8192;
 // row t of the copy. Each element sums its k terms in order, one multiply-add per term and no sum
 // across lanes (productABtFixed ends each dot product with one); the copy's k * n moves are shared by
 // the block's m rows.
-// Kept out of line: inlined, its stack copy and unrolled loops slow the short blocks' path beside it.
+// Out of line, so that the callers' frames and the short blocks' path do not carry its 32 KiB copy.
 template <int NJ, typename S>
 [[gnu::noinline]] void productABtByColumns(Block<const S> a, Block<const S> b, S scale, Block<S> c) {
     constexpr int L = 32 / int(sizeof(S)), W = NJ * L;

@@ -1,6 +1,7 @@
 // The hand-written kernels against their plain Eigen statements: the per-head small products of
-// core/small_products.h on strided blocks, in float and double, at CTL lengths and at the paper's
-// one-head width; and the dropout multipliers against their definition.
+// core/small_products.h on strided blocks, in float and double, at CTL and ListOps lengths and at the
+// paper's one-head width; and the dropout multipliers against their definition. Built twice
+// (tests/CMakeLists.txt): for plain x86-64 (the kernels' 16-byte forms) and for x86-64-v3 (32-byte).
 #include "core/nn/layers.h"
 #include "core/nn/small_products.h"
 #include "testutil.h"
