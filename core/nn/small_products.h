@@ -145,6 +145,8 @@ inline void productABtFixed(Block<const S> a, Block<const S> b, S scale, Block<S
 #ifdef __AVX__
 // b^T's copy in productABtByColumns is at most kTransposedMax values on the stack (32 KiB of float).
 constexpr int kTransposedMax = 8192;
+// Values of S in one 32-byte SIMD vector.
+template <typename S> constexpr int kLanes32 = 32 / int(sizeof(S));
 
 // c (m, n) = scale * a b^T with the columns of c along 32-byte SIMD vectors of L lanes: b (n, k) is
 // copied transposed once, zero-padded to NJ vectors, and row i of c is the sum over t of a(i, t) times
@@ -154,7 +156,7 @@ constexpr int kTransposedMax = 8192;
 // Out of line, so that the callers' frames and the short blocks' path do not carry its 32 KiB copy.
 template <int NJ, typename S>
 [[gnu::noinline]] void productABtByColumns(Block<const S> a, Block<const S> b, S scale, Block<S> c) {
-    constexpr int L = 32 / int(sizeof(S)), W = NJ * L;
+    constexpr int L = kLanes32<S>, W = NJ * L;
     using V = typename Vec<S, 32>::type;
     const int k = a.cols, n = b.rows, whole = n / L, tail = n % L;
     alignas(64) S bT[kTransposedMax];
@@ -230,7 +232,7 @@ inline void productABtColumnsFrom(int nj, Block<const S> a, Block<const S> b, S 
 // and on 16-byte vectors those are cheap enough that it gains nothing.
 template <typename S> inline bool productABtColumns(Block<const S> a, Block<const S> b, S scale, Block<S> c) {
 #ifdef __AVX__
-    constexpr int L = 32 / int(sizeof(S));
+    constexpr int L = kLanes32<S>;
     const int nj = (b.rows + L - 1) / L;
     if (b.rows < 2 * L || nj > 8 || a.rows < 12 || a.cols * nj * L > kTransposedMax)
         return false;
