@@ -3,18 +3,21 @@
 (1+1, 2+2, 3+3, 1x1, 1x2, 2x2 trained; 4+4, 2x3 tested), IID and Longer at the evaluation the run
 selects (the best IID: the preset has no validation split), the mean steps run before halting per kind
 (ThoughtNet halts at its fixed point; NDR runs its 10 steps), the accuracy per kind running every step
-(empty for a model that does not halt, and in runs recorded before evaluations measured it), and the
-training time.
+(empty for a model that does not halt, and in runs recorded before evaluations measured it), the
+model's training minutes and, where run.sh recorded it, the run's wall minutes (both models,
+evaluations included).
 Usage: summarise.py OUT_DIR > summary.csv"""
 import csv, json, pathlib, sys
 
 KINDS = ["1+1", "2+2", "3+3", "1x1", "1x2", "2x2", "4+4", "2x3"]
 out = csv.writer(sys.stdout)
 out.writerow(["seed", "model", "step", "iid", "longer"] + KINDS + [f"steps {k}" for k in KINDS] +
-             [f"every step {k}" for k in KINDS] + ["minutes"])
+             [f"every step {k}" for k in KINDS] + ["minutes", "wall_minutes"])
 for run in sorted(pathlib.Path(sys.argv[1]).glob("thoughtnet-seed*/run.json")):
     seed = run.parent.name.rsplit("-seed", 1)[1]
     record = json.loads(run.read_text())
+    wall = run.parent / "wall-seconds"
+    wall_minutes = f"{int(wall.read_text()) / 60:.1f}" if wall.exists() else ""
     for model in record["models"]:
         history = model["history"]
         best = history[model["bestEval"]] if model.get("bestEval", -1) >= 0 else history[-1]
@@ -31,4 +34,4 @@ for run in sorted(pathlib.Path(sys.argv[1]).glob("thoughtnet-seed*/run.json")):
                      [f"{acc.get(d, float('nan')):.3f}" for d in range(1, 9)] +
                      [f"{mean_steps.get(d, steps):.2f}" for d in range(1, 9)] +
                      [f"{every[d]:.3f}" if d in every else "" for d in range(1, 9)] +
-                     [f'{history[-1]["elapsedSeconds"] / 60:.1f}'])
+                     [f'{history[-1]["elapsedSeconds"] / 60:.1f}', wall_minutes])
