@@ -65,7 +65,7 @@ void DepthBarsView::fitShadeLabels(QSize size) {
         const QFontMetrics fm(s.label->font());
         const QMargins pad = s.label->padding();
         QString text;
-        for (const QString& candidate : {tr("%1 depths").arg(splitName(s.split)), splitName(s.split)})
+        for (const QString& candidate : {bandName(s.split), splitName(s.split)})
             if (fm.horizontalAdvance(candidate) + pad.left() + pad.right() + 4 <= band) {
                 text = candidate;
                 break;
@@ -87,8 +87,15 @@ void DepthBarsView::fitShadeLabels(QSize size) {
 }
 
 void DepthBarsView::setDepthMeaning(const QString& meaning, const QStringList& labels) {
-    plot()->xAxis->setLabel(tr("depth (%1)").arg(meaning));
+    // Named depths are problem sizes, and the axis and bands say so.
+    plot()->xAxis->setLabel(labels.isEmpty() ? tr("depth (%1)").arg(meaning) : meaning);
+    if (auto* title = plot()->findChild<QCPTextElement*>("title"))
+        title->setText(labels.isEmpty() ? tr("Accuracy per depth") : tr("Accuracy per %1").arg(meaning));
     labels_ = labels;
+}
+
+QString DepthBarsView::bandName(ndr::Split split) const {
+    return (labels_.isEmpty() ? tr("%1 depths") : tr("%1 sizes")).arg(splitName(split));
 }
 
 void DepthBarsView::setDepths(const std::vector<int>& depths, const std::vector<ndr::Split>& splits) {
@@ -124,7 +131,7 @@ void DepthBarsView::setDepths(const std::vector<int>& depths, const std::vector<
             s.label->position->setCoords((i + j) / 2.0, 0.0);
             s.label->setPositionAlignment(Qt::AlignTop | Qt::AlignHCenter);
             s.label->setPadding(QMargins(2, 3, 2, 2));
-            s.label->setText(tr("%1 depths").arg(splitName(splits_[i])));
+            s.label->setText(bandName(splits_[i]));
             s.label->setClipToAxisRect(true);
             shades_.push_back(s);
         }

@@ -54,7 +54,9 @@ private:
         QCPItemText* label;
         double from, to; // the band along x
     };
-    // Labels each band "train depths", or "train" where that does not fit, or not at all, for the
+    // "train depths", or "train sizes" where the depths are named problem sizes.
+    QString bandName(ndr::Split split) const;
+    // Labels each band by its bandName(), or "train" where that does not fit, or not at all, for the
     // plot laid out at `size`; and, unless the user zoomed, keeps a label's line free above 1.
     void fitShadeLabels(QSize size);
 
