@@ -247,34 +247,29 @@ private slots:
     }
 
     void depthBarsNameProblemSizes() {
-        // Depths known by name (multi-digit arithmetic's problem sizes): the axis and the bands say
-        // sizes; numbered depths keep saying depths.
-        auto bandLabels = [](QCustomPlot* p) {
-            QStringList texts;
+        // Depths known by name (multi-digit arithmetic's problem sizes): the title, the axis and the
+        // bands say sizes; numbered depths keep saying depths.
+        const std::vector<Split> splits{Split::Train, Split::Train, Split::Test};
+        auto check = [&](const QString& meaning, const QStringList& names, const std::vector<int>& shown,
+                         const QString& title, const QString& axis, const QStringList& bands) {
+            DepthBarsView view;
+            view.setDepthMeaning(meaning, names);
+            view.setDepths(shown, splits);
+            showAt(&view);
+            QCustomPlot* p = plotOf(&view);
+            p->replot();
+            QCOMPARE(p->findChild<QCPTextElement*>("title")->text(), title);
+            QCOMPARE(p->xAxis->label(), axis);
+            QStringList labels;
             for (int i = 0; i < p->itemCount(); ++i)
                 if (auto* label = qobject_cast<QCPItemText*>(p->item(i)); label && label->visible())
-                    texts << label->text();
-            return texts;
+                    labels << label->text();
+            QCOMPARE(labels, bands);
         };
-        DepthBarsView sizes;
-        sizes.setDepthMeaning("problem size", {"1+1", "2+2", "4+4"});
-        sizes.setDepths({1, 2, 7}, {Split::Train, Split::Train, Split::Test});
-        showAt(&sizes);
-        QCustomPlot* p = plotOf(&sizes);
-        p->replot();
-        QCOMPARE(p->xAxis->label(), QString("problem size"));
-        QCOMPARE(p->findChild<QCPTextElement*>("title")->text(), QString("Accuracy per problem size"));
-        QCOMPARE(bandLabels(p), QStringList({"train sizes", "test sizes"}));
-
-        DepthBarsView depths;
-        depths.setDepthMeaning("dependency depth");
-        depths.setDepths({2, 3, 8}, {Split::Train, Split::Train, Split::Test});
-        showAt(&depths);
-        QCustomPlot* q = plotOf(&depths);
-        q->replot();
-        QCOMPARE(q->xAxis->label(), QString("depth (dependency depth)"));
-        QCOMPARE(q->findChild<QCPTextElement*>("title")->text(), QString("Accuracy per depth"));
-        QCOMPARE(bandLabels(q), QStringList({"train depths", "test depths"}));
+        check("problem size", {"1+1", "2+2", "4+4"}, {1, 2, 7}, "Accuracy per problem size", "problem size",
+              {"train sizes", "test sizes"});
+        check("dependency depth", {}, {2, 3, 8}, "Accuracy per depth", "depth (dependency depth)",
+              {"train depths", "test depths"});
     }
 
     void lengthGeneralisationHasACurvePerDepth() {
