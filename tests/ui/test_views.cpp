@@ -246,7 +246,7 @@ private slots:
         }
     }
 
-    void depthBarsNameProblemSizes() {
+    void depthViewsNameProblemSizes() {
         // Depths known by name (multi-digit arithmetic's problem sizes): the title, the axis and the
         // bands say sizes; numbered depths keep saying depths.
         const std::vector<Split> splits{Split::Train, Split::Train, Split::Test};
@@ -270,6 +270,15 @@ private slots:
               {"train sizes", "test sizes"});
         check("dependency depth", {}, {2, 3, 8}, "Accuracy per depth", "depth (dependency depth)",
               {"train depths", "test depths"});
+        // The accuracy of each depth over training names them the same way.
+        LengthGeneralisationView sizes;
+        sizes.setDepths({1, 2, 7}, splits, {"1+1", "2+2", "4+4"});
+        QCOMPARE(plotOf(&sizes)->findChild<QCPTextElement*>("title")->text(),
+                 QString("Accuracy per size over training"));
+        LengthGeneralisationView depths;
+        depths.setDepths({2, 3, 8}, splits);
+        QCOMPARE(plotOf(&depths)->findChild<QCPTextElement*>("title")->text(),
+                 QString("Accuracy per depth over training"));
     }
 
     void lengthGeneralisationHasACurvePerDepth() {

@@ -89,8 +89,7 @@ void DepthBarsView::fitShadeLabels(QSize size) {
 void DepthBarsView::setDepthMeaning(const QString& meaning, const QStringList& labels) {
     // Named depths are problem sizes, and the axis and bands say so.
     plot()->xAxis->setLabel(labels.isEmpty() ? tr("depth (%1)").arg(meaning) : meaning);
-    if (auto* title = plot()->findChild<QCPTextElement*>("title"))
-        title->setText(labels.isEmpty() ? tr("Accuracy per depth") : tr("Accuracy per %1").arg(meaning));
+    setTitle(plot(), labels.isEmpty() ? tr("Accuracy per depth") : tr("Accuracy per %1").arg(meaning));
     labels_ = labels;
 }
 

@@ -36,6 +36,9 @@ void LengthGeneralisationView::setDepths(const std::vector<int>& depths,
                                          const std::vector<ndr::Split>& splits, const QStringList& labels) {
     depths_ = depths;
     labels_ = labels;
+    // Named depths are problem sizes.
+    setTitle(plot(), labels.isEmpty() ? tr("Accuracy per depth over training")
+                                      : tr("Accuracy per size over training"));
     splits_ = splits;
     splits_.resize(depths_.size(), ndr::Split::None);
     rebuild();

@@ -88,6 +88,11 @@ void addTitleRow(QCustomPlot* plot, const QString& title) {
     plot->plotLayout()->setRowStretchFactor(0, 0.001);
 }
 
+void setTitle(QCustomPlot* plot, const QString& title) {
+    if (auto* text = plot->findChild<QCPTextElement*>("title"))
+        text->setText(title);
+}
+
 void wrapLegend(QCustomPlot* plot, int width) {
     QCPLegend* legend = plot->legend; // null once a view has cleared its layout
     if (!legend || !legend->visible() || legend->property("ndrMaxColumns").toInt() < 1)

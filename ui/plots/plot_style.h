@@ -32,6 +32,8 @@ void wrapLegend(QCustomPlot* plot, int width);
 
 // A bold title in a row of its own above everything else of the plot (legend row included).
 void addTitleRow(QCustomPlot* plot, const QString& title);
+// Changes the text of the title addTitleRow() added.
+void setTitle(QCustomPlot* plot, const QString& title);
 
 // The visible plottable with a data point within `maxPixels` of `pos` (nearest wins) and the point's
 // index, or nullptr. Only plottables of `rect` count when it is given.
