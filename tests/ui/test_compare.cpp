@@ -272,6 +272,66 @@ private slots:
                  qPrintable(data.rows[0].last()));
     }
 
+    // Slanted labels run left from their bars, and QCustomPlot leaves out one that would cross the
+    // plot's left edge: long names of single runs widen the margin, so every label is drawn.
+    void longLabelsStayInsideThePlot() {
+        auto drawn = [](const CompareBarsView& view) {
+            const QCustomPlot* p = view.findChild<QCustomPlot*>();
+            const QCPAxis* x = p->xAxis;
+            const QFontMetrics fm(x->tickLabelFont());
+            const double angle = std::abs(x->tickLabelRotation()) * M_PI / 180;
+            int count = 0;
+            for (size_t i = 0; i < view.categories().size(); ++i) {
+                // QCustomPlot's placement of a bottom label turned by a negative angle, and its test.
+                const QRect bounds =
+                    fm.boundingRect(0, 0, 0, 0, Qt::TextDontClip, view.categories()[i].label);
+                const double left = x->coordToPixel(double(i)) - std::cos(angle) * bounds.width() -
+                                    std::sin(angle) * bounds.height() / 2.0;
+                count += left >= p->viewport().left();
+            }
+            return count;
+        };
+        auto longNames = [](int runs) {
+            std::vector<CompareBarsView::Category> categories;
+            for (int run = 1; run <= runs; ++run)
+                for (const char* model : {"ThoughtNet", "NDR"})
+                    categories.push_back({QString("thoughtnet-seed%1 · %2").arg(run).arg(model), 0.7, 0, 0.01,
+                                          0, NAN, NAN, 1});
+            return categories;
+        };
+        CompareBarsView view;
+        view.setCategories(longNames(2));
+        view.resize(600, 420);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QCustomPlot* p = view.findChild<QCustomPlot*>();
+        p->replot();
+        QCOMPARE(drawn(view), 4);
+        QCOMPARE(p->xAxis->tickLabelRotation(), -25.0);
+        // Bars standing closer turn their labels steeper, and every label is still drawn.
+        CompareBarsView crowded;
+        crowded.setCategories(longNames(4));
+        crowded.resize(600, 420);
+        crowded.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&crowded));
+        QCustomPlot* c = crowded.findChild<QCustomPlot*>();
+        c->replot();
+        QCOMPARE(drawn(crowded), 8);
+        QVERIFY2(c->xAxis->tickLabelRotation() < -25.0,
+                 qPrintable(QString::number(c->xAxis->tickLabelRotation())));
+        // Short labels keep the plot's own margin.
+        CompareBarsView shortNames;
+        shortNames.setCategories(
+            {{"NDR", 0.7, 0, 0.2, 0, NAN, NAN, 1}, {"Transformer", 0.6, 0, 0.1, 0, NAN, NAN, 1}});
+        shortNames.resize(600, 420);
+        shortNames.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&shortNames));
+        QCustomPlot* q = shortNames.findChild<QCustomPlot*>();
+        q->replot();
+        QCOMPARE(drawn(shortNames), 2);
+        QVERIFY(p->axisRect()->margins().left() > q->axisRect()->margins().left() + 50);
+    }
+
     void tableOneSweepShowsThePapersTable() {
         const std::filesystem::path dir = tmp_.filePath("t1").toStdString();
         std::filesystem::create_directories(dir);

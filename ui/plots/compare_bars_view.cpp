@@ -11,7 +11,9 @@ namespace ndrui {
 
 namespace {
 constexpr double kBarWidth = 0.36;
-}
+// The labels' slant, the least that keeps consecutive labels apart.
+constexpr double kLabelDegrees[] = {25, 45, 90};
+} // namespace
 
 CompareBarsView::CompareBarsView(QWidget* parent) : PlotView(parent) {
     QCustomPlot* p = plot();
@@ -42,14 +44,65 @@ CompareBarsView::CompareBarsView(QWidget* parent) : PlotView(parent) {
     p->yAxis->setLabel(tr("accuracy"));
     p->xAxis->setSubTicks(false);
     p->xAxis->grid()->setVisible(false);
-    p->xAxis->setTickLabelRotation(-25);
     p->xAxis->setTicker(QSharedPointer<QCPAxisTickerText>::create()); // no labels until there are runs
     auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
     ticker->setTickStep(0.2);
     p->yAxis->setTicker(ticker);
     chance_ = addChanceMark(p, p->axisRect());
     legendRowOnTop(p, 5);
+    baseMargins_ = p->axisRect()->minimumMargins();
+    // After PlotView's own handler has fitted the ranges.
+    connect(p, &QCustomPlot::beforeReplot, this, [this] { fitLabels(QSize()); });
     applyPalette();
+}
+
+void CompareBarsView::layoutFor(QSize size) {
+    fitLabels(size);
+}
+
+void CompareBarsView::fitLabels(QSize size) {
+    if (!size.isValid())
+        size = plot()->size();
+    QCPAxisRect* rect = plot()->axisRect();
+    rect->setMinimumMargins(baseMargins_);
+    QCPLayout* layout = plot()->plotLayout();
+    QCPAxis* x = plot()->xAxis;
+    x->setTickLabelRotation(-kLabelDegrees[0]);
+    const QFontMetrics fm(x->tickLabelFont());
+    const int most = size.width() * 2 / 5;
+    // Each pass lays the plot out, turns the labels as steeply as the bars' spacing asks, measures how
+    // far they reach past the left edge and widens the margin by that; a wider margin moves the bars,
+    // hence a few passes.
+    for (int pass = 0; pass < 5 && !categories_.empty(); ++pass) {
+        layout->setOuterRect(QRect(QPoint(0, 0), size));
+        for (auto phase :
+             {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins, QCPLayoutElement::upLayout})
+            layout->update(phase);
+        const double spacing =
+            categories_.size() > 1 ? x->coordToPixel(1) - x->coordToPixel(0) : double(size.width());
+        double degrees = 0;
+        for (double d : kLabelDegrees) {
+            degrees = d;
+            if (spacing * std::sin(d * M_PI / 180) >= 1.8 * fm.height())
+                break;
+        }
+        if (degrees != -x->tickLabelRotation()) {
+            x->setTickLabelRotation(-degrees);
+            continue;
+        }
+        const double angle = degrees * M_PI / 180;
+        double past = 0; // pixels the farthest label reaches left of the plot's edge
+        for (size_t i = 0; i < categories_.size(); ++i) {
+            const double reach =
+                fm.horizontalAdvance(categories_[i].label) * std::cos(angle) + fm.height() * std::sin(angle);
+            past = std::max(past, reach + 2 - x->coordToPixel(double(i)));
+        }
+        const int left = std::min(most, rect->margins().left() + int(std::ceil(past)));
+        if (past <= 0 || left <= rect->minimumMargins().left())
+            break;
+        rect->setMinimumMargins(
+            QMargins(left, baseMargins_.top(), baseMargins_.right(), baseMargins_.bottom()));
+    }
 }
 
 void CompareBarsView::setCategories(const std::vector<Category>& categories) {

@@ -39,8 +39,15 @@ public:
 protected:
     void applyPalette() override;
     void fitRanges() override;
+    void layoutFor(QSize size) override;
 
 private:
+    // For the plot laid out at `size`: the labels slant at 25 degrees, or 45 or 90 where the bars
+    // stand too close for that; they run left from their bars, and QCustomPlot leaves out a label
+    // that would cross the plot's left edge, so the axis rect's left margin grows (up to two fifths of
+    // the plot's width) to hold each label.
+    void fitLabels(QSize size);
+
     std::vector<Category> categories_;
     QCPBarsGroup* group_;
     QCPBars* iid_;
@@ -49,7 +56,8 @@ private:
     QCPErrorBars* longerErrors_;
     QCPGraph* paperIid_;
     QCPGraph* paperLonger_;
-    ChanceMark chance_; // the chance line, or the Longer depths' majority baseline
+    ChanceMark chance_;    // the chance line, or the Longer depths' majority baseline
+    QMargins baseMargins_; // the axis rect's own minimum margins
 };
 
 } // namespace ndrui
