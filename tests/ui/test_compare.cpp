@@ -106,6 +106,7 @@ private slots:
         QCOMPARE(view.data().planned, 2);
         QVERIFY(!view.data().tableOne);
         QCOMPARE(view.table()->rowCount(), 2); // one row per model
+        QCOMPARE(view.data().header, (QStringList{"source", "group", "model", "runs", "IID", "Longer"}));
         QCOMPARE(view.table()->item(0, 2)->text(), QString("NDR"));
         QCOMPARE(view.table()->item(0, 3)->text(), QString("1/2"));
         // The sweep has no groups: their column is hidden, the others shown.
@@ -215,6 +216,42 @@ private slots:
         // swapped.
         QVERIFY(data.rows[0].mid(6, 2) != data.rows[0].mid(8, 2) ||
                 data.rows[1].mid(6, 2) != data.rows[1].mid(8, 2));
+    }
+
+    // Multi-digit arithmetic: a column per problem size, named as the task names it, with the mean
+    // over the runs of each size's accuracy.
+    void sizeColumns() {
+        const std::filesystem::path dir = tmp_.filePath("multidigit").toStdString();
+        ndr::RunConfig c = tinyRun();
+        c.preset = "thoughtnet";
+        c.task = ndr::presetConfig("thoughtnet").task;
+        c.task.trainMinDepth = 1;
+        c.task.trainMaxDepth = 2;
+        c.task.validMinDepth = 1;
+        c.task.validMaxDepth = 0;
+        c.task.testMinDepth = c.task.testMaxDepth = 4;
+        c.task.evalExamplesPerDepth = 16;
+        c.train.steps = 10;
+        c.train.evalInterval = 10;
+        const ndr::SweepPlan plan = trainedSweep(dir, c, 2);
+        const CompareData data = loadCompareData({{CompareSource::Kind::Sweep, dir}});
+        QVERIFY2(data.problems.isEmpty(), qPrintable(data.problems.join("; ")));
+        const auto groups = ndr::summariseSweep(dir, plan);
+        const auto& depths = groups[0].models[0].depths;
+        QStringList names;
+        for (int d : depths)
+            names << QString::fromStdString(ndr::depthLabel(c.task, d));
+        QVERIFY2(names.startsWith("1+1") && names.contains(QString::fromUtf8("1×1")),
+                 qPrintable(names.join(" ")));
+        QCOMPARE(data.header.mid(6), names);
+        for (size_t m = 0; m < 2; ++m)
+            for (size_t d = 0; d < depths.size(); ++d) {
+                const auto& runs = groups[0].models[m].perDepth[d];
+                QCOMPARE(runs.size(), size_t(2));
+                const double mean = (runs[0] + runs[1]) / 2;
+                QVERIFY2(data.rows[m][6 + int(d)].startsWith(QString::number(mean, 'f', 3) + " ± "),
+                         qPrintable(data.rows[m][6 + int(d)]));
+            }
     }
 
     // The reference line: the majority baseline of the Longer depths where the runs share a task,

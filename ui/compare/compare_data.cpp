@@ -201,6 +201,18 @@ CompareData loadCompareData(const std::vector<CompareSource>& sources) {
         for (const char* split : {"Longer", "IID"})
             for (const std::string& op : operations)
                 data.header << QStringLiteral("%1 %2").arg(QLatin1String(split), QString::fromStdString(op));
+        // Tasks whose depths are problem sizes (multi-digit arithmetic): a column per size, as the
+        // sizes' accuracies lie far apart within IID and Longer.
+        std::set<int> sizes;
+        const ndr::TaskConfig* sized = nullptr;
+        for (const Group& g : groups)
+            if (g.summary.config.task.kind == ndr::TaskKind::MultiDigit) {
+                sized = &g.summary.config.task;
+                for (const ndr::ModelSummary& ms : g.summary.models)
+                    sizes.insert(ms.depths.begin(), ms.depths.end());
+            }
+        for (int size : sizes)
+            data.header << QString::fromStdString(ndr::depthLabel(*sized, size));
         // Models that halt at evaluation: the steps they run on the test depths.
         const bool halting = std::any_of(groups.begin(), groups.end(), [](const Group& g) {
             return std::any_of(g.summary.models.begin(), g.summary.models.end(),
@@ -225,6 +237,14 @@ CompareData loadCompareData(const std::vector<CompareSource>& sources) {
                                     ? QStringLiteral("-")
                                     : cell(statsOf((*perOperation)[size_t(at - ms.operations.begin())])));
                     }
+                for (int size : sizes) {
+                    const auto at = std::find(ms.depths.begin(), ms.depths.end(), size);
+                    const bool known = g.summary.config.task.kind == ndr::TaskKind::MultiDigit &&
+                                       at != ms.depths.end() &&
+                                       size_t(at - ms.depths.begin()) < ms.perDepth.size();
+                    row << (known ? cell(statsOf(ms.perDepth[size_t(at - ms.depths.begin())]))
+                                  : QStringLiteral("-"));
+                }
                 if (halting)
                     row << cell(statsOf(testStepsRun(ms, g.summary.config.task)), 2);
                 data.rows.push_back(row);

@@ -24,7 +24,9 @@ struct CompareStats {
 
 struct CompareData {
     // The table: a header and rows of cells. For a Table 1 sweep: one row per Table 1 row, with IID and
-    // Longer in each order and the paper's figure beside each cell; otherwise one row per group and model.
+    // Longer in each order and the paper's figure beside each cell; otherwise one row per group and model,
+    // IID and Longer, then per operation at the root (arithmetic, ListOps), per problem size
+    // (multi-digit arithmetic) and the steps run by models that halt.
     QStringList header;
     std::vector<QStringList> rows;
     bool tableOne = false;
