@@ -12,6 +12,7 @@
 #include "ui/plots/overlay_curves_view.h"
 
 #include <QApplication>
+#include <QComboBox>
 #include <QFileDialog>
 #include <QLineEdit>
 #include <QPushButton>
@@ -160,6 +161,31 @@ private slots:
                 QVERIFY2(!curveColors.contains(b->brush().color().rgb()), qPrintable(b->name()));
             }
         QCOMPARE(bars, 2);
+
+        // The curves show Longer accuracy, or IID when picked above the plot, each run's own figures.
+        auto curveValues = [&] {
+            std::vector<double> values;
+            for (int i = 0; i < curvesPlot->graphCount(); ++i)
+                for (auto it = curvesPlot->graph(i)->data()->begin();
+                     it != curvesPlot->graph(i)->data()->end(); ++it)
+                    values.push_back(it->value);
+            return values;
+        };
+        auto runValues = [&](bool iid) {
+            std::vector<double> values;
+            for (const auto& c : view.data().curves)
+                values.insert(values.end(), (iid ? c.iid : c.test).begin(), (iid ? c.iid : c.test).end());
+            return values;
+        };
+        QVERIFY(runValues(false) != runValues(true));
+        QCOMPARE(curveValues(), runValues(false));
+        auto* series = view.curves()->findChild<QComboBox*>("curveSeries");
+        QVERIFY(series);
+        series->setCurrentIndex(1);
+        QCOMPARE(curveValues(), runValues(true));
+        QCOMPARE(curvesPlot->yAxis->label(), QString("IID accuracy (training depths)"));
+        series->setCurrentIndex(0);
+        QCOMPARE(curveValues(), runValues(false));
 
         view.curves()->setCurveVisible(1, false);
         QVERIFY(!view.curves()->curveVisible(1));

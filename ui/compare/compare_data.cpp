@@ -159,6 +159,7 @@ CompareData loadCompareData(const std::vector<CompareSource>& sources) {
                 for (const ndr::EvalRecord& e : r.models[m].history) {
                     curve.steps.push_back(e.step);
                     curve.test.push_back(e.testAccuracy);
+                    curve.iid.push_back(e.trainAccuracy);
                 }
                 data.curves.push_back(std::move(curve));
             }

@@ -42,7 +42,8 @@ struct CompareData {
         QString label;
         int colorIndex = 0; // the category's
         std::vector<int> steps;
-        std::vector<double> test;
+        std::vector<double> test; // Longer: the test depths
+        std::vector<double> iid;  // held-out examples of the training depths
     };
     std::vector<Curve> curves;
 

@@ -52,6 +52,8 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent), data_(std::make_sha
     table_->horizontalHeader()->setStretchLastSection(false);
     bars_ = new CompareBarsView(this);
     curves_ = new OverlayCurvesView(this);
+    curves_->setSeriesChoice(tr("Curves:"), {tr("Longer (test depths)"), tr("IID (training depths)")});
+    connect(curves_, &OverlayCurvesView::seriesChanged, this, [this] { showCurves(); });
     auto* plots = new QSplitter(Qt::Horizontal, this);
     plots->addWidget(bars_);
     plots->addWidget(curves_);
@@ -156,11 +158,7 @@ void CompareView::showData(std::shared_ptr<const CompareData> data, std::vector<
                               c.paperLonger, c.longer.runs});
     bars_->setCategories(categories);
     bars_->setReference(d.chance, d.longerBaseline);
-    std::vector<OverlayCurvesView::Curve> curves;
-    for (const auto& c : d.curves)
-        curves.push_back({c.label, c.colorIndex, c.steps, c.test});
-    curves_->setCurves(curves, tr("test accuracy (longer depths)"));
-    curves_->setReference(d.chance, d.longerBaseline);
+    showCurves();
 
     QString text = sources_.empty() ? tr("Add run files (run.json) or sweep folders to compare them.")
                                     : tr("%1 of %2 runs finished").arg(d.finished).arg(d.planned);
@@ -178,6 +176,18 @@ void CompareView::showData(std::shared_ptr<const CompareData> data, std::vector<
     emit loaded();
     if (again_)
         refresh();
+}
+
+void CompareView::showCurves() {
+    const CompareData& d = *data_;
+    const bool iid = curves_->series() == 1; // the second choice
+    std::vector<OverlayCurvesView::Curve> curves;
+    for (const auto& c : d.curves)
+        curves.push_back({c.label, c.colorIndex, c.steps, iid ? c.iid : c.test});
+    curves_->setCurves(curves,
+                       iid ? tr("IID accuracy (training depths)") : tr("test accuracy (longer depths)"));
+    // The majority baseline is the Longer depths'; the IID curves keep chance alone.
+    curves_->setReference(d.chance, iid ? 0 : d.longerBaseline);
 }
 
 QStringList CompareView::exportFileNames() {

@@ -56,6 +56,8 @@ signals:
 private:
     // Shows a reading of `sources`.
     void showData(std::shared_ptr<const CompareData> data, std::vector<CompareSource> sources);
+    // Puts the runs' curves on the curves plot: Longer or IID accuracy, as its choice says.
+    void showCurves();
     void addDialog(bool folder);
     void exportDialog();
 

@@ -3,6 +3,9 @@
 
 #include "ui/common/palette.h"
 
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
 #include <qcustomplot.h>
 
 #include <algorithm>
@@ -30,6 +33,29 @@ OverlayCurvesView::OverlayCurvesView(QWidget* parent) : PlotView(parent) {
                     setCurveVisible(int(it - graphs_.begin()), !(*it)->visible());
             });
     applyPalette();
+}
+
+void OverlayCurvesView::setSeriesChoice(const QString& label, const QStringList& names) {
+    if (!series_) {
+        series_ = new QComboBox(this);
+        series_->setObjectName("curveSeries");
+        controls()->addWidget(new QLabel(label, this));
+        controls()->addWidget(series_);
+        controls()->addStretch(1);
+        connect(series_, &QComboBox::currentIndexChanged, this, &OverlayCurvesView::seriesChanged);
+    }
+    const QSignalBlocker block(series_);
+    series_->clear();
+    series_->addItems(names);
+}
+
+int OverlayCurvesView::series() const {
+    return series_ ? series_->currentIndex() : 0;
+}
+
+void OverlayCurvesView::setSeries(int index) {
+    if (series_)
+        series_->setCurrentIndex(index);
 }
 
 void OverlayCurvesView::setCurves(const std::vector<Curve>& curves, const QString& valueLabel) {

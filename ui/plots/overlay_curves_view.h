@@ -10,6 +10,7 @@
 #include <vector>
 
 class QCPGraph;
+class QComboBox;
 
 namespace ndrui {
 
@@ -29,12 +30,20 @@ public:
     void setCurves(const std::vector<Curve>& curves, const QString& valueLabel);
     // The reference line: the Longer depths' majority baseline when positive, else chance.
     void setReference(double chance, double longerBaseline = 0);
+    // A choice of what the curves show (for example Longer or IID accuracy) in a combo above the plot,
+    // `label` before it; seriesChanged() reports the pick, and the owner sets the curves to match.
+    void setSeriesChoice(const QString& label, const QStringList& names);
+    int series() const;
+    void setSeries(int index);
     // Hides or shows curve `index` (as a click on its legend entry does).
     void setCurveVisible(int index, bool visible);
     bool curveVisible(int index) const;
     int curveCount() const { return int(graphs_.size()); }
 
     QString toolTipAt(const QPoint& pos) const override;
+
+signals:
+    void seriesChanged(int index);
 
 protected:
     void applyPalette() override;
@@ -45,6 +54,7 @@ private:
 
     std::vector<Curve> curves_;
     std::vector<QCPGraph*> graphs_;
+    QComboBox* series_ = nullptr;
     ChanceMark chance_; // the chance line, or the Longer depths' majority baseline
 };
 
