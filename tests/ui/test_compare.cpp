@@ -24,6 +24,7 @@
 #include <QtTest>
 #include <cmath>
 #include <functional>
+#include <memory>
 #include <qcustomplot.h>
 
 using namespace ndrui;
@@ -37,6 +38,17 @@ ndr::RunConfig tinyRun() {
     c.train.batchSize = 16;
     c.train.steps = 40;
     c.train.evalInterval = 20;
+    return c;
+}
+
+// tinyRun() on the task of `preset`, trained 10 steps with one evaluation.
+ndr::RunConfig tinyRunOn(const char* preset) {
+    ndr::RunConfig c = tinyRun();
+    c.preset = preset;
+    c.task = ndr::presetConfig(preset).task;
+    c.task.evalExamplesPerDepth = 16;
+    c.train.steps = 10;
+    c.train.evalInterval = 10;
     return c;
 }
 
@@ -212,17 +224,12 @@ private slots:
     // over the finished runs of the sweep summary's figure.
     void operationColumns() {
         const std::filesystem::path dir = tmp_.filePath("listops").toStdString();
-        ndr::RunConfig c = tinyRun();
-        c.preset = "listops";
-        c.task = ndr::presetConfig("listops").task;
+        ndr::RunConfig c = tinyRunOn("listops");
         c.task.operations = {"MAX", "SM"};
         c.task.trainMinDepth = 2;
         c.task.trainMaxDepth = 3;
         c.task.validMinDepth = c.task.validMaxDepth = 4;
         c.task.testMinDepth = c.task.testMaxDepth = 5;
-        c.task.evalExamplesPerDepth = 16;
-        c.train.steps = 10;
-        c.train.evalInterval = 10;
         const ndr::SweepPlan plan = trainedSweep(dir, c, 2);
         const CompareData data = loadCompareData({{CompareSource::Kind::Sweep, dir}});
         QVERIFY2(data.problems.isEmpty(), qPrintable(data.problems.join("; ")));
@@ -248,17 +255,12 @@ private slots:
     // over the runs of each size's accuracy.
     void sizeColumns() {
         const std::filesystem::path dir = tmp_.filePath("multidigit").toStdString();
-        ndr::RunConfig c = tinyRun();
-        c.preset = "thoughtnet";
-        c.task = ndr::presetConfig("thoughtnet").task;
+        ndr::RunConfig c = tinyRunOn("thoughtnet");
         c.task.trainMinDepth = 1;
         c.task.trainMaxDepth = 2;
         c.task.validMinDepth = 1;
         c.task.validMaxDepth = 0;
         c.task.testMinDepth = c.task.testMaxDepth = 4;
-        c.task.evalExamplesPerDepth = 16;
-        c.train.steps = 10;
-        c.train.evalInterval = 10;
         const ndr::SweepPlan plan = trainedSweep(dir, c, 2);
         const CompareData data = loadCompareData({{CompareSource::Kind::Sweep, dir}});
         QVERIFY2(data.problems.isEmpty(), qPrintable(data.problems.join("; ")));
@@ -362,37 +364,31 @@ private slots:
                                           0, NAN, NAN, 1});
             return categories;
         };
-        CompareBarsView view;
-        view.setCategories(longNames(2));
-        view.resize(600, 420);
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
-        QCustomPlot* p = view.findChild<QCustomPlot*>();
-        p->replot();
-        QCOMPARE(drawn(view), 4);
-        QCOMPARE(p->xAxis->tickLabelRotation(), -25.0);
+        // Each view shown at the same size, laid out and drawn.
+        auto shown = [](const std::vector<CompareBarsView::Category>& categories) {
+            auto view = std::make_unique<CompareBarsView>();
+            view->setCategories(categories);
+            view->resize(600, 420);
+            view->show();
+            if (QTest::qWaitForWindowExposed(view.get()))
+                view->findChild<QCustomPlot*>()->replot();
+            return view;
+        };
+        const auto view = shown(longNames(2));
+        const QCPAxis* x = view->findChild<QCustomPlot*>()->xAxis;
+        QCOMPARE(drawn(*view), 4);
+        QCOMPARE(x->tickLabelRotation(), -25.0);
         // Bars standing closer turn their labels steeper, and every label is still drawn.
-        CompareBarsView crowded;
-        crowded.setCategories(longNames(4));
-        crowded.resize(600, 420);
-        crowded.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&crowded));
-        QCustomPlot* c = crowded.findChild<QCustomPlot*>();
-        c->replot();
-        QCOMPARE(drawn(crowded), 8);
-        QVERIFY2(c->xAxis->tickLabelRotation() < -25.0,
-                 qPrintable(QString::number(c->xAxis->tickLabelRotation())));
+        const auto crowded = shown(longNames(4));
+        const double steeper = crowded->findChild<QCustomPlot*>()->xAxis->tickLabelRotation();
+        QCOMPARE(drawn(*crowded), 8);
+        QVERIFY2(steeper < -25.0, qPrintable(QString::number(steeper)));
         // Short labels keep the plot's own margin.
-        CompareBarsView shortNames;
-        shortNames.setCategories(
-            {{"NDR", 0.7, 0, 0.2, 0, NAN, NAN, 1}, {"Transformer", 0.6, 0, 0.1, 0, NAN, NAN, 1}});
-        shortNames.resize(600, 420);
-        shortNames.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&shortNames));
-        QCustomPlot* q = shortNames.findChild<QCustomPlot*>();
-        q->replot();
-        QCOMPARE(drawn(shortNames), 2);
-        QVERIFY(p->axisRect()->margins().left() > q->axisRect()->margins().left() + 50);
+        const auto shortNames =
+            shown({{"NDR", 0.7, 0, 0.2, 0, NAN, NAN, 1}, {"Transformer", 0.6, 0, 0.1, 0, NAN, NAN, 1}});
+        QCOMPARE(drawn(*shortNames), 2);
+        QVERIFY(x->axisRect()->margins().left() >
+                shortNames->findChild<QCustomPlot*>()->axisRect()->margins().left() + 50);
     }
 
     void tableOneSweepShowsThePapersTable() {
