@@ -53,11 +53,6 @@ int OverlayCurvesView::series() const {
     return series_ ? series_->currentIndex() : 0;
 }
 
-void OverlayCurvesView::setSeries(int index) {
-    if (series_)
-        series_->setCurrentIndex(index);
-}
-
 void OverlayCurvesView::setCurves(const std::vector<Curve>& curves, const QString& valueLabel) {
     for (QCPGraph* g : graphs_)
         plot()->removePlottable(g);

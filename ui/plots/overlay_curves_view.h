@@ -1,4 +1,4 @@
-// Learning curves of several runs overlaid (test accuracy over training steps, one colour per row or
+// Learning curves of several runs overlaid (an accuracy over training steps, one colour per row or
 // group); clicking a legend entry hides or shows that run.
 #pragma once
 
@@ -34,7 +34,6 @@ public:
     // `label` before it; seriesChanged() reports the pick, and the owner sets the curves to match.
     void setSeriesChoice(const QString& label, const QStringList& names);
     int series() const;
-    void setSeries(int index);
     // Hides or shows curve `index` (as a click on its legend entry does).
     void setCurveVisible(int index, bool visible);
     bool curveVisible(int index) const;
