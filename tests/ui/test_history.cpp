@@ -4,13 +4,16 @@
 #include "core/train/run.h"
 #include "ui/dashboard/dashboard.h"
 #include "ui/plots/attention_grid_view.h"
+#include "ui/plots/depth_bars_view.h"
 #include "ui/plots/gate_map_view.h"
 #include "ui/plots/learning_curves_view.h"
+#include "ui/plots/length_generalisation_view.h"
 
 #include <QLabel>
 #include <QPushButton>
 #include <QSlider>
 #include <QtTest>
+#include <qcustomplot.h>
 
 using namespace ndrui;
 
@@ -113,6 +116,31 @@ private slots:
         d.showRecord(r);
         QVERIFY2(d.caption().contains("NDR at step 20") && d.caption().contains("Transformer at step 10"),
                  qPrintable(d.caption()));
+    }
+
+    // The depth views name what the task's depths are: depths for table lookup, problem sizes for
+    // multi-digit arithmetic (whose tiny run has the stub's models).
+    void depthViewsSayDepthsOrSizes() {
+        auto titles = [](Dashboard& d) {
+            QStringList texts;
+            for (QWidget* view :
+                 {static_cast<QWidget*>(&d.depthBars()), static_cast<QWidget*>(&d.lengthGeneralisation())})
+                texts << view->findChild<QCustomPlot*>()->findChild<QCPTextElement*>("title")->text();
+            return texts;
+        };
+        Dashboard d;
+        ndr::Run lookup(tiny());
+        d.showRecord(trainedRecord(lookup, 1));
+        QCOMPARE(titles(d), (QStringList{"Accuracy per depth", "Accuracy per depth over training"}));
+        QCOMPARE(d.depthBars().findChild<QCustomPlot*>()->xAxis->label(),
+                 QString("depth (number of functions)"));
+        ndr::RunConfig c = tiny();
+        c.task = ndr::presetConfig("thoughtnet").task;
+        c.task.evalExamplesPerDepth = 8;
+        ndr::Run digits(c);
+        d.showRecord(trainedRecord(digits, 1));
+        QCOMPARE(titles(d), (QStringList{"Accuracy per problem size", "Accuracy per size over training"}));
+        QCOMPARE(d.depthBars().findChild<QCustomPlot*>()->xAxis->label(), QString("problem size"));
     }
 };
 

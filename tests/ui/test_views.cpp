@@ -253,7 +253,7 @@ private slots:
         auto check = [&](const QString& meaning, const QStringList& names, const std::vector<int>& shown,
                          const QString& title, const QString& axis, const QStringList& bands) {
             DepthBarsView view;
-            view.setDepthMeaning(meaning, names);
+            view.setDepthMeaning(meaning, names, meaning == "problem size");
             view.setDepths(shown, splits);
             showAt(&view);
             QCustomPlot* p = plotOf(&view);
@@ -268,15 +268,15 @@ private slots:
         };
         check("problem size", {"1+1", "2+2", "4+4"}, {1, 2, 7}, "Accuracy per problem size", "problem size",
               {"train sizes", "test sizes"});
-        check("dependency depth", {}, {2, 3, 8}, "Accuracy per depth", "depth (dependency depth)",
-              {"train depths", "test depths"});
+        check("dependency depth", {"2", "3", "8"}, {2, 3, 8}, "Accuracy per depth",
+              "depth (dependency depth)", {"train depths", "test depths"});
         // The accuracy of each depth over training names them the same way.
         LengthGeneralisationView sizes;
-        sizes.setDepths({1, 2, 7}, splits, {"1+1", "2+2", "4+4"});
+        sizes.setDepths({1, 2, 7}, splits, {"1+1", "2+2", "4+4"}, true);
         QCOMPARE(plotOf(&sizes)->findChild<QCPTextElement*>("title")->text(),
                  QString("Accuracy per size over training"));
         LengthGeneralisationView depths;
-        depths.setDepths({2, 3, 8}, splits);
+        depths.setDepths({2, 3, 8}, splits, {"2", "3", "8"});
         QCOMPARE(plotOf(&depths)->findChild<QCPTextElement*>("title")->text(),
                  QString("Accuracy per depth over training"));
     }

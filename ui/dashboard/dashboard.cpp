@@ -244,9 +244,10 @@ void Dashboard::draw(const ndr::RunRecord& record, int uptoEval, int selected) {
         QStringList labels;
         for (int d : depths)
             labels << QString::fromStdString(ndr::depthLabel(task, d));
-        bars_->setDepthMeaning(QString::fromStdString(ndr::depthMeaning(task)), labels);
+        const bool sizes = ndr::depthsAreSizes(task);
+        bars_->setDepthMeaning(QString::fromStdString(ndr::depthMeaning(task)), labels, sizes);
         bars_->setDepths(depths, splits);
-        length_->setDepths(depths, splits, labels);
+        length_->setDepths(depths, splits, labels, sizes);
         stepsUsed_->setTask(task);
         operations_->setTask(task);
         operations_->setChance(chance);

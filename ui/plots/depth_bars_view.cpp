@@ -86,15 +86,15 @@ void DepthBarsView::fitShadeLabels(QSize size) {
     }
 }
 
-void DepthBarsView::setDepthMeaning(const QString& meaning, const QStringList& labels) {
-    // Named depths are problem sizes, and the axis and bands say so.
-    plot()->xAxis->setLabel(labels.isEmpty() ? tr("depth (%1)").arg(meaning) : meaning);
-    setTitle(plot(), labels.isEmpty() ? tr("Accuracy per depth") : tr("Accuracy per %1").arg(meaning));
+void DepthBarsView::setDepthMeaning(const QString& meaning, const QStringList& labels, bool sizes) {
+    plot()->xAxis->setLabel(sizes ? meaning : tr("depth (%1)").arg(meaning));
+    setTitle(plot(), sizes ? tr("Accuracy per %1").arg(meaning) : tr("Accuracy per depth"));
     labels_ = labels;
+    sizes_ = sizes;
 }
 
 QString DepthBarsView::bandName(ndr::Split split) const {
-    return (labels_.isEmpty() ? tr("%1 depths") : tr("%1 sizes")).arg(splitName(split));
+    return (sizes_ ? tr("%1 sizes") : tr("%1 depths")).arg(splitName(split));
 }
 
 void DepthBarsView::setDepths(const std::vector<int>& depths, const std::vector<ndr::Split>& splits) {

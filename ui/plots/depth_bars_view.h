@@ -27,8 +27,9 @@ public:
     // The depths along x and the split of each (same length).
     void setDepths(const std::vector<int>& depths, const std::vector<ndr::Split>& splits);
     // What a depth counts, under the x axis ("number of functions" until set), and the tick label of
-    // each depth of the next setDepths() (its number when empty).
-    void setDepthMeaning(const QString& meaning, const QStringList& labels = {});
+    // each depth of the next setDepths() (its number when empty). With `sizes` the depths are problem
+    // sizes (multi-digit arithmetic): the title, the axis and the bands say sizes.
+    void setDepthMeaning(const QString& meaning, const QStringList& labels = {}, bool sizes = false);
     // Accuracy of `model` at each depth of setDepths() (NaN: not evaluated).
     void setAccuracy(int model, const QString& name, const std::vector<double>& accuracyPerDepth);
     // The accuracy per depth of an evaluation, matched to setDepths() by depth; its majority baseline
@@ -54,7 +55,7 @@ private:
         QCPItemText* label;
         double from, to; // the band along x
     };
-    // "train depths", or "train sizes" where the depths are named problem sizes.
+    // "train depths", or "train sizes" where the depths are problem sizes.
     QString bandName(ndr::Split split) const;
     // Labels each band by its bandName(), or "train" where that does not fit, or not at all, for the
     // plot laid out at `size`; and, unless the user zoomed, keeps a label's line free above 1.
@@ -62,6 +63,7 @@ private:
 
     std::vector<int> depths_;
     QStringList labels_; // tick label per depth index (empty: the numbers)
+    bool sizes_ = false; // the depths are problem sizes
     std::vector<ndr::Split> splits_;
     std::vector<QCPBars*> bars_;
     std::vector<QString> names_;

@@ -33,12 +33,11 @@ LengthGeneralisationView::LengthGeneralisationView(QWidget* parent) : PlotView(p
 }
 
 void LengthGeneralisationView::setDepths(const std::vector<int>& depths,
-                                         const std::vector<ndr::Split>& splits, const QStringList& labels) {
+                                         const std::vector<ndr::Split>& splits, const QStringList& labels,
+                                         bool sizes) {
     depths_ = depths;
     labels_ = labels;
-    // Named depths are problem sizes.
-    setTitle(plot(), labels.isEmpty() ? tr("Accuracy per depth over training")
-                                      : tr("Accuracy per size over training"));
+    setTitle(plot(), sizes ? tr("Accuracy per size over training") : tr("Accuracy per depth over training"));
     splits_ = splits;
     splits_.resize(depths_.size(), ndr::Split::None);
     rebuild();

@@ -20,9 +20,10 @@ public:
     explicit LengthGeneralisationView(QWidget* parent = nullptr);
 
     // The depths (one curve each) and the split of each (same length).
-    // `labels` name each depth in the legend ("depth N" when empty).
+    // `labels` name each depth in the legend ("depth N" when empty); with `sizes` the depths are
+    // problem sizes (multi-digit arithmetic), and the title says so.
     void setDepths(const std::vector<int>& depths, const std::vector<ndr::Split>& splits,
-                   const QStringList& labels = {});
+                   const QStringList& labels = {}, bool sizes = false);
     // The evaluation history of `model`; shown when it is the selected model.
     void setHistory(int model, const QString& name, const std::vector<ndr::EvalRecord>& history);
     // The reference line: the Longer depths' majority baseline when there is one, else chance (as the
