@@ -29,7 +29,7 @@ struct BenchOptions {
     bool list = false;
     bool toAccuracy = false;
     std::vector<std::string> presets; // with toAccuracy
-    int seeds = 3;
+    std::string seeds = "3";          // with toAccuracy, as ndr::parseSeeds reads it
     double target = 0.99;
     int threads = 0; // with toAccuracy; 0: not given (one thread)
 };
@@ -109,6 +109,7 @@ int runToAccuracy(const BenchOptions& o) {
     }
     if (chosen.empty())
         chosen = all;
+    const std::vector<uint64_t> seeds = ndr::parseSeeds(o.seeds);
     const int threads = std::max(1, o.threads);
     for (auto& c : chosen)
         c.threads = threads;
@@ -122,18 +123,18 @@ int runToAccuracy(const BenchOptions& o) {
     json results = json::array(), medians = json::array();
     for (const auto& c : chosen) {
         std::vector<ndr::AccuracyResult> rs;
-        for (int seed = 1; seed <= o.seeds; ++seed) {
+        for (const uint64_t seed : seeds) {
             const auto progress = [&](const ndr::AccuracyResult& r) {
                 if (!tty)
                     return;
-                std::fprintf(stderr, "\r%s seed %d: step %d, accuracy %.3f, %.0f s   ", c.preset.c_str(),
-                             seed, r.step, r.testAccuracy, r.seconds);
+                std::fprintf(stderr, "\r%s seed %llu: step %d, accuracy %.3f, %.0f s   ", c.preset.c_str(),
+                             (unsigned long long)seed, r.step, r.testAccuracy, r.seconds);
             };
-            const ndr::AccuracyResult r = ndr::timeToAccuracy(c, uint64_t(seed), o.target, progress);
+            const ndr::AccuracyResult r = ndr::timeToAccuracy(c, seed, o.target, progress);
             if (tty)
                 std::fprintf(stderr, "\r%s\r", std::string(60, ' ').c_str());
-            std::printf("%-14s %4d  %8s  %6d  %8.3f  %8.1f  %5.0f%%  %8.0f\n", c.preset.c_str(), seed,
-                        r.reached ? "yes" : "no", r.step, r.testAccuracy, r.seconds,
+            std::printf("%-14s %4llu  %8s  %6d  %8.3f  %8.1f  %5.0f%%  %8.0f\n", c.preset.c_str(),
+                        (unsigned long long)seed, r.reached ? "yes" : "no", r.step, r.testAccuracy, r.seconds,
                         r.seconds > 0 ? 100 * r.evalSeconds / r.seconds : 0.0, r.peakMemoryMiB);
             std::fflush(stdout);
             rs.push_back(r);
@@ -141,10 +142,10 @@ int runToAccuracy(const BenchOptions& o) {
         }
         const double m = medianSeconds(rs);
         if (std::isfinite(m))
-            std::printf("%-14s median over %d seeds: %.1f s\n", c.preset.c_str(), o.seeds, m);
+            std::printf("%-14s median over %zu seeds: %.1f s\n", c.preset.c_str(), seeds.size(), m);
         else
-            std::printf("%-14s median over %d seeds: not reached within %d steps\n", c.preset.c_str(),
-                        o.seeds, c.maxSteps);
+            std::printf("%-14s median over %zu seeds: not reached within %d steps\n", c.preset.c_str(),
+                        seeds.size(), c.maxSteps);
         medians.push_back(
             {{"preset", c.preset}, {"medianSeconds", std::isfinite(m) ? json(m) : json(nullptr)}});
     }
@@ -248,9 +249,10 @@ Command addBenchCommand(CLI::App& root) {
                     "With --to-accuracy: stub or paper-forward (repeatable; default both)")
         ->expected(1)
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-    cmd->add_option("--seeds", opts->seeds, "With --to-accuracy: seeds 1..N")
+    cmd->add_option("--seeds", opts->seeds,
+                    "With --to-accuracy: N for seeds 1..N, or a list of seeds and ranges (11-15, 1,4,9-10)")
         ->capture_default_str()
-        ->check(positive());
+        ->check(seedList());
     cmd->add_option("--target", opts->target, "With --to-accuracy: the mean test accuracy to reach")
         ->capture_default_str()
         ->check(CLI::Range(0.0, 1.0));

@@ -22,7 +22,7 @@ namespace {
 using json = nlohmann::ordered_json;
 
 struct SweepOptions : TrainOptions {
-    int seeds = 0;
+    std::string seeds; // as ndr::parseSeeds reads it
     bool planOnly = false;
     EngineOptions engine;
 };
@@ -32,11 +32,26 @@ json statsJson(const std::vector<double>& xs) {
     return {{"mean", mean}, {"std", sd}, {"values", xs}};
 }
 
+// An accuracy over seeds with how many seeds solved it: the JSON adds "reached" (runs at >= the target).
+json accuracyJson(const std::vector<double>& xs) {
+    json j = statsJson(xs);
+    j["reached"] = ndr::spreadOf(xs).reached;
+    return j;
+}
+
 std::string plusMinus(const std::vector<double>& xs, int decimals = 3) {
     if (xs.empty())
         return "-";
     const auto [mean, sd] = meanStd(xs);
     return fixed(mean, decimals) + " ± " + fixed(sd, decimals);
+}
+
+// "0.999 ± 0.003 5/5": mean ± std and how many runs reach ndr::kSolvedAccuracy.
+std::string plusMinusReached(const std::vector<double>& xs) {
+    if (xs.empty())
+        return "-";
+    const ndr::Spread s = ndr::spreadOf(xs);
+    return plusMinus(xs) + " " + std::to_string(s.reached) + "/" + std::to_string(s.n);
 }
 
 const char* splitName(ndr::Split s) {
@@ -84,13 +99,13 @@ int collect(const fs::path& dir, const ndr::SweepPlan& plan) {
             for (size_t d = 0; d < m.depths.size(); ++d)
                 row.push_back(plusMinus(m.perDepth[d]));
             const json perDepth = perDepthJson(m, m.perDepth);
-            row.push_back(plusMinus(m.iid));
-            row.push_back(plusMinus(m.test));
+            row.push_back(plusMinusReached(m.iid));
+            row.push_back(plusMinusReached(m.test));
             table.addRow(row);
             json entry = {{"name", m.name},
                           {"perDepth", perDepth},
-                          {"iid", statsJson(m.iid)},
-                          {"test", statsJson(m.test)}};
+                          {"iid", accuracyJson(m.iid)},
+                          {"test", accuracyJson(m.test)}};
             if (!m.operations.empty()) {
                 json operations = json::array();
                 for (size_t o = 0; o < m.operations.size(); ++o)
@@ -115,8 +130,20 @@ int collect(const fs::path& dir, const ndr::SweepPlan& plan) {
         std::cout << (g.group.empty() ? "" : g.group + ": ") << "accuracy at the " << at << " evaluation"
                   << (hasValid ? "" : " (no validation split)") << ", mean ± std over " << g.seeds.size()
                   << " of " << g.planned << " runs (" << splitSummary(g.config.task) << "; chance "
-                  << chanceText(g.config.task) << "; IID: held-out examples of the training depths)\n";
+                  << chanceText(g.config.task)
+                  << "; IID: held-out examples of the training depths; k/n: runs at >= "
+                  << ndr::kSolvedAccuracy << ")\n";
         table.print(std::cout);
+        // Every run's figures, so a mean hides no seed.
+        if (g.seeds.size() > 1) {
+            Table perSeed({"model", "seed", "IID", "Longer"}, "l");
+            for (const auto& m : g.models)
+                for (size_t r = 0; r < m.seeds.size(); ++r)
+                    perSeed.addRow(
+                        {m.name, std::to_string(m.seeds[r]), fixed(m.iid[r], 3), fixed(m.test[r], 3)});
+            std::cout << "Per seed\n";
+            perSeed.print(std::cout);
+        }
         // Tasks with operations: each model's accuracy per operation at the root of the expressions.
         if (std::any_of(g.models.begin(), g.models.end(),
                         [](const auto& m) { return !m.operations.empty(); })) {
@@ -156,6 +183,7 @@ int collect(const fs::path& dir, const ndr::SweepPlan& plan) {
                        {"planned", g.planned},
                        {"evaluation", at},
                        {"std", "sample standard deviation (n-1)"},
+                       {"reachedAt", ndr::kSolvedAccuracy},
                        {"models", models},
                        {"mostCommonAnswer", baseline},
                        {"config", json::parse(nlohmann::json(g.config).dump())}});
@@ -184,7 +212,7 @@ int runSweep(const SweepOptions& o) {
     const fs::path out = o.out.empty()
                              ? fs::path("runs") / (ndr::fileStem(base.preset) + "-sweep-" + timestamp())
                              : fs::path(o.out);
-    const ndr::SweepPlan plan = ndr::seedPlan(base, o.seeds);
+    const ndr::SweepPlan plan = ndr::seedPlan(base, ndr::parseSeeds(o.seeds));
     if (!o.planOnly)
         checkEngine(o.engine); // before anything is written
     createPlanFolder(out, plan);
@@ -202,9 +230,11 @@ int runSweep(const SweepOptions& o) {
 
 Command addSweepCommand(CLI::App& root) {
     auto opts = std::make_shared<SweepOptions>();
-    auto* cmd = root.add_subcommand("sweep", "Train once per seed 1..N and summarise mean ± std over seeds");
+    auto* cmd = root.add_subcommand("sweep", "Train once per seed and summarise mean ± std over seeds");
     addTrainOptions(cmd, *opts);
-    cmd->add_option("--seeds", opts->seeds, "Number of seeds (runs 1..N)")->check(positive());
+    cmd->add_option("--seeds", opts->seeds,
+                    "Seeds: N for 1..N, or a list of seeds and ranges (11-15, 1,4,9-10)")
+        ->check(seedList());
     cmd->add_flag("--plan-only", opts->planOnly,
                   "Write the sweep folder's plan (sweep.json) and nothing else");
     addEngineOptions(cmd, opts->engine);
@@ -255,9 +285,10 @@ Command addSweepCommand(CLI::App& root) {
                 sub->engine.engineGiven = resubmitEngine->count() > 0;
                 if (resubmit->parsed())
                     return resubmitUnfinished(sub->dir, sub->engine, sub->quiet);
-                if (opts->seeds <= 0)
-                    throw CliError("give --seeds N (or a command: run-one, status, collect, resubmit)",
-                                   kExitUsage);
+                if (opts->seeds.empty())
+                    throw CliError(
+                        "give --seeds N or --seeds A-B (or a command: run-one, status, collect, resubmit)",
+                        kExitUsage);
                 return runSweep(*opts);
             }};
 }

@@ -18,7 +18,8 @@ namespace ndrcli {
 namespace {
 
 struct Table1Options {
-    int seeds = 3;
+    std::string seeds = "3";       // as ndr::parseSeeds reads it
+    std::vector<std::string> rows; // ids of ndr::paperTableOne(); empty: every row
     int steps = 0;
     std::string recipe = "laptop";
     std::string out;
@@ -26,13 +27,45 @@ struct Table1Options {
     EngineOptions engine;
 };
 
+// "1.00 ± 0.00 5/5 (1.00)": mean ± std over seeds, how many seeds reach ndr::kSolvedAccuracy, the paper.
 std::string cell(const std::vector<double>& xs, double paper) {
     const std::string ours = xs.empty() ? "-" : [&] {
-        const auto [mean, sd] = meanStd(xs);
+        const ndr::Spread s = ndr::spreadOf(xs);
         // One seed has no spread to show: its value alone.
-        return xs.size() == 1 ? fixed(mean, 2) : fixed(mean, 2) + " ± " + fixed(sd, 2);
+        return (xs.size() == 1 ? fixed(s.mean, 2) : fixed(s.mean, 2) + " ± " + fixed(s.std, 2)) + " " +
+               std::to_string(s.reached) + "/" + std::to_string(s.n);
     }();
     return ours + " (" + fixed(paper, 2) + ")";
+}
+
+// Every finished run of the plan: its figures at the best validation, the steps it trained, how it
+// ended and its training time, so that no seed hides behind a mean.
+void printRuns(const fs::path& dir, const ndr::SweepPlan& plan) {
+    Table table({"run", "steps", "ended", "IID", "Longer", "training"}, "l");
+    for (const ndr::SweepEntry& e : plan.runs) {
+        if (ndr::runProgress(dir, e).state != ndr::RunState::Done)
+            continue;
+        ndr::RunRecord record;
+        try {
+            record = ndr::loadRunRecord(dir / e.dir / "run.json", ndr::RunFileParts::WithoutTraces);
+        } catch (const std::exception&) {
+            continue; // the table above has said what it could read
+        }
+        if (record.models.empty())
+            continue;
+        const ndr::ModelRecord& m = record.models[0];
+        if (m.bestEval < 0 || m.bestEval >= int(m.history.size()))
+            continue;
+        const ndr::EvalRecord& best = m.history[size_t(m.bestEval)];
+        const bool early = m.stepsDone < record.config.train.steps;
+        table.addRow({e.name, std::to_string(m.stepsDone), early ? "early stop" : "all steps",
+                      fixed(best.trainAccuracy, 3), fixed(best.testAccuracy, 3),
+                      duration(m.history.empty() ? 0.0 : m.history.back().elapsedSeconds)});
+    }
+    std::cout
+        << "Every finished run, at its best-validation evaluation (training time: one core, evaluations "
+           "excluded)\n";
+    table.print(std::cout);
 }
 
 // Prints Table 1 from the finished runs and writes table1.json and table1.csv; returns the runs covered.
@@ -46,7 +79,7 @@ int printTable(const fs::path& dir, const ndr::SweepPlan& plan) {
     }
     Table table({"model", "IID fwd", "IID bwd", "Longer fwd", "Longer bwd", "runs"}, "l");
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-    std::string csv = "row,model,order,split,mean,std,runs,paper\n";
+    std::string csv = "row,model,order,split,mean,std,runs,reached,paper\n";
     for (const ndr::PaperTableOneRow& row : ndr::paperTableOne()) {
         auto figures = [&](ndr::Order order, bool longer) -> std::vector<double> {
             const auto it = byGroup.find(ndr::tableOneGroup(row.id, order));
@@ -65,26 +98,32 @@ int printTable(const fs::path& dir, const ndr::SweepPlan& plan) {
                                              std::tuple{"longerForward", &lonF, row.longerForward},
                                              std::tuple{"longerBackward", &lonB, row.longerBackward}}) {
             const auto [mean, sd] = meanStd(*xs);
+            const int reached = ndr::spreadOf(*xs).reached;
             r[key] = {{"mean", xs->empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(mean)},
                       {"std", xs->empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(sd)},
                       {"values", *xs},
+                      {"reached", reached},
                       {"paper", paper}};
             const std::string k = key;
             const std::string order = k.find("Forward") != std::string::npos ? "forward" : "backward";
             const std::string split = k.rfind("iid", 0) == 0 ? "IID" : "Longer";
             csv += row.id + ",\"" + row.label + "\"," + order + "," + split + "," +
                    (xs->empty() ? "" : fixed(mean, 4)) + "," + (xs->empty() ? "" : fixed(sd, 4)) + "," +
-                   std::to_string(xs->size()) + "," + fixed(paper, 2) + "\n";
+                   std::to_string(xs->size()) + "," + std::to_string(reached) + "," + fixed(paper, 2) + "\n";
         }
         rows.push_back(r);
     }
     std::cout
         << "Table 1 (CTL), mean ± std over the finished seeds at each run's best-validation evaluation, "
-           "the paper's figure in brackets; IID: held-out examples of the training depths, Longer: the "
+           "k/n seeds at >= "
+        << ndr::kSolvedAccuracy
+        << ", the paper's figure in brackets; IID: held-out examples of the training depths, Longer: the "
            "test depths ("
         << covered << " of " << plan.runs.size() << " runs finished)\n";
     table.print(std::cout);
-    const nlohmann::ordered_json j = {{"format", "ndr-studio-table1"}, {"version", 1}, {"rows", rows}};
+    printRuns(dir, plan);
+    const nlohmann::ordered_json j = {
+        {"format", "ndr-studio-table1"}, {"version", 1}, {"reachedAt", ndr::kSolvedAccuracy}, {"rows", rows}};
     try {
         ndr::writeFileAtomic(dir / "table1.json", j.dump(2) + "\n");
         ndr::writeFileAtomic(dir / "table1.csv", csv);
@@ -131,7 +170,12 @@ int replan(const fs::path& out, const ndr::SweepPlan& existing, const ndr::Sweep
 
 int runTable1(const Table1Options& o) {
     const auto recipe = o.recipe == "paper" ? ndr::TableOneRecipe::Paper : ndr::TableOneRecipe::Laptop;
-    const ndr::SweepPlan plan = ndr::tableOnePlan(recipe, o.seeds, o.steps);
+    ndr::SweepPlan plan;
+    try {
+        plan = ndr::tableOnePlan(recipe, ndr::parseSeeds(o.seeds), o.steps, o.rows);
+    } catch (const std::invalid_argument& e) {
+        throw CliError(e.what(), kExitUsage);
+    }
     const fs::path out = o.out.empty() ? fs::path("runs") / ("table1-" + o.recipe) : fs::path(o.out);
     if (!o.planOnly)
         checkEngine(o.engine);
@@ -185,7 +229,14 @@ Command addTable1Command(CLI::App& root) {
     auto* cmd =
         root.add_subcommand("table1", "Train every row of the paper's Table 1 in both orders over N seeds "
                                       "and print the table beside the paper's");
-    cmd->add_option("--seeds", o->seeds, "Seeds per row and order (1..N)")->check(positive());
+    cmd->add_option("--seeds", o->seeds,
+                    "Seeds per row and order: N for 1..N, or a list of seeds and ranges (11-15, 1,4,9-10)")
+        ->check(seedList());
+    std::string rowIds;
+    for (const ndr::PaperTableOneRow& r : ndr::paperTableOne())
+        rowIds += (rowIds.empty() ? "" : ", ") + r.id;
+    cmd->add_option("--rows", o->rows, "Only these rows (" + rowIds + "); every row when not given")
+        ->delimiter(',');
     cmd->add_option("--recipe", o->recipe,
                     "laptop (minutes per run) or paper (the authors' sizes, for a cluster)")
         ->check(CLI::IsMember({"laptop", "paper"}));

@@ -2,6 +2,8 @@
 // runs once the command line has parsed; actions throw CliError for anything that goes wrong.
 #pragma once
 
+#include "core/train/sweep.h"
+
 #include <CLI/CLI.hpp>
 #include <functional>
 
@@ -19,6 +21,20 @@ inline CLI::Validator positive() {
             return {};
         },
         "POSITIVE");
+}
+
+// Accepts a seed list as ndr::parseSeeds reads it: "5" is seeds 1..5, "11-15" and "1,4,9-10" name them.
+inline CLI::Validator seedList() {
+    return CLI::Validator(
+        [](std::string& text) -> std::string {
+            try {
+                ndr::parseSeeds(text);
+            } catch (const std::invalid_argument& e) {
+                return e.what();
+            }
+            return {};
+        },
+        "SEEDS");
 }
 
 struct Command {

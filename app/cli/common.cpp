@@ -2,6 +2,7 @@
 #include "common.h"
 
 #include "core/io/serialize.h"
+#include "core/train/sweep.h"
 
 #include <algorithm>
 #include <cctype>
@@ -152,18 +153,8 @@ std::string duration(double seconds) {
 }
 
 std::pair<double, double> meanStd(const std::vector<double>& xs) {
-    if (xs.empty())
-        return {std::nan(""), std::nan("")};
-    double sum = 0;
-    for (double x : xs)
-        sum += x;
-    const double mean = sum / double(xs.size());
-    if (xs.size() < 2)
-        return {mean, 0.0};
-    double sq = 0;
-    for (double x : xs)
-        sq += (x - mean) * (x - mean);
-    return {mean, std::sqrt(sq / double(xs.size() - 1))};
+    const ndr::Spread s = ndr::spreadOf(xs);
+    return {s.mean, s.std};
 }
 
 } // namespace ndrcli

@@ -49,14 +49,100 @@ bool finished(const RunRecord& record) {
 
 } // namespace
 
-SweepPlan seedPlan(const RunConfig& base, int seeds) {
+Spread spreadOf(const std::vector<double>& values, double target) {
+    Spread s;
+    s.n = int(values.size());
+    if (values.empty()) {
+        s.mean = s.std = std::nan("");
+        return s;
+    }
+    double sum = 0;
+    for (double x : values) {
+        sum += x;
+        s.reached += x >= target ? 1 : 0;
+    }
+    s.mean = sum / double(values.size());
+    double sq = 0;
+    for (double x : values)
+        sq += (x - s.mean) * (x - s.mean);
+    s.std = values.size() > 1 ? std::sqrt(sq / double(values.size() - 1)) : 0.0;
+    return s;
+}
+
+std::vector<uint64_t> parseSeeds(const std::string& text) {
+    constexpr uint64_t kMaxSeeds = 10000; // a sweep of more runs is a typo
+    const auto number = [&](const std::string& part, const std::string& digits) {
+        if (digits.empty() || digits.size() > 18 ||
+            digits.find_first_not_of("0123456789") != std::string::npos)
+            throw std::invalid_argument("seeds '" + text + "': '" + part +
+                                        "' is not a seed or a range of seeds such as 11-15");
+        return std::stoull(digits);
+    };
+    std::vector<uint64_t> seeds;
+    const auto add = [&](uint64_t s, const std::string& part) {
+        if (std::find(seeds.begin(), seeds.end(), s) != seeds.end())
+            throw std::invalid_argument("seeds '" + text + "': seed " + std::to_string(s) +
+                                        " is given twice");
+        if (seeds.size() >= kMaxSeeds)
+            throw std::invalid_argument("seeds '" + text + "': more than " + std::to_string(kMaxSeeds) +
+                                        " seeds (at '" + part + "')");
+        seeds.push_back(s);
+    };
+    if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos) {
+        const uint64_t n = number(text, text);
+        if (n == 0)
+            throw std::invalid_argument("seeds '0': give a count of at least 1, or a range such as 11-15");
+        if (n > kMaxSeeds)
+            throw std::invalid_argument("seeds '" + text + "': more than " + std::to_string(kMaxSeeds) +
+                                        " seeds");
+        for (uint64_t s = 1; s <= n; ++s)
+            seeds.push_back(s);
+        return seeds;
+    }
+    size_t start = 0;
+    while (start <= text.size()) {
+        const size_t comma = std::min(text.find(',', start), text.size());
+        const std::string part = text.substr(start, comma - start);
+        const size_t dash = part.find('-');
+        if (dash == std::string::npos) {
+            add(number(part, part), part);
+        } else {
+            const uint64_t lo = number(part, part.substr(0, dash)), hi = number(part, part.substr(dash + 1));
+            if (hi < lo)
+                throw std::invalid_argument("seeds '" + text + "': the range '" + part + "' runs backwards");
+            if (hi - lo >= kMaxSeeds)
+                throw std::invalid_argument("seeds '" + text + "': more than " + std::to_string(kMaxSeeds) +
+                                            " seeds (at '" + part + "')");
+            for (uint64_t s = lo; s <= hi; ++s)
+                add(s, part);
+        }
+        start = comma + 1;
+    }
+    return seeds;
+}
+
+std::string seedsText(const std::vector<uint64_t>& seeds) {
+    std::string out;
+    for (size_t i = 0; i < seeds.size();) {
+        size_t j = i;
+        while (j + 1 < seeds.size() && seeds[j + 1] == seeds[j] + 1)
+            ++j;
+        out += (out.empty() ? "" : ",") + std::to_string(seeds[i]);
+        if (j > i)
+            out += "-" + std::to_string(seeds[j]);
+        i = j + 1;
+    }
+    return out;
+}
+
+SweepPlan seedPlan(const RunConfig& base, const std::vector<uint64_t>& seeds) {
     SweepPlan plan;
     plan.kind = "seeds";
-    for (int s = 1; s <= seeds; ++s) {
+    for (const uint64_t s : seeds) {
         SweepEntry e;
         e.name = e.dir = "seed-" + std::to_string(s);
         e.config = base;
-        e.config.task.seed = e.config.train.seed = uint64_t(s);
+        e.config.task.seed = e.config.train.seed = s;
         plan.runs.push_back(std::move(e));
     }
     return plan;
@@ -243,6 +329,7 @@ void addRun(GroupSummary& g, const RunRecord& record, const std::string& where) 
         addPerDepth(ms, ms.perDepth, best.depths, best.accuracy);
         ms.iid.push_back(best.trainAccuracy);
         ms.test.push_back(best.testAccuracy);
+        ms.seeds.push_back(record.config.train.seed);
         addOperations(ms, best, record.config.task);
         addHalting(ms, best);
     }

@@ -16,8 +16,15 @@
 
 namespace ndr {
 
-// One run per seed 1..seeds in folders "seed-<s>"; task and training seeds are both s.
-SweepPlan seedPlan(const RunConfig& base, int seeds);
+// Seeds as a command line gives them: a bare number N means 1..N; otherwise a comma-separated list of
+// seeds and ranges ("11-15", "1,4,9-10", "7-7" for seed 7 alone), in the order given. Throws
+// std::invalid_argument naming the part that is not a seed or a range, or a seed given twice.
+std::vector<uint64_t> parseSeeds(const std::string& text);
+// "1-3", "11-15", "1-3,7": the seeds as parseSeeds reads them back, ranges joined.
+std::string seedsText(const std::vector<uint64_t>& seeds);
+
+// One run per seed in folders "seed-<s>"; task and training seeds are both s.
+SweepPlan seedPlan(const RunConfig& base, const std::vector<uint64_t>& seeds);
 
 // What a runner writes beside a run (`status.json` in its folder) while and after executing it.
 struct RunnerStatus {
@@ -54,12 +61,23 @@ using AliveFn = std::function<std::optional<bool>(const RunnerStatus&)>;
 RunProgress runProgress(const std::filesystem::path& sweepDir, const SweepEntry& entry,
                         const AliveFn& alive = {});
 
+// The accuracy at which a run counts as having solved a split, in the seed counts of the summaries.
+constexpr double kSolvedAccuracy = 0.99;
+// What the summaries print of one figure over seeds: mean, sample standard deviation (n - 1; 0 for
+// one value) and how many values reach `target`. NaN mean and std when there are no values.
+struct Spread {
+    double mean = 0, std = 0;
+    int n = 0, reached = 0;
+};
+Spread spreadOf(const std::vector<double>& values, double target = kSolvedAccuracy);
+
 // Accuracy statistics over the finished runs of one group.
 struct ModelSummary {
     std::string name;
     std::vector<int> depths;                   // every depth of the task, ascending
     std::vector<std::vector<double>> perDepth; // (depths, runs) at each run's best evaluation
     std::vector<double> iid, test;             // (runs) training-depth and test-depth means there
+    std::vector<uint64_t> seeds;               // (runs) the training seed of each of those runs
     // Tasks with operations (EvalRecord::operations): the operations at the root, and per operation the
     // training-depth and test-depth means of its accuracy at each run's best evaluation.
     std::vector<std::string> operations;

@@ -1,6 +1,9 @@
 // The paper's Table 1 (see table_one.h).
 #include "core/train/table_one.h"
 
+#include <algorithm>
+#include <stdexcept>
+
 namespace ndr {
 
 const std::vector<PaperTableOneRow>& paperTableOne() {
@@ -125,23 +128,34 @@ RunConfig rowRun(const std::string& row, Order order, TableOneRecipe recipe) {
 
 } // namespace
 
-SweepPlan tableOnePlan(TableOneRecipe recipe, int seeds, int steps) {
+SweepPlan tableOnePlan(TableOneRecipe recipe, const std::vector<uint64_t>& seeds, int steps,
+                       const std::vector<std::string>& rows) {
+    for (const std::string& id : rows)
+        if (!paperTableOneRow(id)) {
+            std::string known;
+            for (const PaperTableOneRow& r : paperTableOne())
+                known += (known.empty() ? "" : ", ") + r.id;
+            throw std::invalid_argument("unknown Table 1 row '" + id + "': the rows are " + known);
+        }
     SweepPlan plan;
     plan.kind = "table1";
     // Seed by seed, so that a sweep run in order fills every cell with one seed first.
-    for (int s = 1; s <= seeds; ++s)
-        for (const PaperTableOneRow& row : paperTableOne())
+    for (const uint64_t s : seeds)
+        for (const PaperTableOneRow& row : paperTableOne()) {
+            if (!rows.empty() && std::find(rows.begin(), rows.end(), row.id) == rows.end())
+                continue;
             for (Order order : {Order::Forward, Order::Backward}) {
                 const RunConfig base = rowRun(row.id, order, recipe);
                 SweepEntry e;
                 e.group = tableOneGroup(row.id, order);
                 e.name = e.dir = e.group + "/seed-" + std::to_string(s);
                 e.config = base;
-                e.config.task.seed = e.config.train.seed = uint64_t(s);
+                e.config.task.seed = e.config.train.seed = s;
                 if (steps > 0)
                     e.config.train.steps = steps;
                 plan.runs.push_back(std::move(e));
             }
+        }
     return plan;
 }
 

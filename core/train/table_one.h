@@ -33,8 +33,10 @@ std::optional<std::pair<const PaperTableOneRow*, Order>> parseTableOneGroup(cons
 // LSTM batch 256 and 20k steps), for a cluster.
 enum class TableOneRecipe { Laptop, Paper };
 
-// One run per row, order and seed 1..seeds, grouped "<row>/<order>", in folders
-// "<row>/<order>/seed-<s>". steps > 0 overrides every run's training steps.
-SweepPlan tableOnePlan(TableOneRecipe recipe, int seeds, int steps = 0);
+// One run per row, order and seed, grouped "<row>/<order>", in folders "<row>/<order>/seed-<s>", seed by
+// seed. steps > 0 overrides every run's training steps; `rows` (ids of paperTableOne()) keeps only
+// those rows, every row when empty. Throws std::invalid_argument on an unknown row.
+SweepPlan tableOnePlan(TableOneRecipe recipe, const std::vector<uint64_t>& seeds, int steps = 0,
+                       const std::vector<std::string>& rows = {});
 
 } // namespace ndr

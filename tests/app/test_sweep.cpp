@@ -262,6 +262,27 @@ private slots:
         QCOMPARE(ndr::loadSweepPlan(dir.toStdString()).runs[0].config.train.steps, 40);
     }
 
+    // --seeds takes a range or list and --rows a subset of the rows; bad values are refused by name.
+    void tableOneSeedRangesAndRows() {
+        const QString dir = path("table1-report");
+        Result r = runNdr({"table1", "--seeds", "11-12", "--rows", "ndr,lstm", "--out", dir, "--plan-only"});
+        QVERIFY2(r.exitCode == 0, describe(r));
+        const ndr::SweepPlan plan = ndr::loadSweepPlan(dir.toStdString());
+        QCOMPARE(int(plan.runs.size()), 2 * 2 * 2);
+        QCOMPARE(plan.runs[0].dir, std::string("lstm/forward/seed-11"));
+        QCOMPARE(plan.runs.back().dir, std::string("ndr/backward/seed-12"));
+        QCOMPARE(plan.runs.back().config.task.seed, uint64_t(12));
+        r = runNdr({"table1", "--seeds", "15-11", "--out", path("t1-bad"), "--plan-only"});
+        QVERIFY2(r.exitCode == 2 && r.err.contains("runs backwards"), describe(r));
+        r = runNdr({"table1", "--rows", "ndr,lsmt", "--out", path("t1-bad"), "--plan-only"});
+        QVERIFY2(r.exitCode == 2 && r.err.contains("unknown Table 1 row 'lsmt'"), describe(r));
+        QVERIFY(!QFile::exists(path("t1-bad")));
+        r = runNdr(
+            {"sweep", "--preset", "stub", "--seeds", "11-13", "--out", path("sweep-report"), "--plan-only"});
+        QVERIFY2(r.exitCode == 0, describe(r));
+        QCOMPARE(ndr::loadSweepPlan(path("sweep-report").toStdString()).runs[2].dir, std::string("seed-13"));
+    }
+
     // SIGTERM to the runner alone (as `kill` or a scheduler sends it) reaches its child runs at once:
     // each saves what it trained, the runner exits, and the runs read as interrupted.
     void aTerminatedRunnerStopsItsChildren() {

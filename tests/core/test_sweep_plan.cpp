@@ -15,7 +15,7 @@ namespace {
 SweepPlan tinyPlan() {
     RunConfig c = presetConfig("stub");
     c.train.steps = 10;
-    return seedPlan(c, 2);
+    return seedPlan(c, {1, 2});
 }
 
 // The message of the FileError sweepPlanFromText throws for `text`, or "" when it accepts it.
@@ -40,6 +40,33 @@ private slots:
         QCOMPARE(plan.runs[1].config.task.seed, uint64_t(2));
         QCOMPARE(plan.runs[1].config.train.seed, uint64_t(2));
         QCOMPARE(plan.runs[0].config.models, presetConfig("stub").models);
+    }
+
+    void seedListsReadAsCountsListsAndRanges() {
+        QCOMPARE(parseSeeds("3"), (std::vector<uint64_t>{1, 2, 3}));
+        QCOMPARE(parseSeeds("11-15"), (std::vector<uint64_t>{11, 12, 13, 14, 15}));
+        QCOMPARE(parseSeeds("1,4,9-10"), (std::vector<uint64_t>{1, 4, 9, 10}));
+        QCOMPARE(parseSeeds("7-7"), (std::vector<uint64_t>{7}));
+        QCOMPARE(seedsText(parseSeeds("11-15")), std::string("11-15"));
+        QCOMPARE(seedsText(parseSeeds("1,4,9-10")), std::string("1,4,9-10"));
+        const SweepPlan plan = seedPlan(presetConfig("stub"), parseSeeds("11-12"));
+        QCOMPARE(plan.runs[0].dir, std::string("seed-11"));
+        QCOMPARE(plan.runs[1].config.task.seed, uint64_t(12));
+        for (const auto& [text, says] :
+             std::vector<std::pair<std::string, std::string>>{{"", "'' is not a seed"},
+                                                              {"0", "at least 1"},
+                                                              {"15-11", "runs backwards"},
+                                                              {"1,,2", "'' is not a seed"},
+                                                              {"a-3", "'a-3' is not a seed"},
+                                                              {"1-3,2", "seed 2 is given twice"},
+                                                              {"1-99999", "more than 10000"}}) {
+            try {
+                parseSeeds(text);
+                QFAIL(("accepted '" + text + "'").c_str());
+            } catch (const std::invalid_argument& e) {
+                QVERIFY2(std::string(e.what()).find(says) != std::string::npos, e.what());
+            }
+        }
     }
 
     void roundTrip() {

@@ -65,7 +65,7 @@ void trainEntry(const std::filesystem::path& dir, const ndr::SweepPlan& plan, in
 // A sweep folder `dir` of `config` over `seeds` seeds, every run trained; returns its plan.
 ndr::SweepPlan trainedSweep(const std::filesystem::path& dir, const ndr::RunConfig& config, int seeds) {
     std::filesystem::create_directories(dir);
-    const ndr::SweepPlan plan = ndr::seedPlan(config, seeds);
+    const ndr::SweepPlan plan = ndr::seedPlan(config, ndr::parseSeeds(std::to_string(seeds)));
     ndr::saveSweepPlan(dir, plan);
     for (int i = 0; i < seeds; ++i)
         trainEntry(dir, plan, i);
@@ -103,7 +103,7 @@ private slots:
     void seedSweepFillsInAsRunsFinish() {
         const std::filesystem::path dir = tmp_.filePath("seeds").toStdString();
         std::filesystem::create_directories(dir);
-        const ndr::SweepPlan plan = ndr::seedPlan(tinyRun(), 2);
+        const ndr::SweepPlan plan = ndr::seedPlan(tinyRun(), {1, 2});
         ndr::saveSweepPlan(dir, plan);
         trainEntry(dir, plan, 0);
 
@@ -144,6 +144,38 @@ private slots:
         const auto groups = ndr::summariseSweep(dir, plan);
         const auto& longer = groups[0].models[1].test;
         QCOMPARE(view.bars()->categories()[1].longer, (longer[0] + longer[1]) / 2);
+        // Each run shows as a dot over its bar, named by its seed, and the table counts the runs that
+        // solved the split.
+        QCOMPARE(view.bars()->categories()[1].longerValues, longer);
+        QCOMPARE(view.bars()->categories()[1].seeds, (std::vector<uint64_t>{1, 2}));
+        const int solved = int(longer[0] >= ndr::kSolvedAccuracy) + int(longer[1] >= ndr::kSolvedAccuracy);
+        QVERIFY2(view.table()->item(1, 5)->text().endsWith(QString(" %1/2").arg(solved)),
+                 qPrintable(view.table()->item(1, 5)->text()));
+        {
+            auto* plot = view.bars()->findChild<QCustomPlot*>();
+            view.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&view));
+            plot->replot();
+            QCPGraph* dots = nullptr;
+            for (int i = 0; i < plot->graphCount(); ++i)
+                if (plot->graph(i)->name() == "each run")
+                    dots = plot->graph(i);
+            QVERIFY(dots && dots->visible());
+            QCOMPARE(dots->dataCount(), 4); // IID of 2 categories x 2 runs
+            QCPGraph* longerDots = nullptr;
+            for (int i = 0; i < plot->graphCount(); ++i)
+                if (plot->graph(i) != dots && plot->graph(i)->dataCount() == 4 &&
+                    plot->graph(i)->scatterStyle().shape() == QCPScatterStyle::ssDisc)
+                    longerDots = plot->graph(i);
+            QVERIFY(longerDots);
+            const auto second = longerDots->data()->at(3); // category 1, run 2
+            QCOMPARE(second->value, longer[1]);
+            const QPoint at(int(plot->xAxis->coordToPixel(second->key)),
+                            int(plot->yAxis->coordToPixel(second->value)));
+            const QString tip = view.bars()->toolTipAt(at);
+            QVERIFY2(tip.contains("Longer, seed 2"), qPrintable(tip));
+            view.hide();
+        }
         // The reference line is the Longer depths' majority baseline, the mean over the runs.
         const auto& baseline = groups[0].baseline.test;
         QCOMPARE(baseline.size(), size_t(2));
@@ -360,8 +392,17 @@ private slots:
             std::vector<CompareBarsView::Category> categories;
             for (int run = 1; run <= runs; ++run)
                 for (const char* model : {"ThoughtNet", "NDR"})
-                    categories.push_back({QString("thoughtnet-seed%1 · %2").arg(run).arg(model), 0.7, 0, 0.01,
-                                          0, NAN, NAN, 1});
+                    categories.push_back({QString("thoughtnet-seed%1 · %2").arg(run).arg(model),
+                                          0.7,
+                                          0,
+                                          0.01,
+                                          0,
+                                          NAN,
+                                          NAN,
+                                          1,
+                                          {},
+                                          {},
+                                          {}});
             return categories;
         };
         // Each view shown at the same size, laid out and drawn.
@@ -384,8 +425,8 @@ private slots:
         QCOMPARE(drawn(*crowded), 8);
         QVERIFY2(steeper < -25.0, qPrintable(QString::number(steeper)));
         // Short labels keep the plot's own margin.
-        const auto shortNames =
-            shown({{"NDR", 0.7, 0, 0.2, 0, NAN, NAN, 1}, {"Transformer", 0.6, 0, 0.1, 0, NAN, NAN, 1}});
+        const auto shortNames = shown({{"NDR", 0.7, 0, 0.2, 0, NAN, NAN, 1, {}, {}, {}},
+                                       {"Transformer", 0.6, 0, 0.1, 0, NAN, NAN, 1, {}, {}, {}}});
         QCOMPARE(drawn(*shortNames), 2);
         QVERIFY(x->axisRect()->margins().left() >
                 shortNames->findChild<QCustomPlot*>()->axisRect()->margins().left() + 50);

@@ -17,18 +17,16 @@ namespace ndrui {
 
 namespace {
 
-CompareStats statsOf(const std::vector<double>& xs) {
+CompareStats statsOf(const std::vector<double>& xs, const std::vector<uint64_t>& seeds = {}) {
+    const ndr::Spread spread = ndr::spreadOf(xs);
     CompareStats s;
-    s.runs = int(xs.size());
-    if (xs.empty()) {
-        s.mean = s.std = NAN;
-        return s;
-    }
-    s.mean = std::accumulate(xs.begin(), xs.end(), 0.0) / double(xs.size());
-    double ss = 0;
-    for (double x : xs)
-        ss += (x - s.mean) * (x - s.mean);
-    s.std = xs.size() > 1 ? std::sqrt(ss / double(xs.size() - 1)) : 0;
+    s.runs = spread.n;
+    s.mean = spread.mean;
+    s.std = spread.std;
+    s.reached = spread.reached;
+    s.values = xs;
+    if (seeds.size() == xs.size())
+        s.seeds = seeds;
     return s;
 }
 
@@ -39,6 +37,13 @@ QString cell(const CompareStats& s, int decimals = 3) {
     if (s.runs == 1)
         return QString::number(s.mean, 'f', decimals);
     return QStringLiteral("%1 ± %2").arg(s.mean, 0, 'f', decimals).arg(s.std, 0, 'f', decimals);
+}
+
+// An accuracy cell with how many runs solved it: "0.999 ± 0.002 5/5".
+QString accuracyCell(const CompareStats& s) {
+    if (s.runs < 2 || std::isnan(s.mean))
+        return cell(s);
+    return cell(s) + QStringLiteral(" %1/%2").arg(s.reached).arg(s.runs);
 }
 
 // Per run of a model that halts, the mean over the test depths of the steps it ran before halting
@@ -144,8 +149,8 @@ CompareData loadCompareData(const std::vector<CompareSource>& sources) {
                 c.label = (g.summary.group.empty() ? g.source : QString::fromStdString(g.summary.group)) +
                           " · " + QString::fromStdString(ms.name);
             }
-            c.iid = statsOf(ms.iid);
-            c.longer = statsOf(ms.test);
+            c.iid = statsOf(ms.iid, ms.seeds);
+            c.longer = statsOf(ms.test, ms.seeds);
             const bool forward = t1 && t1->second == ndr::Order::Forward;
             c.paperIid = t1 ? (forward ? t1->first->iidForward : t1->first->iidBackward) : NAN;
             c.paperLonger = t1 ? (forward ? t1->first->longerForward : t1->first->longerBackward) : NAN;
@@ -184,7 +189,7 @@ CompareData loadCompareData(const std::vector<CompareSource>& sources) {
             auto both = [](const CompareData::Category* c, bool longer) {
                 if (!c)
                     return QStringLiteral("-");
-                return cell(longer ? c->longer : c->iid) + " (" +
+                return accuracyCell(longer ? c->longer : c->iid) + " (" +
                        paperCell(longer ? c->paperLonger : c->paperIid) + ")";
             };
             const int runs = (fwd ? fwd->longer.runs : 0) + (bwd ? bwd->longer.runs : 0);
@@ -229,8 +234,8 @@ CompareData loadCompareData(const std::vector<CompareSource>& sources) {
                                    QString::fromStdString(g.summary.group),
                                    QString::fromStdString(ms.name),
                                    QStringLiteral("%1/%2").arg(c.longer.runs).arg(g.summary.planned),
-                                   cell(c.iid),
-                                   cell(c.longer)};
+                                   accuracyCell(c.iid),
+                                   accuracyCell(c.longer)};
                 for (const auto* perOperation : {&ms.operationTest, &ms.operationIid})
                     for (const std::string& op : operations) {
                         const auto at = std::find(ms.operations.begin(), ms.operations.end(), op);

@@ -5,6 +5,7 @@
 
 #include <QString>
 #include <QStringList>
+#include <cstdint>
 #include <filesystem>
 #include <vector>
 
@@ -20,6 +21,9 @@ struct CompareSource {
 struct CompareStats {
     double mean = 0, std = 0; // NaN mean: no finished run
     int runs = 0;
+    int reached = 0;             // runs at >= ndr::kSolvedAccuracy
+    std::vector<double> values;  // (runs) each run's figure
+    std::vector<uint64_t> seeds; // (runs) its seed, where known
 };
 
 struct CompareData {

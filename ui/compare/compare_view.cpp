@@ -155,7 +155,7 @@ void CompareView::showData(std::shared_ptr<const CompareData> data, std::vector<
     std::vector<CompareBarsView::Category> categories;
     for (const auto& c : d.categories)
         categories.push_back({c.label, c.iid.mean, c.iid.std, c.longer.mean, c.longer.std, c.paperIid,
-                              c.paperLonger, c.longer.runs});
+                              c.paperLonger, c.longer.runs, c.iid.values, c.longer.values, c.longer.seeds});
     bars_->setCategories(categories);
     bars_->setReference(d.chance, d.longerBaseline);
     showCurves();

@@ -39,7 +39,11 @@ CompareBarsView::CompareBarsView(QWidget* parent) : PlotView(parent) {
     paperLonger_ = new QCPGraph(p->xAxis, p->yAxis);
     paperIid_->setName(tr("paper, IID"));
     paperLonger_->setName(tr("paper, Longer"));
-    for (QCPGraph* g : {paperIid_, paperLonger_})
+    runsIid_ = new QCPGraph(p->xAxis, p->yAxis);
+    runsLonger_ = new QCPGraph(p->xAxis, p->yAxis);
+    runsIid_->setName(tr("each run"));
+    runsLonger_->removeFromLegend();
+    for (QCPGraph* g : {paperIid_, paperLonger_, runsIid_, runsLonger_})
         g->setLineStyle(QCPGraph::lsNone);
     p->yAxis->setLabel(tr("accuracy"));
     p->xAxis->setSubTicks(false);
@@ -107,9 +111,11 @@ void CompareBarsView::fitLabels(QSize size) {
 
 void CompareBarsView::setCategories(const std::vector<Category>& categories) {
     categories_ = categories;
+    runsIidAt_.clear();
+    runsLongerAt_.clear();
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
     QVector<double> keys, iid, longer, iidErr, longerErr, paperIidKeys, paperIid, paperLongerKeys,
-        paperLonger;
+        paperLonger, runIidKeys, runIid, runLongerKeys, runLonger;
     // The bars group places the two bars of a category at key -/+ half a bar; the markers follow them.
     const double offset = (kBarWidth + 2.0 / std::max(1, plot()->axisRect()->width())) / 2;
     for (size_t i = 0; i < categories_.size(); ++i) {
@@ -121,6 +127,20 @@ void CompareBarsView::setCategories(const std::vector<Category>& categories) {
         longer << c.longer;
         iidErr << (std::isnan(c.iidStd) ? 0 : c.iidStd);
         longerErr << (std::isnan(c.longerStd) ? 0 : c.longerStd);
+        // Each run's dot over its bar, spread across the middle of the bar so equal figures stay apart.
+        auto addRuns = [&](const std::vector<double>& values, double at, QVector<double>& ks,
+                           QVector<double>& vs, std::vector<std::pair<size_t, size_t>>& where) {
+            for (size_t r = 0; r < values.size(); ++r) {
+                const double spread = double(r) / double(values.size() - 1) - 0.5;
+                ks << at + spread * kBarWidth * 0.5;
+                vs << values[r];
+                where.emplace_back(i, r);
+            }
+        };
+        if (c.iidValues.size() > 1)
+            addRuns(c.iidValues, key - offset, runIidKeys, runIid, runsIidAt_);
+        if (c.longerValues.size() > 1)
+            addRuns(c.longerValues, key + offset, runLongerKeys, runLonger, runsLongerAt_);
         if (!std::isnan(c.paperIid)) {
             paperIidKeys << key - offset;
             paperIid << c.paperIid;
@@ -137,6 +157,15 @@ void CompareBarsView::setCategories(const std::vector<Category>& categories) {
     longerErrors_->setData(longerErr);
     paperIid_->setData(paperIidKeys, paperIid, true);
     paperLonger_->setData(paperLongerKeys, paperLonger, true);
+    runsIid_->setData(runIidKeys, runIid, true); // added in key order: category, then run
+    runsLonger_->setData(runLongerKeys, runLonger, true);
+    const bool anyRuns = !runIid.isEmpty() || !runLonger.isEmpty();
+    runsIid_->setVisible(anyRuns);
+    runsLonger_->setVisible(anyRuns);
+    if (anyRuns)
+        runsIid_->addToLegend();
+    else
+        runsIid_->removeFromLegend();
     paperIid_->setVisible(!paperIid.isEmpty());
     paperLonger_->setVisible(!paperLonger.isEmpty());
     if (paperIid.isEmpty())
@@ -176,6 +205,18 @@ QString CompareBarsView::toolTipAt(const QPoint& pos) const {
     };
     if (hit == iid_ || hit == longer_)
         return describe(int(std::lround(static_cast<QCPBars*>(hit)->data()->at(index)->key)), hit == longer_);
+    if (hit == runsIid_ || hit == runsLonger_) {
+        const auto& at = hit == runsLonger_ ? runsLongerAt_ : runsIidAt_;
+        if (size_t(index) >= at.size())
+            return {};
+        const auto [i, run] = at[size_t(index)];
+        const Category& c = categories_[i];
+        const double value = (hit == runsLonger_ ? c.longerValues : c.iidValues)[run];
+        const QString seed =
+            run < c.seeds.size() ? tr("seed %1").arg(c.seeds[run]) : tr("run %1").arg(run + 1);
+        return tr("%1, %2, %3: %4")
+            .arg(c.label, hit == runsLonger_ ? tr("Longer") : tr("IID"), seed, formatValue(value));
+    }
     if (hit == paperIid_ || hit == paperLonger_) {
         const double key = static_cast<QCPGraph*>(hit)->data()->at(index)->key;
         return describe(int(std::lround(key)), hit == paperLonger_);
@@ -192,6 +233,10 @@ void CompareBarsView::applyPalette() {
     const QColor text = palette().color(QPalette::WindowText);
     for (QCPErrorBars* e : {iidErrors_, longerErrors_})
         e->setPen(QPen(text, 1));
+    for (QCPGraph* g : {runsIid_, runsLonger_}) {
+        g->setPen(QPen(text, 1));
+        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, text, text, 4));
+    }
     for (QCPGraph* g : {paperIid_, paperLonger_}) {
         g->setPen(QPen(text, 1.5));
         g->setScatterStyle(

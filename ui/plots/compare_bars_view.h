@@ -7,6 +7,7 @@
 #include "ui/plots/plot_view.h"
 
 #include <QString>
+#include <cstdint>
 #include <vector>
 
 class QCPBars;
@@ -25,6 +26,8 @@ public:
         double iid = 0, iidStd = 0, longer = 0, longerStd = 0; // NaN mean: no finished run
         double paperIid = 0, paperLonger = 0;                  // NaN: the paper has no figure
         int runs = 0;
+        std::vector<double> iidValues, longerValues; // (runs) each run's figure, a dot over its bar
+        std::vector<uint64_t> seeds;                 // (runs) their seeds, where known
     };
 
     explicit CompareBarsView(QWidget* parent = nullptr);
@@ -56,6 +59,10 @@ private:
     QCPErrorBars* longerErrors_;
     QCPGraph* paperIid_;
     QCPGraph* paperLonger_;
+    QCPGraph* runsIid_; // each run's figure as a dot over its bar
+    QCPGraph* runsLonger_;
+    // Per dot of runsIid_ and runsLonger_ (their data are in key order, as added): category and run.
+    std::vector<std::pair<size_t, size_t>> runsIidAt_, runsLongerAt_;
     ChanceMark chance_;    // the chance line, or the Longer depths' majority baseline
     QMargins baseMargins_; // the axis rect's own minimum margins
 };
