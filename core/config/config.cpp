@@ -275,6 +275,10 @@ void validateTrain(const TrainConfig& t, Problems& p) {
     p.atLeast("train.lrDecaySteps", t.lrDecaySteps, 0);
     if (p.finite("train.lrDecayFactor", t.lrDecayFactor) && (t.lrDecayFactor <= 0 || t.lrDecayFactor > 1))
         p.add("train.lrDecayFactor", "must be above 0 and at most 1, got " + num(t.lrDecayFactor));
+    p.intRange("train.warmupSteps", t.warmupSteps, 0, 10000000);
+    if (t.cosineDecay && t.lrDecaySteps > 0)
+        p.add("train.cosineDecay", "choose the cosine or the stepwise decay, not both (lrDecaySteps is " +
+                                       std::to_string(t.lrDecaySteps) + ")");
     p.intRange("train.steps", t.steps, 1, 10000000);
     p.atLeast("train.evalInterval", t.evalInterval, 1);
     p.intRange("train.threads", t.threads, 1, 64);

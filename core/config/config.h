@@ -133,6 +133,12 @@ struct TrainConfig {
     // is multiplied by lrDecayFactor; 0 keeps the rate constant.
     int lrDecaySteps = 0;
     double lrDecayFactor = 0.5;
+    // Linear warm-up (docs/design.md §3): over the first warmupSteps steps each model's rate rises
+    // from 1/warmupSteps of its value to all of it; 0 starts at the full rate.
+    int warmupSteps = 0;
+    // Cosine decay (docs/design.md §3): after the warm-up each model's rate follows half a cosine from
+    // its value down to 0 at the last step (`steps`). Not together with the stepwise decay.
+    bool cosineDecay = false;
     int steps = 10000;
     int evalInterval = 500;
     uint64_t seed = 1; // initialisation, batches, dropout

@@ -87,6 +87,8 @@ void readTrain(const json& j, TrainConfig& c, const std::string& path, bool requ
     // Added with the learning-rate decay: absent means a constant rate.
     f.readOptional("lrDecaySteps", c.lrDecaySteps);
     f.readOptional("lrDecayFactor", c.lrDecayFactor);
+    f.readOptional("warmupSteps", c.warmupSteps);
+    f.readOptional("cosineDecay", c.cosineDecay);
 }
 
 std::vector<ModelConfig> readModels(const json& j, const std::string& path) {
@@ -174,6 +176,8 @@ void to_json(json& j, const TrainConfig& c) {
              {"gradClip", doubleJson(c.gradClip)},
              {"lrDecaySteps", c.lrDecaySteps},
              {"lrDecayFactor", doubleJson(c.lrDecayFactor)},
+             {"warmupSteps", c.warmupSteps},
+             {"cosineDecay", c.cosineDecay},
              {"steps", c.steps},
              {"evalInterval", c.evalInterval},
              {"seed", c.seed},

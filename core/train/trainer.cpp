@@ -62,9 +62,19 @@ void prepareComputeThread(int threads) {
 }
 
 double learningRateAt(const TrainConfig& train, double base, int step) {
-    if (train.lrDecaySteps <= 0)
-        return base;
-    return base * std::pow(train.lrDecayFactor, step / train.lrDecaySteps);
+    double rate = base;
+    if (train.warmupSteps > 0 && step < train.warmupSteps)
+        rate *= double(step + 1) / train.warmupSteps;
+    if (train.cosineDecay) {
+        // Half a cosine over the steps after the warm-up: the full rate at its first step, 0 at `steps`.
+        const int span = train.steps - train.warmupSteps;
+        const double done = span > 0 ? std::clamp(double(step - train.warmupSteps) / span, 0.0, 1.0) : 1.0;
+        if (step >= train.warmupSteps)
+            rate *= 0.5 * (1 + std::cos(M_PI * done));
+    }
+    if (train.lrDecaySteps > 0)
+        rate *= std::pow(train.lrDecayFactor, step / train.lrDecaySteps);
+    return rate;
 }
 
 void Trainer::setThreads() const {

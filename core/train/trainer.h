@@ -48,8 +48,8 @@ Example defaultProbe(const Task& task);
 // normal range (about 1e-38) flushed to zero in this thread and its OpenMP team (docs/design.md §3).
 void prepareComputeThread(int threads);
 
-// The learning rate of the update after `step` steps (0-based) for a model whose own rate is `base`: the
-// stepwise decay of TrainConfig::lrDecaySteps (docs/design.md §3).
+// The learning rate of the update after `step` steps (0-based) for a model whose own rate is `base`:
+// TrainConfig's warm-up, then its cosine or stepwise decay (docs/design.md §3).
 double learningRateAt(const TrainConfig& train, double base, int step);
 
 class Trainer {

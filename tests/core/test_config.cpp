@@ -64,6 +64,8 @@ std::string configDiff(const RunConfig& a, const RunConfig& b) {
     check("train.gradClip", a.train.gradClip, b.train.gradClip);
     check("train.lrDecaySteps", a.train.lrDecaySteps, b.train.lrDecaySteps);
     check("train.lrDecayFactor", a.train.lrDecayFactor, b.train.lrDecayFactor);
+    check("train.warmupSteps", a.train.warmupSteps, b.train.warmupSteps);
+    check("train.cosineDecay", a.train.cosineDecay, b.train.cosineDecay);
     check("train.steps", a.train.steps, b.train.steps);
     check("train.evalInterval", a.train.evalInterval, b.train.evalInterval);
     check("train.seed", a.train.seed, b.train.seed);
@@ -195,6 +197,11 @@ std::vector<Rule> rules() {
         {"decay factor 0", [](RunConfig& c) { c.train.lrDecayFactor = 0; }, "train.lrDecayFactor", "above 0"},
         {"decay factor above 1", [](RunConfig& c) { c.train.lrDecayFactor = 2; }, "train.lrDecayFactor",
          "at most 1, got 2"},
+        {"warm-up negative", [](RunConfig& c) { c.train.warmupSteps = -5; }, "train.warmupSteps",
+         "between 0 and 10000000"},
+        {"cosine and stepwise decay",
+         [](RunConfig& c) { c.train.cosineDecay = true, c.train.lrDecaySteps = 100; }, "train.cosineDecay",
+         "not both"},
         {"train steps 0", [](RunConfig& c) { c.train.steps = 0; }, "train.steps", "between 1 and 10000000"},
         {"train steps too many", [](RunConfig& c) { c.train.steps = 10000001; }, "train.steps",
          "got 10000001"},
@@ -446,6 +453,7 @@ private slots:
         c.train.threads = 2;
         c.train.lrDecaySteps = 1500;
         c.train.lrDecayFactor = 0.3;
+        c.train.warmupSteps = 250;
         const std::string text = json(c).dump(2);
         QVERIFY2(text.find("\"copy-gate\"") != std::string::npos, text.c_str());
         QVERIFY2(text.find("\"dropout\": 0.3,") != std::string::npos, text.c_str()); // floats stay compact

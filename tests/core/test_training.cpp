@@ -193,6 +193,20 @@ private slots:
         QCOMPARE(learningRateAt(train, 1e-3, 100), 5e-4);
         QCOMPARE(learningRateAt(train, 1e-3, 250), 2.5e-4);
 
+        // Warm-up: linear from 1/N of the rate; cosine decay: half a cosine after it, 0 at the last step.
+        TrainConfig warm;
+        warm.steps = 1100;
+        warm.warmupSteps = 100;
+        QCOMPARE(learningRateAt(warm, 1e-3, 0), 1e-5);
+        QCOMPARE(learningRateAt(warm, 1e-3, 49), 5e-4);
+        QCOMPARE(learningRateAt(warm, 1e-3, 99), 1e-3);
+        QCOMPARE(learningRateAt(warm, 1e-3, 1000), 1e-3);
+        warm.cosineDecay = true;
+        QCOMPARE(learningRateAt(warm, 1e-3, 100), 1e-3);
+        QVERIFY(std::abs(learningRateAt(warm, 1e-3, 600) - 5e-4) < 1e-12);
+        QVERIFY(std::abs(learningRateAt(warm, 1e-3, 850) - 5e-4 * (1 - std::sqrt(0.5))) < 1e-12);
+        QCOMPARE(learningRateAt(warm, 1e-3, 1100), 0.0);
+
         // In training: the same updates as a constant rate up to the first decay, different after it,
         // and a run resumed after a decay continues with the decayed rate.
         RunConfig constant = tinyRun(4), decayed = constant;

@@ -157,6 +157,8 @@ ndr::RunConfig ExperimentPanel::config() const {
     r.gradClip = gradClip_->value();
     r.lrDecaySteps = lrDecaySteps_->value();
     r.lrDecayFactor = lrDecayFactor_->value();
+    r.warmupSteps = warmupSteps_->value();
+    r.cosineDecay = cosineDecay_->isChecked();
     r.steps = steps_->value();
     r.evalInterval = evalInterval_->value();
     parseSeed(trainSeed_, &r.seed);
@@ -211,6 +213,8 @@ void ExperimentPanel::fillFields(const ndr::RunConfig& c) {
     gradClip_->setValue(r.gradClip);
     lrDecaySteps_->setValue(r.lrDecaySteps);
     lrDecayFactor_->setValue(r.lrDecayFactor);
+    warmupSteps_->setValue(r.warmupSteps);
+    cosineDecay_->setChecked(r.cosineDecay);
     steps_->setValue(r.steps);
     evalInterval_->setValue(r.evalInterval);
     trainSeed_->setText(QString::number(r.seed));

@@ -133,6 +133,8 @@ private:
     RealSpinBox* gradClip_ = nullptr;
     QSpinBox* lrDecaySteps_ = nullptr;
     RealSpinBox* lrDecayFactor_ = nullptr;
+    QSpinBox* warmupSteps_ = nullptr;
+    QCheckBox* cosineDecay_ = nullptr;
     QSpinBox* steps_ = nullptr;
     QSpinBox* evalInterval_ = nullptr;
     QLineEdit* trainSeed_ = nullptr;

@@ -193,6 +193,15 @@ QWidget* ExperimentPanel::buildTrainGroup() {
     lrDecayFactor_ = makeRealField(0, 1, 0.05, false);
     add(tr("lr decay factor"), "train.lrDecayFactor", lrDecayFactor_,
         tr("What each decay multiplies the learning rate by (above 0, at most 1)."));
+    warmupSteps_ = makeIntField(0, 10000000, 100);
+    warmupSteps_->setSpecialValueText(tr("off"));
+    add(tr("warm-up"), "train.warmupSteps", warmupSteps_,
+        tr("Raise every model's learning rate linearly from almost 0 to its value over the first N steps; "
+           "off starts at the full rate (the paper's)."));
+    cosineDecay_ = new QCheckBox(tr("down to 0 at the last step"));
+    add(tr("cosine decay"), "train.cosineDecay", cosineDecay_,
+        tr("After the warm-up, lower every model's learning rate along half a cosine to 0 at the last "
+           "step; not together with the stepwise decay."));
     steps_ = makeIntField(1, 10000000, 500);
     add(tr("steps"), "train.steps", steps_, tr("Training steps of each model."));
     evalInterval_ = makeIntField(1, 10000000, 100);
@@ -206,7 +215,8 @@ QWidget* ExperimentPanel::buildTrainGroup() {
         tr("CPU threads of each model (a training step splits its batch over them); the models train at the "
            "same time."));
 
-    for (QSpinBox* s : {batch_, lrDecaySteps_, steps_, evalInterval_, threads_})
+    connect(cosineDecay_, &QCheckBox::toggled, this, &ExperimentPanel::onFieldEdited);
+    for (QSpinBox* s : {batch_, lrDecaySteps_, warmupSteps_, steps_, evalInterval_, threads_})
         connect(s, &QSpinBox::valueChanged, this, &ExperimentPanel::onFieldEdited);
     for (RealSpinBox* s : {learningRate_, weightDecay_, gradClip_, lrDecayFactor_})
         connect(s, &QDoubleSpinBox::valueChanged, this, &ExperimentPanel::onFieldEdited);
