@@ -3,6 +3,7 @@
 #include "core/nn/attention.h"
 #include "core/nn/attention_maps.h"
 #include "core/nn/head_router.h"
+#include "core/nn/scalars.h"
 
 #include <algorithm>
 #include <cmath>
@@ -260,7 +261,7 @@ void GeometricAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, cons
     linearBackward<S>(dProj, x, store.valueRows(p.wq, p.wqp), store.gradRows(p.wq, p.wqp), &dx, accumulateDx);
 }
 
-template struct GeometricAttention<float>;
-template struct GeometricAttention<double>;
+#define NDR_INSTANTIATE(S) template struct GeometricAttention<S>;
+NDR_FOR_EACH_SCALAR(NDR_INSTANTIATE)
 
 } // namespace ndr

@@ -1,6 +1,7 @@
 // The directional geometric attention kernel on one (T, T) block: forward, backward, and the naive
 // O(T^3) oracle the tests check them against (docs/design.md §2).
 #include "core/nn/attention.h"
+#include "core/nn/scalars.h"
 
 #include <algorithm>
 #include <cmath>
@@ -129,7 +130,6 @@ template <typename S> void geometricNaive(const S* s, int T, int len, S* att) {
     template void geometricBackwardFromLogP<S>(const S*, const S*, const S*, int, int, S*,                   \
                                                GeometricWork<S>&);                                           \
     template void geometricNaive<S>(const S*, int, int, S*);
-NDR_INSTANTIATE(float)
-NDR_INSTANTIATE(double)
+NDR_FOR_EACH_SCALAR(NDR_INSTANTIATE)
 
 } // namespace ndr

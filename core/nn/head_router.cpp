@@ -1,5 +1,6 @@
 // Head routing: gate network, top-k, softmax over the kept heads, entropy (see head_router.h).
 #include "core/nn/head_router.h"
+#include "core/nn/scalars.h"
 
 #include "core/nn/attention.h"
 
@@ -205,7 +206,6 @@ void scaleHeadsBackward(const Mat<S>& mixed, const Mat<S>& weights, Mat<S>& dMix
     template void scaleHeads<S>(const Mat<S>&, const Mat<S>&, Mat<S>&);                                      \
     template void scaleHeadsBackward<S>(const Mat<S>&, const Mat<S>&, Mat<S>&, Mat<S>&);                     \
     template void HeadRouter<S>::init<std::mt19937_64>(ParamStore<S>&, std::mt19937_64&) const;
-NDR_INSTANTIATE(float)
-NDR_INSTANTIATE(double)
+NDR_FOR_EACH_SCALAR(NDR_INSTANTIATE)
 
 } // namespace ndr

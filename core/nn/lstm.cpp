@@ -1,5 +1,6 @@
 // The LSTM baseline: forward and backward through time, trace and FLOP count (docs/design.md §2).
 #include "core/nn/lstm.h"
+#include "core/nn/scalars.h"
 
 #include <algorithm>
 #include <cmath>
@@ -250,7 +251,7 @@ template <typename S> double Lstm<S>::trainingFlops(const Batch& batch, int /*st
     return 3 * f; // backward: one product for the input gradient and one for the weight gradient
 }
 
-template class Lstm<float>;
-template class Lstm<double>;
+#define NDR_INSTANTIATE(S) template class Lstm<S>;
+NDR_FOR_EACH_SCALAR(NDR_INSTANTIATE)
 
 } // namespace ndr

@@ -1,5 +1,6 @@
 // The model of a configuration's kind (see model.h).
 #include "core/nn/model.h"
+#include "core/nn/scalars.h"
 
 #include "core/nn/encoder.h"
 #include "core/nn/lstm.h"
@@ -16,7 +17,7 @@ std::unique_ptr<Model<S>> makeModel(const ModelConfig& config, int vocabSize, in
     return std::make_unique<Encoder<S>>(config, vocabSize, symbols);
 }
 
-template std::unique_ptr<Model<float>> makeModel<float>(const ModelConfig&, int, int);
-template std::unique_ptr<Model<double>> makeModel<double>(const ModelConfig&, int, int);
+#define NDR_INSTANTIATE(S) template std::unique_ptr<Model<S>> makeModel<S>(const ModelConfig&, int, int);
+NDR_FOR_EACH_SCALAR(NDR_INSTANTIATE)
 
 } // namespace ndr

@@ -1,6 +1,7 @@
 // Relative positional attention: forward, backward and the naive oracle (docs/design.md §2).
 #include "core/nn/relative_attention.h"
 #include "core/nn/head_router.h"
+#include "core/nn/scalars.h"
 
 #include <algorithm>
 #include <cmath>
@@ -374,7 +375,6 @@ void relativeAttentionNaive(ParamStore<S>& store, const RelativeAttention<S>& la
     template void relativeAttentionNaive<S>(ParamStore<S>&, const RelativeAttention<S>&, const Mat<S>&,      \
                                             const BatchShape&, const Mat<S>*, const Mat<S>*, Mat<S>&,        \
                                             std::vector<S>*);
-NDR_INSTANTIATE(float)
-NDR_INSTANTIATE(double)
+NDR_FOR_EACH_SCALAR(NDR_INSTANTIATE)
 
 } // namespace ndr

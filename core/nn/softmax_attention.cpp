@@ -2,6 +2,7 @@
 #include "core/nn/attention.h"
 #include "core/nn/attention_maps.h"
 #include "core/nn/head_router.h"
+#include "core/nn/scalars.h"
 
 #include <algorithm>
 #include <cmath>
@@ -174,7 +175,7 @@ void SoftmaxAttention<S>::backward(ParamStore<S>& store, const Mat<S>& x, const 
     linearBackward<S>(dProj, x, store.valueRows(p.wq, p.wkv), store.gradRows(p.wq, p.wkv), &dx, accumulateDx);
 }
 
-template struct SoftmaxAttention<float>;
-template struct SoftmaxAttention<double>;
+#define NDR_INSTANTIATE(S) template struct SoftmaxAttention<S>;
+NDR_FOR_EACH_SCALAR(NDR_INSTANTIATE)
 
 } // namespace ndr

@@ -1,6 +1,7 @@
 // ThoughtNet: operators, selector, the iterated model, halting at the fixed point, trace (see
 // thoughtnet.h).
 #include "core/nn/thoughtnet.h"
+#include "core/nn/scalars.h"
 
 #include <cmath>
 #include <random>
@@ -360,7 +361,7 @@ template <typename S> double ThoughtNet<S>::trainingFlops(const Batch& batch, in
     return 3 * f;
 }
 
-template class ThoughtNet<float>;
-template class ThoughtNet<double>;
+#define NDR_INSTANTIATE(S) template class ThoughtNet<S>;
+NDR_FOR_EACH_SCALAR(NDR_INSTANTIATE)
 
 } // namespace ndr

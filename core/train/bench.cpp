@@ -2,6 +2,7 @@
 #include "core/train/bench.h"
 
 #include "core/nn/encoder.h"
+#include "core/nn/gemm_reference.h"
 #include "core/nn/model.h"
 #include "core/nn/optimizer.h"
 #include "core/task/task.h"
@@ -28,15 +29,11 @@ double median(std::vector<double> v) {
     return n == 0 ? 0 : (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]));
 }
 
-struct Gemm {
-    Index m, n, k; // (m, k) x (k, n)
-};
-
 // The large products of one training step: per linear map Y = X W^T (N, out, in) its forward, the input
 // gradient dX = dY W and the weight gradient dW = dY^T X.
 // `readouts` answer positions per example. An encoder's last step updates the rows read alone
 // (Encoder::forward), so its update's maps have batch * readouts rows there.
-std::vector<Gemm> stepProducts(const ModelConfig& m, Index rows, int symbols, int batch, int readouts) {
+std::vector<GemmShape> stepProducts(const ModelConfig& m, Index rows, int symbols, int batch, int readouts) {
     const Index C = m.dModel, F = m.dFF, H = m.heads;
     std::vector<std::pair<Index, Index>> maps; // (out, in)
     size_t attentionMaps = 0;                  // the first maps, which read every row at every step
@@ -60,7 +57,7 @@ std::vector<Gemm> stepProducts(const ModelConfig& m, Index rows, int symbols, in
             maps.push_back({C, C});
     }
     const bool readRowsLast = attentionMaps > 0 && updatesReadRowsLast(m);
-    std::vector<Gemm> g;
+    std::vector<GemmShape> g;
     for (int s = 0; s < m.steps; ++s)
         for (size_t i = 0; i < maps.size(); ++i) {
             const auto [out, in] = maps[i];
@@ -73,37 +70,6 @@ std::vector<Gemm> stepProducts(const ModelConfig& m, Index rows, int symbols, in
     g.push_back({Index(batch) * readouts, symbols, C});
     return g;
 }
-
-// Eigen's float GEMM alone on a step's product shapes: the matrices are made once, and pass() does
-// one product of each shape.
-class GemmReference {
-public:
-    explicit GemmReference(const std::vector<Gemm>& shapes) {
-        // Values in [-0.5, 0.5): a product's speed does not depend on them (none is denormal), and
-        // Random() would take seconds at the paper's sizes.
-        auto filled = [](Index rows, Index cols) {
-            return Mat<float>::NullaryExpr(
-                rows, cols, [](Index i, Index j) { return float((i * 7 + j * 13) % 17) / 17.f - 0.5f; });
-        };
-        for (const auto& s : shapes) {
-            a_.push_back(filled(s.m, s.k));
-            b_.push_back(filled(s.k, s.n));
-            c_.push_back(Mat<float>::Zero(s.m, s.n));
-            flops_ += 2.0 * s.m * s.n * s.k;
-        }
-        pass(); // warm-up
-    }
-    double flops() const { return flops_; }
-    // One product of every shape.
-    void pass() {
-        for (size_t i = 0; i < a_.size(); ++i)
-            c_[i].noalias() = a_[i] * b_[i];
-    }
-
-private:
-    std::vector<Mat<float>> a_, b_, c_;
-    double flops_ = 0;
-};
 
 } // namespace
 
