@@ -1,6 +1,7 @@
 // The unrolled encoder: embedding, steps of its layers, readout, backward, trace and FLOP count (its
 // layers are in encoder_layer.cpp).
 #include "core/nn/encoder.h"
+#include "core/nn/scalars.h"
 
 #include <cmath>
 #include <random>
@@ -256,7 +257,7 @@ Trace Encoder<S>::trace(const std::vector<int>& tokens, int readouts, int steps,
     for (int t = 0; t < steps; ++t) {
         auto& c = caches_[0];
         layer(t).forward(store_, h_[t % 2], shape_, false, unused, c, h_[(t + 1) % 2]);
-        const auto& att = layer(t).attention(c);
+        const auto& att = layer(t).attentionWeights(c);
         std::copy(att.begin(), att.end(), tr.attention.begin() + size_t(t) * H * T * T);
         if (gated) {
             for (int i = 0; i < T; ++i)
@@ -302,7 +303,7 @@ template <typename S> double Encoder<S>::trainingFlops(const Batch& batch, int s
     return 3 * f; // backward: one product for the input gradient and one for the weight gradient
 }
 
-template class Encoder<float>;
-template class Encoder<double>;
+#define NDR_INSTANTIATE(S) template class Encoder<S>;
+NDR_FOR_EACH_SCALAR(NDR_INSTANTIATE)
 
 } // namespace ndr

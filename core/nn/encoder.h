@@ -6,6 +6,7 @@
 #include "core/config/config.h"
 #include "core/nn/attention.h"
 #include "core/nn/head_router.h"
+#include "core/nn/layer_attention.h"
 #include "core/nn/model.h"
 #include "core/nn/params.h"
 #include "core/nn/readout.h"
@@ -14,6 +15,7 @@
 #include "core/task/task.h"
 
 #include <memory>
+#include <variant>
 #include <vector>
 
 namespace ndr {
@@ -24,13 +26,23 @@ inline bool updatesReadRowsLast(const ModelConfig& m) {
     return !(copyGated(m.update) && m.thoughtCost > 0);
 }
 
-// One layer: attention followed by the residual post-LN update or a copy-gated update (u = LN2(FFN) for
-// NDR, u = tanh(FFN) for the gated relative layer).
+// The update after the attention, row by row (docs/design.md §2). Residual (vanilla):
+//     out = LN2(z + Dropout(ff))
+// Copy gate (NDR; the gated relative layer with tanh in place of LN2):
+//     u = LN2(ff) or tanh(ff);  g = sigmoid(Wg2 Dropout(gate hidden) + bg2);  out = x + keep g (u - x)
+// where z = LN1(x + Dropout(a)), ff = W2 Dropout(ReLU(W1 z + b1)) + b2 and keep is 0 where gate dropout
+// copies the whole column. The FFN and the gate's first layer are the layer's ([W1; Wg1] is one product).
+template <typename S> struct ResidualUpdate { int ln2g = -1, ln2b = -1; };
+template <typename S> struct CopyGateUpdate {
+    bool tanh = false;        // u = tanh(ff): no second layer norm
+    int ln2g = -1, ln2b = -1; // u = LN2(ff)
+    int wg2 = -1, bg2 = -1;   // the gate's second layer
+};
+
+// One layer: attention followed by the residual post-LN update or a copy-gated update.
 template <typename S> struct EncoderLayer {
     struct Cache {
-        typename GeometricAttention<S>::Cache geo;
-        typename SoftmaxAttention<S>::Cache soft;
-        typename RelativeAttention<S>::Cache rel;
+        typename LayerAttention<S>::Cache att;
         Mat<S> attMask; // (N, C) dropout multipliers on the attention output a (empty: no dropout)
         typename LayerNorm<S>::Cache ln1;
         Mat<S> z; // (N, C) LN1(x + drop(a))
@@ -63,19 +75,12 @@ template <typename S> struct EncoderLayer {
 
     ModelConfig cfg;
     mutable Workspace ws;
-    GeometricAttention<S> geo;
-    SoftmaxAttention<S> soft;
-    RelativeAttention<S> rel;
+    LayerAttention<S> attention;
     HeadRouter<S> router; // declared only with head routing
-    int ln1g = -1, ln1b = -1, w1 = -1, wg1 = -1, b1 = -1, bg1 = -1, w2 = -1, b2 = -1, ln2g = -1, ln2b = -1;
-    int wg2 = -1, bg2 = -1;
+    int ln1g = -1, ln1b = -1, w1 = -1, wg1 = -1, b1 = -1, bg1 = -1, w2 = -1, b2 = -1;
+    std::variant<ResidualUpdate<S>, CopyGateUpdate<S>> update;
 
-    bool gated() const { return copyGated(cfg.update); }
-    bool tanhUpdate() const { return cfg.update == UpdateKind::CopyGateTanh; }
-    // Relative positions replace softmax attention's: the config allows them with softmax only.
-    bool relative() const {
-        return cfg.attention == AttentionKind::Softmax && relativePositions(cfg.positional);
-    }
+    bool gated() const { return std::holds_alternative<CopyGateUpdate<S>>(update); }
     void declare(ParamStore<S>& store, const std::string& prefix, const ModelConfig& config);
     template <typename InitRng> void init(ParamStore<S>& store, InitRng& rng) const;
     // out (N, C) from x (N, C). With `rows`, out has those rows only, (rows.size(), C) in that order:
@@ -90,10 +95,23 @@ template <typename S> struct EncoderLayer {
     // Matrix-product FLOPs of one forward pass (backward costs twice this), with the update on
     // `updateRows` rows (negative: every row of the shape).
     double forwardFlops(const BatchShape& shape, double updateRows = -1) const;
-    // The attention weights of a cache, (B, H, T, T).
-    const AlignedVector<S>& attention(const Cache& c) const {
-        return cfg.attention == AttentionKind::Geometric ? c.geo.att : relative() ? c.rel.att : c.soft.att;
-    }
+    // The attention weights of a cache, per example (B, H, len_b, len_b) blocks.
+    const AlignedVector<S>& attentionWeights(const Cache& c) const { return attention.weights(c.att); }
+
+private:
+    // The update's forward on the rows it runs on: out from x there (xu), c.z and the FFN output
+    // ws.ff; the copy gate reads the gate's hidden columns of c.hiddenDropped. `rows`: those rows of x
+    // (null: every one of its rowsAll rows).
+    void residualForward(const ResidualUpdate<S>& r, ParamStore<S>& store, bool drop, Rng& rng, Cache& c,
+                         const std::vector<Index>* rows, Index rowsAll, Mat<S>& out) const;
+    void gateForward(const CopyGateUpdate<S>& g, ParamStore<S>& store, const Mat<S>& xu, bool training,
+                     Rng& rng, Cache& c, const std::vector<Index>* rows, Index rowsAll, Mat<S>& out) const;
+    // The update's backward from dOut: the gradient into the FFN's hidden activations (ws.dHidden's
+    // columns) and into z (dz: assigned, residual) or into x (dxu: assigned, copy gate).
+    void residualBackward(const ResidualUpdate<S>& r, ParamStore<S>& store, Cache& c, const Mat<S>& dOut,
+                          Mat<S>& dz) const;
+    void gateBackward(const CopyGateUpdate<S>& g, ParamStore<S>& store, const Mat<S>& xu, Cache& c,
+                      const Mat<S>& dOut, Mat<S>& dxu) const;
 };
 
 template <typename S> class Encoder final : public Model<S> {
