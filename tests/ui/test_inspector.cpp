@@ -10,6 +10,7 @@
 #include "ui/inspector/model_step_view.h"
 #include "ui/inspector/steps_needed.h"
 #include "ui/plots/heatmap_plot.h"
+#include "ui/plots/routing_view.h"
 #include "ui/training/training_session.h"
 
 #include <QCheckBox>
@@ -396,6 +397,28 @@ private slots:
         fake->trace.stepAnswers.assign(fake->trace.stepAnswers.size(), 0);
         emit session_.traced(fake);
         QCOMPARE(inspector_->trace(0)->stepAnswers, before.stepAnswers);
+    }
+
+    // Each evaluation of a training run traces the shown expression again. A user who switches Show to
+    // "routing, every step" before the answers arrive sees the picture already shown, drawn from a
+    // trace that is still alive: the views share it. The UI suites run with freed memory overwritten
+    // (MALLOC_PERTURB_ without glibc's thread cache, tests/CMakeLists.txt), so drawing a freed trace
+    // would read garbage here.
+    void switchingThePictureWhileARetraceIsPendingDrawsTheShownTrace() {
+        traceOf(QString::fromStdString(task().format(task().evalSet(3)[0])));
+        inspector_->setPicture(StepPicture::Lines);
+        inspector_->retrace();
+        QVERIFY(!inspector_->tracesComplete());
+        inspector_->setPicture(StepPicture::AllSteps);
+        for (int m = 0; m < inspector_->modelCount(); ++m) {
+            ModelStepView* view = inspector_->modelView(m);
+            QVERIFY(view->trace());
+            QCOMPARE(int(view->routingView()->columns().size()), view->trace()->steps + 1);
+            QCOMPARE(view->routingView()->lines().empty(), false);
+            QVERIFY(!view->grab().isNull());
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(inspector_->tracesComplete(), ndrtest::waitMs(10000));
+        inspector_->setPicture(StepPicture::Heatmap);
     }
 
     void deeperThanTheStepsIsAnsweredWithANote() {

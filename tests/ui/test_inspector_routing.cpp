@@ -63,7 +63,7 @@ private slots:
         const ndr::Trace t = routedTrace(5);
         ModelStepView view(0, "NDR");
         view.resize(500, 900);
-        view.setTrace(&t);
+        view.setTrace(viewtest::borrowed(t));
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         HeatmapPlot* map = view.routingMap();
@@ -91,7 +91,7 @@ private slots:
         QVERIFY(coloured > 200);
 
         const ndr::Trace plain = viewtest::longTrace(5, 3, true); // no routing
-        view.setTrace(&plain);
+        view.setTrace(viewtest::borrowed(plain));
         QVERIFY(!map->isVisible());
         QCOMPARE(routingAt(plain, 2), std::vector<float>(size_t(3) * plain.positions, 0.0f));
     }

@@ -54,7 +54,7 @@ private slots:
     void oneStepDrawsItsWeights() {
         const ndr::Trace t = sparseTrace(5, 3);
         RoutingView view;
-        view.setTrace(&t);
+        view.setTrace(viewtest::borrowed(t));
         view.setStep(3);
         QCOMPARE(view.columns(), (std::vector<int>{2, 3}));
         const auto lines = view.lines();
@@ -80,7 +80,7 @@ private slots:
     void everyStepStacksTheStepsUpToTheCurrentOne() {
         const ndr::Trace t = sparseTrace(6, 2);
         RoutingView view;
-        view.setTrace(&t);
+        view.setTrace(viewtest::borrowed(t));
         view.setStacked(true);
         view.setStep(4);
         QCOMPARE(view.columns(), (std::vector<int>{0, 1, 2, 3, 4, 5, 6}));
@@ -94,7 +94,7 @@ private slots:
         const ndr::Trace t = sparseTrace(5, 2);
         RoutingView view;
         view.resize(480, 420);
-        view.setTrace(&t);
+        view.setTrace(viewtest::borrowed(t));
         view.setStep(3);
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
@@ -148,7 +148,7 @@ private slots:
         const ndr::Trace t = longTrace(10, 4, true);
         RoutingView view;
         view.resize(size);
-        view.setTrace(&t);
+        view.setTrace(viewtest::borrowed(t));
         view.setStacked(stacked);
         view.setStep(4);
         const QRect inside(QPoint(0, 0), size);

@@ -15,6 +15,11 @@ namespace viewtest {
 
 using namespace ndr;
 
+// A trace the test owns, handed to a view that it outlives (views share the traces they draw).
+inline std::shared_ptr<const Trace> borrowed(const Trace& t) {
+    return std::shared_ptr<const Trace>(std::shared_ptr<void>(), &t);
+}
+
 struct Run {
     RunConfig config;
     std::unique_ptr<CtlTask> task;

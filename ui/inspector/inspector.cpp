@@ -191,7 +191,7 @@ Inspector::Inspector(TrainingSession& session, QWidget* parent) : QWidget(parent
     playTimer_ = new QTimer(this);
 
     connect(input_, &ExpressionInput::exampleChanged, this, &Inspector::onExampleChanged);
-    connect(requestTimer_, &QTimer::timeout, this, &Inspector::requestTraces);
+    connect(requestTimer_, &QTimer::timeout, this, &Inspector::retrace);
     connect(&session_, &TrainingSession::traced, this, &Inspector::onTraced);
     connect(&session_, &TrainingSession::runChanged, this, &Inspector::resetRun);
     // While training, each evaluation re-traces the expression shown, so the picture follows the
@@ -319,7 +319,7 @@ void Inspector::onExampleChanged() {
     requestTimer_->start();
 }
 
-void Inspector::requestTraces() {
+void Inspector::retrace() {
     if (!example_ || !session_.hasRun())
         return;
     suggestThreshold(); // a run in training has newer probes
@@ -353,6 +353,13 @@ const ndr::Trace* Inspector::trace(int model) const {
     return &results_[size_t(model)]->trace;
 }
 
+std::shared_ptr<const ndr::Trace> Inspector::sharedTrace(int model) const {
+    if (!trace(model))
+        return nullptr;
+    const TraceResultPtr& r = results_[size_t(model)];
+    return std::shared_ptr<const ndr::Trace>(r, &r->trace);
+}
+
 ModelStepView* Inspector::modelView(int model) const {
     return model >= 0 && model < int(views_.size()) ? views_[size_t(model)] : nullptr;
 }
@@ -378,7 +385,7 @@ void Inspector::showTraces() {
         } else if (!r) {
             note = tr("Type a valid expression, or draw a random one, to see how this model routes it.");
         }
-        views_[size_t(m)]->setTrace(trace(m), note);
+        views_[size_t(m)]->setTrace(sharedTrace(m), note);
         views_[size_t(m)]->setWeightsStep(trace(m) ? r->weightsStep : -1);
     }
     if (!tracesComplete())

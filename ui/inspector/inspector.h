@@ -53,11 +53,16 @@ public:
     quint64 pendingRequest() const { return requestId_; } // latest trace request, 0 if none
     bool tracesComplete() const;                          // every model answered the latest request
     const ndr::Trace* trace(int model) const;             // null while missing or failed
+    // The same trace, shared with its result: views keep it alive past a new request.
+    std::shared_ptr<const ndr::Trace> sharedTrace(int model) const;
     int modelCount() const { return int(views_.size()); }
     ModelStepView* modelView(int model) const;
     int step() const;
     int maxStep() const;
     void setStep(int step);
+    // Traces the shown expression again with the models' latest weights, as each evaluation of a
+    // training run does; the picture shown stays until the answers arrive.
+    void retrace();
     // Heatmaps, routing lines of the step, or routing lines of every step (the "Show" box).
     void setPicture(StepPicture picture);
     StepPicture picture() const;
@@ -84,7 +89,6 @@ private:
     void keepFitted(QTableWidget* table);
     void resetRun();
     void onExampleChanged();
-    void requestTraces();
     void onTraced(const TraceResultPtr& r);
     void showTraces();
     void showStep();

@@ -143,8 +143,8 @@ ModelStepView::ModelStepView(int model, const QString& name, QWidget* parent)
     refresh();
 }
 
-void ModelStepView::setTrace(const ndr::Trace* trace, const QString& note) {
-    trace_ = trace;
+void ModelStepView::setTrace(std::shared_ptr<const ndr::Trace> trace, const QString& note) {
+    trace_ = std::move(trace);
     note_->setText(note);
     note_->setVisible(!note.isEmpty());
     refresh();

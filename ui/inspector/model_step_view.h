@@ -45,11 +45,12 @@ public:
     ModelStepView(int model, const QString& name, QWidget* parent = nullptr);
 
     int model() const { return model_; }
-    // The trace to show (not owned; kept alive by the inspector), or none with `note` saying why.
-    void setTrace(const ndr::Trace* trace, const QString& note = {});
+    // The trace to show, or none with `note` saying why. The view shares it, so a picture already shown
+    // stays drawable while the inspector waits for the next trace.
+    void setTrace(std::shared_ptr<const ndr::Trace> trace, const QString& note = {});
     // The training step of the weights that made the trace, named in the title (-1: not named).
     void setWeightsStep(int step);
-    const ndr::Trace* trace() const { return trace_; }
+    const ndr::Trace* trace() const { return trace_.get(); }
     // The step shown, 0..steps; beyond this model's steps its last step is shown.
     void setStep(int step);
     // One head, or the mean over heads when head < 0.
@@ -86,7 +87,7 @@ private:
 
     int model_;
     QString name_;
-    const ndr::Trace* trace_ = nullptr;
+    std::shared_ptr<const ndr::Trace> trace_;
     int step_ = 0, head_ = -1, weightsStep_ = -1;
     StepPicture picture_ = StepPicture::Heatmap;
     QLabel* title_;

@@ -40,10 +40,10 @@ RoutingView::RoutingView(QWidget* parent) : QWidget(parent) {
                   "opacity is the weight. Hover a token to see only its lines."));
 }
 
-void RoutingView::setTrace(const ndr::Trace* trace) {
+void RoutingView::setTrace(std::shared_ptr<const ndr::Trace> trace) {
     if (trace != trace_)
         hoverColumn_ = hoverPosition_ = -1;
-    trace_ = trace;
+    trace_ = std::move(trace);
     update();
 }
 

@@ -11,6 +11,7 @@
 
 #include <QImage>
 #include <QWidget>
+#include <memory>
 #include <vector>
 
 namespace ndrui {
@@ -24,8 +25,9 @@ class RoutingView : public QWidget {
 public:
     explicit RoutingView(QWidget* parent = nullptr);
 
-    // The trace to draw (not owned), or none.
-    void setTrace(const ndr::Trace* trace);
+    // The trace to draw, or none. The view shares it: the trace stays alive for as long as the view
+    // may paint it, whoever replaces theirs meanwhile.
+    void setTrace(std::shared_ptr<const ndr::Trace> trace);
     // The step shown, 0..steps: its two columns, or with every step stacked the last column not faded.
     void setStep(int step);
     // One head, or every head in its colour when head < 0.
@@ -81,7 +83,7 @@ private:
     void paint(QPainter& p, QSize size) const;
     int lastStep() const; // the last column drawn in full colour
 
-    const ndr::Trace* trace_ = nullptr;
+    std::shared_ptr<const ndr::Trace> trace_;
     int step_ = 0, head_ = -1;
     bool stacked_ = false;
     int hoverColumn_ = -1, hoverPosition_ = -1;
