@@ -2,6 +2,7 @@
 // start a preset, take a screenshot, measure how long the event loop ever stalls while training).
 #include "core/nn/allocator.h"
 #include "core/nn/isa.h"
+#include "ui/common/guarded_application.h"
 #include "ui/common/platform_notices.h"
 #include "ui/common/stall_meter.h"
 #include "ui/compare/compare_view.h"
@@ -9,6 +10,7 @@
 #include "ui/inspector/inspector.h"
 #include "ui/shell/main_window.h"
 
+#include "crash_report.h"
 #include "headless.h"
 
 #include <QApplication>
@@ -29,7 +31,8 @@ int main(int argc, char** argv) {
     if (const auto code = runHeadlessIfNoDisplay(argc, argv))
         return *code;
     ndrui::hidePlatformNotices();
-    QApplication app(argc, argv);
+    // An exception out of an event handler is caught and reported instead of ending the process.
+    ndrui::GuardedApplication app(argc, argv);
     QApplication::setOrganizationName("NDR Studio");
     QApplication::setApplicationName("ndr-studio");
     QApplication::setApplicationDisplayName("NDR Studio");
@@ -93,9 +96,14 @@ int main(int argc, char** argv) {
     // Scripted runs have nobody to answer a question: nothing is asked, and nothing is replaced.
     window.setAskBeforeDiscarding(!scripted);
     // Runs with unsaved training are kept where a crash cannot take them (off with --no-settings).
-    if (!parser.isSet(noSettings))
-        window.setRecoveryFolder(
-            QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath("recovery"));
+    const QString recovery =
+        parser.isSet(noSettings)
+            ? QString()
+            : QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath("recovery");
+    if (!recovery.isEmpty())
+        window.setRecoveryFolder(recovery);
+    installCrashReport(recovery);
+    app.setErrorHandler([&window](const QString& what) { window.reportUnhandledError(what); });
     window.show();
     if (!scripted)
         QTimer::singleShot(0, &window, &ndrui::MainWindow::offerRecovery);

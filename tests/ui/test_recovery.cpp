@@ -1,6 +1,7 @@
 // A run with unsaved training survives the window: while it trains, a copy is kept in a recovery
 // folder of its own; the copy goes when the run is saved or discarded; a killed ndr-studio leaves it,
-// and the next window offers to open it (then Save asks where), to discard it or to keep it for later.
+// and the next window offers to open it (then Save asks where), to discard it or to keep it for later;
+// a crashed one says where its copy is.
 #include "message_box_answer.h"
 #include "small_run.h"
 #include "testutil.h"
@@ -131,6 +132,68 @@ private slots:
         QVERIFY(TrainingSession::recoverableRuns(recovery).isEmpty());
         w.session().clear();
         QVERIFY(subfolders(recovery).isEmpty());
+    }
+
+    // A crash (SIGSEGV while training): the app says on stderr where the copy of its unsaved run is,
+    // the copy was renewed at every evaluation, and the next window offers it, so the crash lost at most
+    // the training since the last evaluation.
+    void aCrashedWindowSaysWhereItsRunIs() {
+        QTemporaryDir home;
+        const QString data = home.filePath("data"), recovery = data + "/NDR Studio/ndr-studio/recovery";
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("XDG_DATA_HOME", data);
+        env.insert("XDG_CONFIG_HOME", home.filePath("config"));
+        env.insert("QT_QPA_PLATFORM", "offscreen");
+        QProcess app;
+        app.setProcessEnvironment(env);
+        app.start(NDR_BINARY_DIR "/app/ndr-studio", {"--preset", "stub", "--start"});
+        QVERIFY2(app.waitForStarted(), qPrintable(app.errorString()));
+        // The steps of the first model in the copy, each time the copy changes.
+        QList<int> seen;
+        const auto copySteps = [&] {
+            for (const QString& d : subfolders(recovery)) {
+                const QString file = recovery + "/" + d + "/run.json";
+                try {
+                    const int steps = ndr::loadRunRecord(file.toStdString(), ndr::RunFileParts::WithoutTraces)
+                                          .models[0]
+                                          .stepsDone;
+                    if (seen.isEmpty() || seen.back() != steps)
+                        seen << steps;
+                } catch (const std::exception&) {
+                    // being replaced: read it next time
+                }
+            }
+            return seen.size();
+        };
+        // A bound, not a measurement: seconds here, minutes under the sanitizers on a busy host.
+        QTRY_VERIFY_WITH_TIMEOUT(copySteps() >= 3, ndrtest::waitMs(240000));
+        // One copy per evaluation (every 500 steps of the stub preset), not one a minute.
+        for (int i = 1; i < seen.size(); ++i)
+            QVERIFY2(seen[i] - seen[i - 1] <= 1000, qPrintable(QString("copies at steps %1").arg([&] {
+                         QStringList l;
+                         for (int v : seen)
+                             l << QString::number(v);
+                         return l.join(", ");
+                     }())));
+        ::kill(pid_t(app.processId()), SIGSEGV);
+        QVERIFY(app.waitForFinished(10000));
+        QCOMPARE(app.exitStatus(), QProcess::CrashExit);
+        const QString err = QString::fromUtf8(app.readAllStandardError());
+        QVERIFY2(err.contains("crashed (SIGSEGV)") && err.contains(recovery), qPrintable(err));
+        const QStringList left = TrainingSession::recoverableRuns(recovery);
+        QCOMPARE(left.size(), 1);
+        const int kept =
+            ndr::loadRunRecord(left[0].toStdString(), ndr::RunFileParts::WithoutTraces).models[0].stepsDone;
+        QVERIFY(kept >= seen.back());
+        MainWindow w(false);
+        w.setRecoveryFolder(recovery);
+        {
+            Answer open("recoveryBox", named("recoverOpen"));
+            w.offerRecovery();
+            QVERIFY(open.seen());
+        }
+        QCOMPARE(w.session().models()[0].step, kept);
+        w.session().clear();
     }
 
     void discardRemovesALeftRun() {

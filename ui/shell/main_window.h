@@ -73,10 +73,14 @@ public:
     void setAskBeforeDiscarding(bool ask) { ask_ = ask; }
     // Where runs with unsaved training are kept while they train (TrainingSession::setRecoveryFolder);
     // ndr-studio uses a "recovery" folder in the user's application data unless --no-settings.
-    void setRecoveryFolder(const QString& folder, int intervalMs = 60000);
+    void setRecoveryFolder(const QString& folder, int intervalMs = 0);
     // For each run left in the recovery folder by a window that closed without saving it (a crash, a
     // kill), asks whether to open it (then Save asks where it goes), discard it or keep it for later.
     void offerRecovery();
+    // An error no part of the window could handle (an exception out of an event handler): the
+    // unsaved run goes into its recovery copy, and a message that does not block says what happened
+    // and where the copy is. The window and the training go on.
+    void reportUnhandledError(const QString& what);
 
 protected:
     void closeEvent(QCloseEvent* event) override;

@@ -8,6 +8,7 @@
 
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDir>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -126,6 +127,28 @@ void MainWindow::showOpenedRun(const QString& file, bool recovered) {
 void MainWindow::setRecoveryFolder(const QString& folder, int intervalMs) {
     recoveryFolder_ = folder;
     session_.setRecoveryFolder(folder, intervalMs);
+}
+
+void MainWindow::reportUnhandledError(const QString& what) {
+    session_.saveRecoveryCopyNow();
+    QString message = tr("NDR Studio met an error it could not handle: %1.\n\nThe window and the training go "
+                         "on; what failed was left undone.")
+                          .arg(what);
+    if (session_.isModified() && !recoveryFolder_.isEmpty())
+        message += tr("\n\nThe unsaved run is kept in a recovery copy in %1, and offered again at the next "
+                      "start should the app close.")
+                       .arg(QDir::toNativeSeparators(recoveryFolder_));
+    // One box, however many errors follow one another: a paint that fails would otherwise stack boxes.
+    if (auto* open = findChild<QMessageBox*>("unhandledErrorBox")) {
+        open->setText(message);
+        return;
+    }
+    statusBar()->showMessage(tr("An error was caught: %1").arg(what), 10000);
+    auto* box =
+        new QMessageBox(QMessageBox::Warning, tr("An error was caught"), message, QMessageBox::Ok, this);
+    box->setObjectName("unhandledErrorBox");
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
 }
 
 void MainWindow::offerRecovery() {

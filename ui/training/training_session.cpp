@@ -285,7 +285,8 @@ void TrainingSession::onSnapshot(const SnapshotPtr& s) {
         m.active = false;
     emit progressed(s);
     updateState();
-    // At an evaluation a minute after the last save (the first at once), and when training stops.
+    // At an evaluation recoveryIntervalMs_ after the last copy (the first at once), and when training
+    // stops.
     const bool due = s->eval && (!sinceSave_.isValid() || sinceSave_.elapsed() >= recoveryIntervalMs_);
     if (due || state_ == State::Ready)
         saveForRecovery();

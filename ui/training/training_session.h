@@ -67,11 +67,12 @@ public:
     void save(const QString& runFile);
 
     // Recovery: while a run with unsaved training trains, it is saved into a folder of its own inside
-    // `folder` (empty: never) at its first evaluation, then at the first evaluation a minute after
-    // the last save, and when its training stops, so a crash or a kill loses at most that much. The
-    // folder goes when the run is saved (and not trained since), discarded or closed; one whose
-    // process died is left for recoverableRuns(). A lock file marks the folder of a live session.
-    void setRecoveryFolder(const QString& folder, int intervalMs = 60000);
+    // `folder` (empty: never) at its first evaluation, then at each evaluation `intervalMs` or more
+    // after the last copy (0: at every evaluation), and when its training stops, so a crash or a kill
+    // loses at most that much. The folder goes when the run is saved (and not trained since),
+    // discarded or closed; one whose process died is left for recoverableRuns(). A lock file marks
+    // the folder of a live session.
+    void setRecoveryFolder(const QString& folder, int intervalMs = 0);
     // The run files of recovery folders in `folder` that no live session holds, oldest first.
     static QStringList recoverableRuns(const QString& folder);
     // Opens a run left in a recovery folder as a run that was never saved (Save asks where); its
@@ -108,6 +109,9 @@ public:
     int stepsDone() const; // the most steps any model has trained
     // The record as the window knows it (configuration, tables, histories), for exports.
     ndr::RunRecord record() const;
+    // Writes the recovery copy now if the run has training no file or copy holds (when a recovery
+    // folder is set); the copy's run file is recoveryRunFile() once it is written.
+    void saveRecoveryCopyNow() { saveForRecovery(); }
 
 signals:
     void runChanged();                            // a new or opened run: views reset
@@ -149,7 +153,7 @@ private:
     quint64 traceId_ = 0;
 
     QString recoveryBase_; // where recovery folders go; empty: no recovery
-    int recoveryIntervalMs_ = 60000;
+    int recoveryIntervalMs_ = 0;
     QString recoveryDir_;                     // this run's, once it has one
     std::unique_ptr<QLockFile> recoveryLock_; // held while recoveryDir_ is this session's
     std::vector<int> recoverySteps_;          // per model, in the last recovery copy
