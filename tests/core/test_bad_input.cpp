@@ -612,7 +612,7 @@ void TestBadInput::configFileRows() {
     configFile("field of another section", R"({"preset": "stub", "task": {"batchSize": 32}})",
                "task.batchSize: unknown field");
     configFile("unknown field, no near name", R"({"preset": "stub", "train": {"optimizer": "sgd"}})",
-               "train.optimizer: unknown field; known fields are batchSize, evalInterval, gradClip");
+               "train.optimizer: unknown field; known fields are batchSize, cosineDecay, evalInterval");
     configFile("unknown field in a full config", with([](json& j) { j["models"][1]["layers"] = 6; }),
                "models[1].layers: unknown field");
     configFile("every unknown field named", R"({"preset": "stub", "task": {"x": 1}, "train": {"y": 2}})",
