@@ -1,7 +1,7 @@
 // Benchmarks of whole training steps against the raw sgemm rate of the same product shapes.
 #include "core/train/bench.h"
 
-#include "core/nn/encoder.h"
+#include "core/models/encoder/encoder.h"
 #include "core/nn/gemm_reference.h"
 #include "core/nn/model.h"
 #include "core/nn/optimizer.h"

@@ -2,7 +2,7 @@
 // shared by the layer, whole-model and head-routing gradient tests.
 #pragma once
 
-#include "core/nn/encoder.h"
+#include "core/models/encoder/encoder.h"
 #include "testutil.h"
 
 #include <functional>

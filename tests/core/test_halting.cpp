@@ -2,7 +2,7 @@
 // from which the answer stays right, with their summaries over examples; an evaluation of a halting
 // model, which also measures it running every step; and the change of each position's state that a
 // trace records per step.
-#include "core/nn/encoder.h"
+#include "core/models/encoder/encoder.h"
 #include "core/task/ctl_task.h"
 #include "core/train/halting.h"
 #include "core/train/trainer.h"

@@ -3,7 +3,7 @@
 // (JSON, validation, per-model weight decay) and a short training run on the stub task.
 #include "core/io/files.h"
 #include "core/io/serialize.h"
-#include "core/nn/lstm.h"
+#include "core/models/lstm/lstm.h"
 #include "core/task/ctl_task.h"
 #include "core/train/run.h"
 #include "core/train/trainer.h"

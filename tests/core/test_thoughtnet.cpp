@@ -4,8 +4,8 @@
 // every position; the task's values, problem kinds, training mix, held-out sets and parser messages;
 // the configuration (validation, JSON) and a short deterministic training run.
 #include "core/io/serialize.h"
-#include "core/nn/encoder.h"
-#include "core/nn/thoughtnet.h"
+#include "core/models/encoder/encoder.h"
+#include "core/models/thoughtnet/thoughtnet.h"
 #include "core/task/multidigit_task.h"
 #include "core/train/halting.h"
 #include "core/train/trainer.h"

@@ -4,7 +4,7 @@
 // the same loss and gradients to float rounding. A step whose batch splits over threads (SplitStep)
 // gives the whole batch's loss and gradients to float rounding, for every kind of model, and training
 // that splits is repeatable and resumes exactly.
-#include "core/nn/encoder.h"
+#include "core/models/encoder/encoder.h"
 #include "core/nn/layers.h"
 #include "core/task/ctl_task.h"
 #include "core/train/split_step.h"

@@ -4,9 +4,9 @@
 #pragma once
 
 #include "core/config/config.h"
+#include "core/models/encoder/layer_attention.h"
 #include "core/nn/attention.h"
 #include "core/nn/head_router.h"
-#include "core/nn/layer_attention.h"
 #include "core/nn/model.h"
 #include "core/nn/params.h"
 #include "core/nn/readout.h"

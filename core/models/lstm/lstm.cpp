@@ -1,5 +1,5 @@
 // The LSTM baseline: forward and backward through time, trace and FLOP count (docs/design.md §2).
-#include "core/nn/lstm.h"
+#include "core/models/lstm/lstm.h"
 #include "core/nn/scalars.h"
 
 #include <algorithm>

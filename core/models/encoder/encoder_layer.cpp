@@ -2,7 +2,7 @@
 // count (see encoder.h). The forward and backward follow docs/design.md §2 line by line; the parts
 // written for speed (fused row passes, one product for [W1; Wg1], the update on the rows read alone)
 // sit in the helpers above them.
-#include "core/nn/encoder.h"
+#include "core/models/encoder/encoder.h"
 #include "core/nn/scalars.h"
 
 #include <cmath>

@@ -1,6 +1,6 @@
 // ThoughtNet: operators, selector, the iterated model, halting at the fixed point, trace (see
 // thoughtnet.h).
-#include "core/nn/thoughtnet.h"
+#include "core/models/thoughtnet/thoughtnet.h"
 #include "core/nn/scalars.h"
 
 #include <cmath>

@@ -1,6 +1,6 @@
 // The unrolled encoder: embedding, steps of its layers, readout, backward, trace and FLOP count (its
 // layers are in encoder_layer.cpp).
-#include "core/nn/encoder.h"
+#include "core/models/encoder/encoder.h"
 #include "core/nn/scalars.h"
 
 #include <cmath>

@@ -2,9 +2,9 @@
 #include "core/nn/model.h"
 #include "core/nn/scalars.h"
 
-#include "core/nn/encoder.h"
-#include "core/nn/lstm.h"
-#include "core/nn/thoughtnet.h"
+#include "core/models/encoder/encoder.h"
+#include "core/models/lstm/lstm.h"
+#include "core/models/thoughtnet/thoughtnet.h"
 
 namespace ndr {
 
