@@ -2,6 +2,7 @@
 // same shapes; with --to-accuracy, the time a preset's NDR takes to reach an accuracy on its test depths.
 #include "commands.h"
 #include "common.h"
+#include "core/config/model_kind.h"
 #include "core/io/files.h"
 #include "core/nn/isa.h"
 #include "core/train/bench.h"
@@ -37,10 +38,10 @@ struct BenchOptions {
 json resultJson(const ndr::BenchResult& r) {
     const auto& c = r.config;
     return {{"case", c.name},
-            {"dModel", c.model.dModel},
-            {"heads", c.model.heads},
-            {"dFF", c.model.dFF},
-            {"steps", c.model.steps},
+            {"dModel", ndr::intFieldOf(c.model, "dModel", 0)},
+            {"heads", ndr::intFieldOf(c.model, "heads", 0)},
+            {"dFF", ndr::intFieldOf(c.model, "dFF", 0)},
+            {"steps", ndr::intFieldOf(c.model, "steps", 0)},
             {"batch", c.batchSize},
             {"threads", c.threads},
             {"positions", r.positions},
@@ -213,9 +214,11 @@ int runBench(const BenchOptions& o) {
         const auto [lo, hi] = std::minmax_element(r.stepsPerSecond.begin(), r.stepsPerSecond.end());
         const std::string spread = r.stepsPerSecond.empty() ? "-" : fixed(*lo, 1) + ".." + fixed(*hi, 1);
         std::printf("%-*s  %4d %3d %5d %5d %5d %3d  %5.0f  %9.1f  %15s  %8.2f  %8.2f  %8.2f  %8.0f\n", w,
-                    c.name.c_str(), c.model.dModel, c.model.heads, c.model.dFF, c.model.steps, c.batchSize,
-                    c.threads, r.rows, r.medianStepsPerSecond, ("(" + spread + ")").c_str(), r.gflops,
-                    r.gemmGflops, r.fractionOfGemm, r.peakMemoryMiB);
+                    c.name.c_str(), int(ndr::intFieldOf(c.model, "dModel", 0)),
+                    int(ndr::intFieldOf(c.model, "heads", 0)), int(ndr::intFieldOf(c.model, "dFF", 0)),
+                    int(ndr::intFieldOf(c.model, "steps", 0)), c.batchSize, c.threads, r.rows,
+                    r.medianStepsPerSecond, ("(" + spread + ")").c_str(), r.gflops, r.gemmGflops,
+                    r.fractionOfGemm, r.peakMemoryMiB);
         std::fflush(stdout);
         results.push_back(resultJson(r));
     }

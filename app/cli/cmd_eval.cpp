@@ -160,16 +160,18 @@ int runEval(const EvalOptions& o) {
     // A model without the signal to halt on (hasHaltSignal) runs every step.
     for (size_t m = 0; m < n && (o.haltThreshold >= 0 || !o.haltOn.empty()); ++m) {
         ndr::ModelConfig& config = run.record.models[m].config;
-        if (o.haltThreshold >= 0)
-            config.haltThreshold = o.haltThreshold;
-        if (!o.haltOn.empty())
-            config.haltOn = o.haltOn == "change" ? ndr::HaltSignal::Change : ndr::HaltSignal::Gates;
-        run.trainers[m]->model().setHalting(config.haltThreshold, config.haltOn);
+        const ndr::ModelFacts facts = ndr::factsOf(config);
+        const double threshold = o.haltThreshold >= 0 ? o.haltThreshold : facts.haltThreshold;
+        const ndr::HaltSignal on = o.haltOn.empty()       ? facts.haltOn
+                                   : o.haltOn == "change" ? ndr::HaltSignal::Change
+                                                          : ndr::HaltSignal::Gates;
+        ndr::kindOf(config).setHalting(config, threshold, on);
+        run.trainers[m]->model().setHalting(threshold, on);
     }
 
     if (!o.haltOn.empty() && o.haltThreshold < 0 &&
         std::none_of(run.record.models.begin(), run.record.models.end(),
-                     [](const ndr::ModelRecord& m) { return m.config.haltThreshold > 0; }))
+                     [](const ndr::ModelRecord& m) { return ndr::factsOf(m.config).haltThreshold > 0; }))
         std::cerr
             << "ndr eval: no model of this run halts (haltThreshold 0): --halt-on needs --halt-threshold "
                "to halt them\n";
@@ -194,10 +196,11 @@ int runEval(const EvalOptions& o) {
     Table table(header, "ll");
     for (size_t m = 0; m < n; ++m) {
         const auto& cfg = run.record.models[m].config;
-        const int steps = o.steps > 0 ? o.steps : cfg.effectiveEvalSteps();
-        // An LSTM reads token by token: it has no steps ("-").
+        const ndr::ModelFacts facts = ndr::factsOf(cfg);
+        const int steps = o.steps > 0 ? o.steps : facts.evalSteps;
+        // A model that reads token by token (the LSTM) has no steps ("-").
         std::vector<std::string> row = {cfg.name, run.weightsUsed[m],
-                                        cfg.kind == ndr::ModelKind::Lstm ? "-" : std::to_string(steps)};
+                                        facts.stepped ? std::to_string(steps) : "-"};
         for (double a : results[m].eval.accuracy)
             row.push_back(fixed(a, 3));
         for (auto split : {ndr::Split::Train, ndr::Split::Valid, ndr::Split::Test})
@@ -242,7 +245,7 @@ int runEval(const EvalOptions& o) {
     for (size_t m = 0; m < n; ++m) {
         const auto& cfg = run.record.models[m].config;
         for (const std::string& line : routingReport(
-                 cfg, results[m].eval, o.steps > 0 ? o.steps : cfg.effectiveEvalSteps(), task.config()))
+                 cfg, results[m].eval, o.steps > 0 ? o.steps : ndr::factsOf(cfg).evalSteps, task.config()))
             std::cout << line << "\n";
     }
     if (o.byOperation && n > 0)

@@ -2,6 +2,7 @@
 // and the per-step trace of docs/design.md §5 as JSON on stdout.
 #include "commands.h"
 #include "common.h"
+#include "core/config/model_kind.h"
 #include "core/train/halting.h"
 
 #include <algorithm>
@@ -181,16 +182,17 @@ int runPredict(const PredictOptions& o) {
     json models = json::array();
     for (int m : selected) {
         const auto& cfg = run.record.models[m].config;
-        const int steps = o.steps > 0 ? o.steps : cfg.effectiveEvalSteps();
+        const ndr::ModelFacts facts = ndr::factsOf(cfg);
+        const int steps = o.steps > 0 ? o.steps : facts.evalSteps;
         const ndr::Trace tr = run.trainers[m]->traceOf(ex, steps);
         // A halting model answers after the step its evaluation stops at.
         const int halted =
-            cfg.haltThreshold > 0 ? ndr::stopStep(tr, {cfg.haltOn, float(cfg.haltThreshold)}) : -1;
+            facts.haltThreshold > 0 ? ndr::stopStep(tr, {facts.haltOn, float(facts.haltThreshold)}) : -1;
         const int predicted = tr.stepAnswers[size_t(halted >= 0 ? halted : tr.steps)];
         // Fewer steps than one per function: the answer is the model's all the same, but it cannot have
         // been routed the way NDR routes (docs/design.md §1). An LSTM reads token by token: it has no
         // steps to count.
-        const bool stepped = cfg.kind != ndr::ModelKind::Lstm;
+        const bool stepped = facts.stepped;
         const bool below = stepped && routed && ndr::stepsBelowDepth(ex.depth(), steps);
         if (below)
             std::cerr << "ndr predict: " << cfg.name << " runs " << steps << " steps, fewer than the "

@@ -26,6 +26,13 @@ std::string joinLines(const std::vector<std::string>& lines) {
     return s;
 }
 
+std::string joinLines(const std::vector<ndr::Problem>& problems) {
+    std::string s;
+    for (const auto& p : problems)
+        s += "\n  " + p.text();
+    return s;
+}
+
 } // namespace
 
 ndr::RunConfig loadRunConfig(const std::string& preset, const std::string& configFile,
@@ -71,7 +78,7 @@ ndr::RunConfig loadRunConfig(const std::string& preset, const std::string& confi
     if (!problems.empty()) {
         const std::string source = configFile.empty() ? "preset " + preset : configFile;
         if (problems.size() == 1)
-            throw CliError("invalid configuration (" + source + "): " + problems[0]);
+            throw CliError("invalid configuration (" + source + "): " + problems[0].text());
         throw CliError("invalid configuration (" + source + "), " + std::to_string(problems.size()) +
                        " problems:" + joinLines(problems));
     }

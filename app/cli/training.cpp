@@ -312,7 +312,7 @@ void printRunSummary(const TrainedRun& run, std::ostream& os) {
     for (const auto& m : rec.models)
         if (!m.history.empty())
             for (const std::string& line :
-                 routingReport(m.config, m.history.back(), m.config.effectiveEvalSteps(), rec.config.task))
+                 routingReport(m.config, m.history.back(), ndr::factsOf(m.config).evalSteps, rec.config.task))
                 os << line << "\n";
     if (!notes.empty()) {
         os << (hasValid ? "At the best validation:" : "At the latest evaluation (no validation split):");

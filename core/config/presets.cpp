@@ -1,6 +1,8 @@
-// Built-in presets and the model builders they use: every number of a preset in one place, so tuning
-// touches one function.
+// The built-in run presets: every number of a preset in one place, so tuning touches one function. The
+// models they use are built by their kinds (ndrModel, vanillaModel: core/models/encoder; lstmModel,
+// thoughtNetModel: their folders).
 #include "core/config/config.h"
+#include "core/config/model_kind.h"
 
 #include <stdexcept>
 
@@ -14,20 +16,6 @@ constexpr double kStubUrgency = 0.01;
 // models, at which their results were measured.
 constexpr float kStubNdrDropout = 0.3f;
 constexpr float kStubVariantsDropout = 0.5f;
-
-// The fields both built-in models share; ModelConfig's defaults are the NDR switches.
-ModelConfig sizedModel(const char* name, int dModel, int heads, int dFF, int steps) {
-    ModelConfig m;
-    m.name = name;
-    m.dModel = dModel, m.heads = heads, m.dFF = dFF, m.steps = steps;
-    m.evalSteps = 0;
-    m.sharedWeights = true;
-    m.geomNorm = GeomNorm::Off;
-    m.dropout = 0.1f;
-    m.attentionDropout = 0.1f;
-    m.gateBiasInit = -3.0f;
-    return m;
-}
 
 // --- Presets: each keeps all of its numbers here, in one place, so tuning touches one function. ---
 
@@ -47,8 +35,8 @@ RunConfig stubPreset() {
     // of 0.3 (the paper's gated models have 0.5) halves the steps again, every seed still ending at
     // 1.00 on depths 5-7. How these and the step count were chosen: docs/results.md.
     ModelConfig ndr = ndrModel(48, 4, 96, 8);
-    ndr.dropout = kStubNdrDropout;
-    ndr.evalSteps = 10;
+    ndr.as<EncoderConfig>().dropout = kStubNdrDropout;
+    ndr.as<EncoderConfig>().evalSteps = 10;
     ndr.learningRate = 2e-3;
     // The Transformer at d 48, d_ff 96 fitted depths 1-4 (>= 0.99 each) on three seeds of five within
     // 6000 steps; at d 64, d_ff 128 every measured seed does (docs/results.md).
@@ -72,12 +60,13 @@ RunConfig stubRoutingPreset() {
     ModelConfig ndr = c.models[0];
     const ModelConfig vanilla = c.models[1];
     ndr.learningRate = 0; // the run's 1e-3 and dropout 0.5, at which this preset's results were measured
-    ndr.dropout = kStubVariantsDropout;
+    ndr.as<EncoderConfig>().dropout = kStubVariantsDropout;
     auto routed = [](ModelConfig m) {
         m.name += " top-2";
-        m.headRouting = true;
-        m.routeTopK = 2;
-        m.routeEntropy = 0.01;
+        EncoderConfig& e = m.as<EncoderConfig>();
+        e.headRouting = true;
+        e.routeTopK = 2;
+        e.routeEntropy = 0.01;
         return m;
     };
     c.models = {ndr, routed(ndr), vanilla, routed(vanilla)};
@@ -91,11 +80,11 @@ RunConfig stubThoughtCostPreset() {
     c.preset = "stub-thought-cost";
     ModelConfig plain = c.models[0];
     plain.learningRate = 0; // the run's 1e-3 and dropout 0.5, at which the urgency was chosen
-    plain.dropout = kStubVariantsDropout;
-    plain.haltThreshold = 0.1;
+    plain.as<EncoderConfig>().dropout = kStubVariantsDropout;
+    plain.as<EncoderConfig>().haltThreshold = 0.1;
     ModelConfig costed = plain;
     costed.name += " thought cost";
-    costed.thoughtCost = kStubUrgency;
+    costed.as<EncoderConfig>().thoughtCost = kStubUrgency;
     c.models = {plain, costed};
     return c;
 }
@@ -115,7 +104,7 @@ RunConfig paperPreset(const char* name, Order order) {
     // and the dropouts (0.5 / 0.1 / 0.1) are the paper's; d 64, H 4, d_ff 128, batch 128 and lr 1e-3 make
     // a run of both models take minutes on 2 cores (docs/results.md).
     ModelConfig ndr = ndrModel(64, 4, 128, 14);
-    ndr.dropout = 0.5f;
+    ndr.as<EncoderConfig>().dropout = 0.5f;
     // The Transformer at the paper's width (d 128, H 4, d_ff 256; its dropout 0.1, no attention
     // dropout), 6 steps and lr 1e-3 fits every training depth (IID >= 0.99) between steps 5000 and
     // 10000 on the measured seeds; at d 64 its IID was 0.73-0.78 at step 12000. A step costs about as
@@ -137,10 +126,11 @@ RunConfig paperPreset(const char* name, Order order) {
         // varies from seed to seed. One head (the paper's), a smaller dropout, a larger rate and 10
         // training steps (14 at evaluation, as shared weights allow; each step is cheaper) get every
         // measured seed past it within 32000 steps (docs/results.md).
-        c.models[0].heads = 1;
-        c.models[0].steps = 10;
-        c.models[0].evalSteps = 14;
-        c.models[0].dropout = 0.1f;
+        EncoderConfig& e = c.models[0].as<EncoderConfig>();
+        e.heads = 1;
+        e.steps = 10;
+        e.evalSteps = 14;
+        e.dropout = 0.1f;
         // The Transformer stays at d 64 here: at d 128 its 32000 steps would take longer than the NDR's.
         c.models[1] = vanillaModel(64, 4, 128, 6);
         c.models[1].learningRate = 5e-4;
@@ -216,128 +206,13 @@ RunConfig multiDigitPreset() {
 
 } // namespace
 
-ModelConfig thoughtNetModel(int dModel, int heads, int dFF, int operators, int steps) {
-    ModelConfig m;
-    m.name = "ThoughtNet";
-    m.kind = ModelKind::ThoughtNet;
-    m.dModel = dModel, m.heads = heads, m.dFF = dFF, m.steps = steps;
-    m.operators = operators;
-    m.positionDims = 16;
-    m.thoughtCost = 2e-4;
-    m.haltThreshold = 0.2;
-    // No dropout: the write-up regularises with weight decay alone. The encoder's switches do not
-    // apply; they read as a model without copy gates.
-    m.dropout = 0, m.attentionDropout = 0, m.gateDropout = 0;
-    m.attention = AttentionKind::Softmax;
-    m.update = UpdateKind::Residual;
-    m.positional = PositionalKind::None;
-    return m;
-}
-
-ModelConfig ndrModel(int dModel, int heads, int dFF, int steps) {
-    ModelConfig m = sizedModel("NDR", dModel, heads, dFF, steps);
-    m.attention = AttentionKind::Geometric;
-    m.update = UpdateKind::CopyGate;
-    m.positional = PositionalKind::None;
-    m.gateDropout = 0.1f;
-    return m;
-}
-
-ModelConfig vanillaModel(int dModel, int heads, int dFF, int steps) {
-    ModelConfig m = sizedModel("Transformer", dModel, heads, dFF, steps);
-    m.attention = AttentionKind::Softmax;
-    m.update = UpdateKind::Residual;
-    m.positional = PositionalKind::Sinusoidal;
-    m.attentionDropout = 0.0f; // the authors' Transformer applies none
-    m.gateDropout = 0.0f;      // no gate in a residual layer
-    return m;
-}
-
-namespace {
-
-// One row of the paper's Table 1: the switches that make it (docs/design.md §4).
-struct TableOneRow {
-    const char* row;   // the name config files and the panel use
-    const char* label; // the model's name, as the paper's table writes the row
-    AttentionKind attention;
-    UpdateKind update;
-    PositionalKind positional;
-};
-
-// The LSTM row is not an encoder configuration: lstmModel() makes it.
-constexpr TableOneRow kTableOne[] = {
-    {"transformer", "Transformer", AttentionKind::Softmax, UpdateKind::Residual, PositionalKind::Sinusoidal},
-    {"rel", "+rel", AttentionKind::Softmax, UpdateKind::Residual, PositionalKind::Relative},
-    {"rel-gate", "+rel+gate", AttentionKind::Softmax, UpdateKind::CopyGateTanh, PositionalKind::Relative},
-    {"absrel-gate", "+abs/rel+gate", AttentionKind::Softmax, UpdateKind::CopyGateTanh,
-     PositionalKind::AbsRel},
-    {"geom", "+geom", AttentionKind::Geometric, UpdateKind::Residual, PositionalKind::None},
-    {"ndr", "NDR", AttentionKind::Geometric, UpdateKind::CopyGate, PositionalKind::None},
-};
-
-} // namespace
-
-std::vector<std::string> tableOneRows() {
-    std::vector<std::string> rows;
-    for (const TableOneRow& r : kTableOne)
-        rows.push_back(r.row);
-    return rows;
-}
-
-ModelConfig tableOneModel(const std::string& row, int dModel, int heads, int dFF, int steps) {
-    for (const TableOneRow& r : kTableOne) {
-        if (row != r.row)
-            continue;
-        // The gated rows start from NDR (gate dropout), the others from the Transformer (none).
-        ModelConfig m = copyGated(r.update) ? ndrModel(dModel, heads, dFF, steps)
-                                            : vanillaModel(dModel, heads, dFF, steps);
-        m.name = r.label;
-        m.attention = r.attention;
-        m.update = r.update;
-        m.positional = r.positional;
-        return m;
-    }
-    std::string known;
-    for (const std::string& n : tableOneRows())
-        known += (known.empty() ? "" : ", ") + n;
-    throw std::invalid_argument("unknown Table 1 row '" + row + "': known rows are " + known);
-}
-
-std::string tableOneRowOf(const ModelConfig& m) {
-    if (m.kind == ModelKind::Lstm)
-        return "lstm";
-    if (m.kind == ModelKind::ThoughtNet)
-        return "thoughtnet";
-    for (const TableOneRow& r : kTableOne)
-        if (m.attention == r.attention && m.update == r.update && m.positional == r.positional)
-            return r.row;
-    return "";
-}
-
-ModelConfig lstmModel(int hidden, int embedding) {
-    ModelConfig m;
-    m.name = "LSTM";
-    m.kind = ModelKind::Lstm;
-    m.lstmHidden = hidden;
-    m.lstmEmbedding = embedding;
-    m.dropout = 0.5f; // on the embeddings
-    // The paper trains its LSTM with plain Adam: AdamW without weight decay, at its own rate whatever the
-    // run's rate is.
-    m.learningRate = 1e-3;
-    m.weightDecay = 0;
-    // The encoder's fields do not apply; they read as a model without gates or attention dropout for
-    // code that asks any model whether it has copy gates.
-    m.attention = AttentionKind::Softmax;
-    m.update = UpdateKind::Residual;
-    m.positional = PositionalKind::None;
-    m.attentionDropout = 0;
-    m.gateDropout = 0;
-    return m;
-}
-
 std::vector<std::string> presetNames() {
-    return {"stub",           "stub-routing", "stub-thought-cost", "paper-forward",
-            "paper-backward", "arith",        "listops",           "thoughtnet"};
+    std::vector<std::string> names = {"stub",           "stub-routing", "stub-thought-cost", "paper-forward",
+                                      "paper-backward", "arith",        "listops",           "thoughtnet"};
+    for (const ModelKindInfo* k : modelKinds())
+        for (const RunPreset& p : k->runPresets)
+            names.push_back(p.name);
+    return names;
 }
 
 RunConfig presetConfig(const std::string& name) {
@@ -357,9 +232,14 @@ RunConfig presetConfig(const std::string& name) {
         return treePreset("listops", TaskKind::ListOps);
     if (name == "thoughtnet")
         return multiDigitPreset();
+    for (const ModelKindInfo* k : modelKinds())
+        for (const RunPreset& p : k->runPresets)
+            if (p.name == name)
+                return p.make();
     std::string known;
     for (const std::string& n : presetNames())
         known += (known.empty() ? "" : ", ") + n;
     throw std::invalid_argument("unknown preset '" + name + "': known presets are " + known);
 }
+
 } // namespace ndr

@@ -1,5 +1,6 @@
 // The binary checkpoint of a model: a JSON header (configuration, tensor layout, buffer sizes) and the
 // raw float buffers, checksummed. The loader bounds every size it reads before allocating from it.
+#include "core/config/model_kind.h"
 #include "core/io/files.h"
 
 #include "core/io/file_io.h"
@@ -384,21 +385,31 @@ void checkCheckpointMatches(const CheckpointData& data, const ModelConfig& model
                             const std::vector<TensorInfo>& layout, const fs::path& path) {
     std::vector<std::string> problems;
     // Architecture only: dropouts, evalSteps and the name may change between training and use.
-    const json saved = data.model, wanted = model;
-    std::vector<const char*> keys = {"kind"};
-    if (data.model.kind == model.kind && model.kind == ModelKind::Lstm)
-        keys.insert(keys.end(), {"lstmHidden", "lstmEmbedding"});
-    else if (data.model.kind == model.kind && model.kind == ModelKind::ThoughtNet)
-        keys.insert(keys.end(), {"dModel", "heads", "dFF", "operators", "positionDims"});
-    else if (data.model.kind == model.kind)
-        keys.insert(keys.end(), {"attention", "update", "positional", "geomNorm", "sharedWeights", "dModel",
-                                 "heads", "dFF", "steps", "headRouting"});
-    for (const char* key : keys) {
-        if (saved.at(key) != wanted.at(key)) {
-            const auto show = [](const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); };
-            problems.push_back("checkpoint was saved for " + std::string(key) + " " + show(saved.at(key)) +
-                               " but the run's model has " + key + " " + show(wanted.at(key)));
-        }
+    const ModelKindInfo &savedKind = kindOf(data.model), &wantedKind = kindOf(model);
+    if (&savedKind != &wantedKind) {
+        problems.push_back("checkpoint was saved for kind " + savedKind.id +
+                           " but the run's model has kind " + wantedKind.id);
+    } else {
+        const auto show = [](const FieldValue& v) {
+            return std::visit(
+                [](const auto& x) -> std::string {
+                    using T = std::decay_t<decltype(x)>;
+                    if constexpr (std::is_same_v<T, std::string>)
+                        return x;
+                    else if constexpr (std::is_same_v<T, bool>)
+                        return x ? "true" : "false";
+                    else if constexpr (std::is_same_v<T, double>)
+                        return numberText(x);
+                    else
+                        return std::to_string(x);
+                },
+                v);
+        };
+        for (const std::string& key : wantedKind.parameterFields)
+            for (const ModelField& f : wantedKind.fields)
+                if (f.key == key && !(f.get(data.model) == f.get(model)))
+                    problems.push_back("checkpoint was saved for " + key + " " + show(f.get(data.model)) +
+                                       " but the run's model has " + key + " " + show(f.get(model)));
     }
     // With the same architecture a different layout means a different task (vocabulary, symbols).
     if (problems.empty() && data.layout != layout) {

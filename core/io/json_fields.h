@@ -242,28 +242,10 @@ template <typename E> struct EnumName {
 };
 
 constexpr EnumName<Order> kOrders[] = {{Order::Forward, "forward"}, {Order::Backward, "backward"}};
-constexpr EnumName<AttentionKind> kAttentions[] = {{AttentionKind::Softmax, "softmax"},
-                                                   {AttentionKind::Geometric, "geometric"}};
-constexpr EnumName<UpdateKind> kUpdates[] = {{UpdateKind::Residual, "residual"},
-                                             {UpdateKind::CopyGate, "copy-gate"},
-                                             {UpdateKind::CopyGateTanh, "copy-gate-tanh"}};
-constexpr EnumName<PositionalKind> kPositionals[] = {{PositionalKind::None, "none"},
-                                                     {PositionalKind::Sinusoidal, "sinusoidal"},
-                                                     {PositionalKind::Relative, "relative"},
-                                                     {PositionalKind::AbsRel, "abs-rel"}};
-constexpr EnumName<GeomNorm> kGeomNorms[] = {{GeomNorm::Off, "off"}, {GeomNorm::L1, "l1"}};
-constexpr EnumName<ReadoutColumn> kReadoutColumns[] = {{ReadoutColumn::Last, "last"},
-                                                       {ReadoutColumn::First, "first"}};
-constexpr EnumName<DroppedHeads> kDroppedHeads[] = {{DroppedHeads::Masked, "masked"},
-                                                    {DroppedHeads::SeedExact, "seed-exact"}};
-constexpr EnumName<HaltSignal> kHaltSignals[] = {{HaltSignal::Gates, "gates"},
-                                                 {HaltSignal::Change, "change"}};
 constexpr EnumName<TaskKind> kTaskKinds[] = {{TaskKind::Ctl, "ctl"},
                                              {TaskKind::Arith, "arith"},
                                              {TaskKind::ListOps, "listops"},
                                              {TaskKind::MultiDigit, "multidigit"}};
-constexpr EnumName<ModelKind> kModelKinds[] = {
-    {ModelKind::Encoder, "encoder"}, {ModelKind::Lstm, "lstm"}, {ModelKind::ThoughtNet, "thoughtnet"}};
 
 template <typename E, size_t N> std::string enumName(E value, const EnumName<E> (&names)[N]) {
     for (const auto& n : names)

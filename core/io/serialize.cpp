@@ -1,7 +1,10 @@
 // JSON forms of the configuration. Reading is strict: every field is checked for presence and type,
 // and errors carry the field's path ("models[1].heads: expected an integer, got string"); ranges are
 // checked by validate().
+#include "core/config/model_kind.h"
 #include "core/io/json_fields.h"
+
+#include <set>
 
 #include <cctype>
 
@@ -31,44 +34,101 @@ void readTask(const json& j, TaskConfig& c, const std::string& path, bool requir
         c.operations = toArray<std::string>(*ops, field(path, "operations"), toString);
 }
 
+// One field's value from JSON, checked for its type.
+FieldValue fieldValue(const ModelField& f, const json& v, const std::string& path) {
+    switch (f.type) {
+    case FieldType::Int:
+        return (long long)toInt(v, path);
+    case FieldType::Real:
+        return toDouble(v, path, false);
+    case FieldType::Bool:
+        return toBool(v, path);
+    case FieldType::Text:
+        return toString(v, path);
+    case FieldType::Choice:
+        break;
+    }
+    std::string expected;
+    for (size_t i = 0; i < f.choices.size(); ++i)
+        expected += std::string(i == 0 ? "" : i + 1 == f.choices.size() ? " or " : ", ") + f.choices[i].name;
+    if (!v.is_string())
+        fail(path, "expected one of " + expected + ", got " + describe(v));
+    const std::string name = v.get<std::string>();
+    for (const FieldChoice& c : f.choices)
+        if (c.name == name)
+            return name;
+    fail(path, "unknown value '" + name + "'; expected " + expected);
+}
+
+json fieldJson(const ModelField& f, const FieldValue& v) {
+    switch (f.type) {
+    case FieldType::Int:
+        return std::get<long long>(v);
+    case FieldType::Real:
+        return f.floatStorage ? floatJson(float(std::get<double>(v))) : doubleJson(std::get<double>(v));
+    case FieldType::Bool:
+        return std::get<bool>(v);
+    case FieldType::Text:
+    case FieldType::Choice:
+        break;
+    }
+    return std::get<std::string>(v);
+}
+
+// The file formats' history, in one place: the model fields that were added after run files were first
+// written. A file without one reads it as its default; every other field must be there.
+bool addedLater(const std::string& key) {
+    static const std::set<std::string> later = {
+        "learningRate", "kind",         "weightDecay",   "lstmHidden", "lstmEmbedding",
+        "operators",    "positionDims", "headRouting",   "routeTopK",  "routeDropped",
+        "routeEntropy", "thoughtCost",  "haltThreshold", "haltOn",     "readout"};
+    return later.count(key) > 0;
+}
+
 void readModel(const json& j, ModelConfig& c, const std::string& path, bool required) {
-    const Fields f(j, path, required);
-    f.read("name", c.name);
-    f.readEnum("attention", c.attention, kAttentions);
-    f.readEnum("update", c.update, kUpdates);
-    f.readEnum("positional", c.positional, kPositionals);
-    f.readEnum("geomNorm", c.geomNorm, kGeomNorms);
-    f.read("sharedWeights", c.sharedWeights);
-    f.read("dModel", c.dModel);
-    f.read("heads", c.heads);
-    f.read("dFF", c.dFF);
-    f.read("steps", c.steps);
-    f.read("evalSteps", c.evalSteps);
-    f.read("dropout", c.dropout);
-    f.read("attentionDropout", c.attentionDropout);
-    f.read("gateDropout", c.gateDropout);
-    f.read("gateBiasInit", c.gateBiasInit);
-    // Added after format version 1 was first written: optional, 0 (the run's rate) when absent.
-    f.readOptional("learningRate", c.learningRate);
-    // Added with the LSTM, also optional: absent, a model is an encoder with the run's weight decay.
-    f.readEnumOptional("kind", c.kind, kModelKinds);
-    f.readOptional("weightDecay", c.weightDecay);
-    f.readOptional("lstmHidden", c.lstmHidden);
-    f.readOptional("lstmEmbedding", c.lstmEmbedding);
-    // Added with ThoughtNet: absent, the defaults (a file without them holds no ThoughtNet).
-    f.readOptional("operators", c.operators);
-    f.readOptional("positionDims", c.positionDims);
-    // Added with head routing and thought cost (run format 2): absent, both are off.
-    f.readOptional("headRouting", c.headRouting);
-    f.readOptional("routeTopK", c.routeTopK);
-    f.readEnumOptional("routeDropped", c.routeDropped, kDroppedHeads);
-    f.readOptional("routeEntropy", c.routeEntropy);
-    f.readOptional("thoughtCost", c.thoughtCost);
-    f.readOptional("haltThreshold", c.haltThreshold);
-    // Added with halting by the change per step: absent, halting reads the gates.
-    f.readEnumOptional("haltOn", c.haltOn, kHaltSignals);
-    // Added with the choice of readout column: absent, the answer is read at [E].
-    f.readEnumOptional("readout", c.readout, kReadoutColumns);
+    expectObject(j, path);
+    const ModelField& kindField = commonModelFields()[1];
+    if (const json* k = find(j, "kind"))
+        kindField.set(c, fieldValue(kindField, *k, field(path, "kind")));
+    else if (required)
+        kindField.set(c, std::string("encoder")); // files from before other kinds
+    const ModelKindInfo& kind = kindOf(c);
+    for (const ModelField& f : modelFieldsOf(kind)) {
+        if (f.key == "kind")
+            continue;
+        const json* v = find(j, f.key.c_str());
+        for (const auto& [old, now] : kind.renamedKeys)
+            if (!v && now == f.key)
+                v = find(j, old.c_str());
+        if (v)
+            f.set(c, fieldValue(f, *v, field(path, f.key)));
+        else if (required && !addedLater(f.key))
+            fail(field(path, f.key), "missing");
+    }
+}
+
+// In a config file's model overrides, a field of another kind than the model's is a mistake (an LSTM
+// has no readout column): refused, naming the field. Files the app writes in full may hold every
+// kind's fields side by side; those read as before.
+void refuseOtherKindsFields(const json& j, const ModelConfig& c, const std::string& path) {
+    const ModelKindInfo& kind = kindOf(c);
+    std::set<std::string> own = {"preset"};
+    for (const ModelField& f : modelFieldsOf(kind))
+        own.insert(f.key);
+    for (const auto& [old, now] : kind.renamedKeys)
+        own.insert(old);
+    for (auto it = j.begin(); it != j.end(); ++it) {
+        if (own.count(it.key()))
+            continue;
+        for (const ModelKindInfo* other : modelKinds()) {
+            const auto fields = modelFieldsOf(*other);
+            if (std::any_of(fields.begin(), fields.end(),
+                            [&](const ModelField& f) { return f.key == it.key(); }))
+                fail(field(path, it.key()), "is a field of " + other->label +
+                                                " models; this model is of kind " + kind.id + " (" +
+                                                kind.label + ")");
+        }
+    }
 }
 
 void readTrain(const json& j, TrainConfig& c, const std::string& path, bool required) {
@@ -134,36 +194,9 @@ void from_json(const json& j, TaskConfig& c) {
 }
 
 void to_json(json& j, const ModelConfig& c) {
-    j = json{{"name", c.name},
-             {"attention", enumName(c.attention, kAttentions)},
-             {"update", enumName(c.update, kUpdates)},
-             {"positional", enumName(c.positional, kPositionals)},
-             {"geomNorm", enumName(c.geomNorm, kGeomNorms)},
-             {"sharedWeights", c.sharedWeights},
-             {"dModel", c.dModel},
-             {"heads", c.heads},
-             {"dFF", c.dFF},
-             {"steps", c.steps},
-             {"evalSteps", c.evalSteps},
-             {"dropout", floatJson(c.dropout)},
-             {"attentionDropout", floatJson(c.attentionDropout)},
-             {"gateDropout", floatJson(c.gateDropout)},
-             {"gateBiasInit", floatJson(c.gateBiasInit)},
-             {"learningRate", c.learningRate},
-             {"kind", enumName(c.kind, kModelKinds)},
-             {"weightDecay", c.weightDecay},
-             {"lstmHidden", c.lstmHidden},
-             {"lstmEmbedding", c.lstmEmbedding},
-             {"operators", c.operators},
-             {"positionDims", c.positionDims},
-             {"headRouting", c.headRouting},
-             {"routeTopK", c.routeTopK},
-             {"routeDropped", enumName(c.routeDropped, kDroppedHeads)},
-             {"routeEntropy", c.routeEntropy},
-             {"thoughtCost", c.thoughtCost},
-             {"haltThreshold", c.haltThreshold},
-             {"haltOn", enumName(c.haltOn, kHaltSignals)},
-             {"readout", enumName(c.readout, kReadoutColumns)}};
+    j = json::object();
+    for (const ModelField& f : modelFieldsOf(kindOf(c)))
+        j[f.key] = fieldJson(f, f.get(c));
 }
 void from_json(const json& j, ModelConfig& c) {
     readModel(j, c, "", true);
@@ -281,8 +314,13 @@ void checkFieldNames(const json& j) {
     if (const json* train = find(j, "train"))
         unknownFields(*train, "train", keysOf(json(TrainConfig{})), problems);
     if (const json* models = find(j, "models"); models && models->is_array()) {
-        std::vector<std::string> known = keysOf(json(ModelConfig{}));
-        known.push_back("preset");
+        // A model's fields are its kind's; files that hold every kind's fields side by side read too,
+        // so any kind's field is known.
+        std::vector<std::string> known = {"preset"};
+        for (const ModelKindInfo* k : modelKinds())
+            for (const ModelField& f : modelFieldsOf(*k))
+                if (std::find(known.begin(), known.end(), f.key) == known.end())
+                    known.push_back(f.key);
         for (size_t i = 0; i < models->size(); ++i)
             unknownFields((*models)[i], item("models", i), known, problems);
     }
@@ -299,12 +337,9 @@ void checkFieldNames(const json& j) {
 }
 
 // "models" of a preset-based config: replaces the preset's list. An entry starts from the model preset
-// it names, else from the preset's model at the same index; its fields override. A model preset is
-// "lstm" (the paper's LSTM), "thoughtnet" (sized like the preset's first model), "vanilla" (the
-// "transformer" row) or a Table 1 row: the gated rows ("ndr",
-// "rel-gate", "absrel-gate") are sized like the preset's first model (its NDR), the others like its
-// second (its Transformer), as the authors' sweeps size them. Beyond the preset's list an entry without
-// a model preset must give every field.
+// it names (a kind's, ModelKindInfo::presets, sized from the run preset's models), else from the
+// preset's model at the same index; its fields override. Beyond the preset's list an entry without a
+// model preset must give every field.
 std::vector<ModelConfig> readModelOverrides(const json& j, const std::vector<ModelConfig>& base) {
     expectArray(j, "models");
     std::vector<ModelConfig> models(j.size());
@@ -314,29 +349,20 @@ std::vector<ModelConfig> readModelOverrides(const json& j, const std::vector<Mod
         ModelConfig& m = models[i];
         if (const json* preset = find(j[i], "preset")) {
             const std::string name = toString(*preset, field(path, "preset"));
-            const std::string row = name == "vanilla" ? "transformer" : name;
-            const std::vector<std::string> rows = tableOneRows();
-            if (name == "lstm") {
-                m = lstmModel();
-            } else if (name == "thoughtnet") {
-                const ModelConfig& sizes = base.at(0);
-                m = thoughtNetModel(sizes.dModel, sizes.heads, sizes.dFF, 4, sizes.steps);
-            } else if (std::find(rows.begin(), rows.end(), row) == rows.end()) {
+            const ModelPreset* p = modelPresetNamed(name);
+            if (!p) {
                 std::string known;
-                for (const std::string& r : rows)
-                    known += (known.empty() ? "" : ", ") + r;
-                fail(field(path, "preset"), "unknown model preset '" + name +
-                                                "'; expected vanilla, lstm, thoughtnet or a Table 1 row (" +
-                                                known + ")");
-            } else {
-                const bool gated = copyGated(tableOneModel(row, 1, 1, 1, 1).update);
-                const ModelConfig& sizes = base.at(!gated && base.size() > 1 ? 1 : 0);
-                m = tableOneModel(row, sizes.dModel, sizes.heads, sizes.dFF, sizes.steps);
+                for (const ModelPreset* q : modelPresets())
+                    known += (known.empty() ? "" : ", ") + q->id;
+                fail(field(path, "preset"), "unknown model preset '" + name + "'; expected one of " + known);
             }
+            m = p->make(base);
             readModel(j[i], m, path, false);
+            refuseOtherKindsFields(j[i], m, path);
         } else if (i < base.size()) {
             m = base[i];
             readModel(j[i], m, path, false);
+            refuseOtherKindsFields(j[i], m, path);
         } else {
             readModel(j[i], m, path, true);
         }
@@ -383,13 +409,8 @@ RunConfig runConfigFromJson(const std::string& text) {
             fail("preset", e.what());
         }
     }
-    const std::vector<std::string> problems = validate(c);
-    if (!problems.empty()) {
-        std::string message;
-        for (const std::string& p : problems)
-            message += (message.empty() ? "" : "\n") + p;
-        throw std::runtime_error(message);
-    }
+    if (const std::vector<Problem> problems = validate(c); !problems.empty())
+        throw std::runtime_error(problemsText(problems));
     return c;
 }
 

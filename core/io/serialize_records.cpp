@@ -386,11 +386,11 @@ void from_json(const json& j, RunRecord& r) {
         fail("version", "must be at least 1, got " + std::to_string(version) + "; the file is damaged");
 
     readRunConfig(require(j, "config", ""), r.config, "config");
-    const std::vector<std::string> problems = validate(r.config);
+    const std::vector<Problem> problems = validate(r.config);
     if (!problems.empty()) {
         std::string message = "the configuration is invalid:";
-        for (const std::string& p : problems)
-            message += "\n  config." + p;
+        for (const Problem& p : problems)
+            message += "\n  config." + p.text();
         fail("", message);
     }
     const TaskConfig& task = r.config.task;

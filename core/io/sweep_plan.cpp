@@ -132,7 +132,7 @@ SweepPlan sweepPlanFromText(std::string_view text) {
                 fail(path + ".config", ex.what());
             }
             if (const auto problems = validate(e.config); !problems.empty())
-                fail(path + ".config", problems.front());
+                fail(path + ".config", problems.front().text());
             plan.runs.push_back(std::move(e));
         }
         return plan;

@@ -48,22 +48,20 @@ bool stepsBelowDepth(int depth, int steps) {
 }
 
 Task::Task(const TaskConfig& config) : config_(config) {
-    std::vector<std::string> errors = validate(config_);
-    if (!errors.empty()) {
-        std::string message;
-        for (const std::string& e : errors)
-            message += (message.empty() ? "" : "\n") + e;
-        throw std::invalid_argument(message);
-    }
+    if (const std::vector<Problem> problems = validate(config_); !problems.empty())
+        throw std::invalid_argument(problemsText(problems));
 }
 
 int answerCountOf(const TaskConfig& config) {
     return config.kind == TaskKind::Ctl ? config.symbols : 10;
 }
 
+int answersPerExample(const TaskConfig& config) {
+    return config.kind == TaskKind::MultiDigit ? MultiDigitTask::kPositions : 1;
+}
+
 double chanceAccuracyOf(const TaskConfig& config) {
-    const int readouts = config.kind == TaskKind::MultiDigit ? MultiDigitTask::kPositions : 1;
-    return std::pow(1.0 / answerCountOf(config), readouts);
+    return std::pow(1.0 / answerCountOf(config), answersPerExample(config));
 }
 
 std::string taskName(const TaskConfig& config) {

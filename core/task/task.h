@@ -76,6 +76,8 @@ std::vector<int> allDepthsOf(const TaskConfig& config);
 // The number of answers (the readout's outputs) of the task a configuration names: S for table lookup,
 // the ten digits otherwise. Chance accuracy is its inverse.
 int answerCountOf(const TaskConfig& config);
+// The readouts of one example (R): one answer per example, or one per position (multi-digit arithmetic).
+int answersPerExample(const TaskConfig& config);
 // The accuracy of guessing: 1/S per readout, (1/S)^R for an answer of R readouts.
 double chanceAccuracyOf(const TaskConfig& config);
 // "S8 F9" for table lookup, "arithmetic", "ListOps" or "multi-digit arithmetic" otherwise.

@@ -1,7 +1,7 @@
 // Benchmarks of whole training steps against the raw sgemm rate of the same product shapes.
 #include "core/train/bench.h"
 
-#include "core/models/encoder/encoder.h"
+#include "core/config/model_kind.h"
 #include "core/nn/gemm_reference.h"
 #include "core/nn/model.h"
 #include "core/nn/optimizer.h"
@@ -29,45 +29,11 @@ double median(std::vector<double> v) {
     return n == 0 ? 0 : (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]));
 }
 
-// The large products of one training step: per linear map Y = X W^T (N, out, in) its forward, the input
-// gradient dX = dY W and the weight gradient dW = dY^T X.
-// `readouts` answer positions per example. An encoder's last step updates the rows read alone
-// (Encoder::forward), so its update's maps have batch * readouts rows there.
+// The large products of one training step, as the model's kind counts them.
 std::vector<GemmShape> stepProducts(const ModelConfig& m, Index rows, int symbols, int batch, int readouts) {
-    const Index C = m.dModel, F = m.dFF, H = m.heads;
-    std::vector<std::pair<Index, Index>> maps; // (out, in)
-    size_t attentionMaps = 0;                  // the first maps, which read every row at every step
-    if (m.kind == ModelKind::ThoughtNet) {
-        // Each operator: input map, attention's Q, K, V and output maps, dense, output, state path;
-        // then the selector's two layers (thoughtnet.h).
-        const Index P = m.positionDims;
-        for (int k = 0; k < m.operators; ++k)
-            for (auto map : {std::pair<Index, Index>{C, C + P}, {3 * C, C}, {C, C}, {F, C}, {C, F}, {C, C}})
-                maps.push_back(map);
-        maps.push_back({F, C + P});
-        maps.push_back({m.operators + 1, F});
-    } else {
-        const bool geo = m.attention == AttentionKind::Geometric, gated = copyGated(m.update);
-        maps.push_back({geo ? 3 * C + 2 * H : 3 * C, C});
-        maps.push_back({C, C});
-        attentionMaps = maps.size();
-        maps.push_back({F + (gated ? C : 0), C});
-        maps.push_back({C, F});
-        if (gated)
-            maps.push_back({C, C});
-    }
-    const bool readRowsLast = attentionMaps > 0 && updatesReadRowsLast(m);
     std::vector<GemmShape> g;
-    for (int s = 0; s < m.steps; ++s)
-        for (size_t i = 0; i < maps.size(); ++i) {
-            const auto [out, in] = maps[i];
-            const Index n =
-                readRowsLast && s == m.steps - 1 && i >= attentionMaps ? Index(batch) * readouts : rows;
-            g.push_back({n, out, in});
-            g.push_back({n, in, out});
-            g.push_back({out, in, n});
-        }
-    g.push_back({Index(batch) * readouts, symbols, C});
+    for (const ProductShape& p : kindOf(m).stepProducts(m, rows, symbols, batch, readouts))
+        g.push_back({Index(p.m), Index(p.n), Index(p.k)});
     return g;
 }
 
@@ -151,10 +117,11 @@ BenchResult runBench(const BenchCase& c, int runs, double secondsPerRun) {
     Rng dropRng(1);
     // As a run trains (Trainer::trainStep): on more than one thread the batch splits over them (the
     // copies are of the packed layout, so a padded case keeps its batch whole).
+    const int modelSteps = factsOf(c.model).steps;
     SplitStep pass(model, c.paddedRows ? 1 : c.threads);
     auto step = [&](const Batch& batch) {
         model.params().zeroGrad();
-        pass.forwardBackward(model, batch, c.model.steps, dropRng);
+        pass.forwardBackward(model, batch, modelSteps, dropRng);
         clipGradNorm(model.params().grads().data(), model.params().size(), 5.0);
         adam.step(model.params().values().data(), model.params().grads().data(), model.params().size());
     };
@@ -165,7 +132,7 @@ BenchResult runBench(const BenchCase& c, int runs, double secondsPerRun) {
     r.positions = batches[0].positions;
     double flops = 0, rows = 0;
     for (const auto& b : batches) {
-        flops += model.trainingFlops(b, c.model.steps);
+        flops += model.trainingFlops(b, modelSteps);
         for (int len : b.lengths)
             rows += c.paddedRows ? b.positions : len;
     }

@@ -66,7 +66,7 @@ Run::Run(const RunConfig& config) {
     if (const auto problems = validate(config); !problems.empty()) {
         std::string all;
         for (const auto& p : problems)
-            all += (all.empty() ? "" : "; ") + p;
+            all += (all.empty() ? "" : "; ") + p.text();
         throw std::invalid_argument("invalid configuration: " + all);
     }
     record_.config = config;

@@ -82,12 +82,14 @@ RunConfig rowRun(const std::string& row, Order order, TableOneRecipe recipe) {
                 c.train.stopPatience = 0;
             }
             // The other rows change only the switches of the preset model of their family.
-            const ModelConfig& base = gated ? presetNdr : forwardTransformer;
+            const ModelConfig& baseModel = gated ? presetNdr : forwardTransformer;
+            const EncoderConfig& base = baseModel.as<EncoderConfig>();
             ModelConfig m = tableOneModel(row, base.dModel, base.heads, base.dFF, base.steps);
-            m.evalSteps = base.evalSteps;
-            m.dropout = base.dropout;
-            m.attentionDropout = base.attentionDropout;
-            m.learningRate = base.learningRate;
+            EncoderConfig& e = m.as<EncoderConfig>();
+            e.evalSteps = base.evalSteps;
+            e.dropout = base.dropout;
+            e.attentionDropout = base.attentionDropout;
+            m.learningRate = baseModel.learningRate;
             c.models = {m};
         }
     } else {
@@ -103,21 +105,24 @@ RunConfig rowRun(const std::string& row, Order order, TableOneRecipe recipe) {
             c.train.steps = 20000;
         } else if (row == "ndr") {
             c.models = {tableOneModel(row, 256, 1, 512, 14)};
-            c.models[0].dropout = 0.5f;
-            c.models[0].attentionDropout = 0.1f;
-            c.models[0].gateDropout = 0.1f;
+            EncoderConfig& e = c.models[0].as<EncoderConfig>();
+            e.dropout = 0.5f;
+            e.attentionDropout = 0.1f;
+            e.gateDropout = 0.1f;
             c.train.learningRate = 1.5e-4;
             c.train.weightDecay = 0.01;
         } else if (gated) {
             c.models = {tableOneModel(row, 256, 1, 1024, 14)};
-            c.models[0].dropout = 0.5f;
-            c.models[0].attentionDropout = 0.1f;
+            EncoderConfig& e = c.models[0].as<EncoderConfig>();
+            e.dropout = 0.5f;
+            e.attentionDropout = 0.1f;
             c.train.learningRate = 2e-4;
             c.train.weightDecay = 0.01;
         } else {
             c.models = {tableOneModel(row, 128, 4, 256, 11)};
-            c.models[0].dropout = 0.1f;
-            c.models[0].attentionDropout = 0;
+            EncoderConfig& e = c.models[0].as<EncoderConfig>();
+            e.dropout = 0.1f;
+            e.attentionDropout = 0;
             c.train.learningRate = 1.5e-4;
             c.train.weightDecay = 0.0025;
         }

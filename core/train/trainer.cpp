@@ -32,6 +32,7 @@ Trainer::Trainer(const RunConfig& config, int modelIndex, const Task& task, cons
       step_(model_, config.train.threads) {
     model_.init(config.train.seed);
     baseLearningRate_ = config.models[modelIndex].effectiveLearningRate(config.train.learningRate);
+    modelSteps_ = factsOf(config.models[modelIndex]).steps;
     adam_.learningRate = baseLearningRate_;
     adam_.weightDecay = config.models[modelIndex].effectiveWeightDecay(config.train.weightDecay);
     record_.config = config.models[modelIndex];
@@ -87,7 +88,7 @@ double Trainer::trainStep() {
     const Batch batch = task_.trainBatch(config_.train.batchSize, batchRng_);
     auto& store = model_.params();
     store.zeroGrad();
-    const float loss = step_.forwardBackward(model_, batch, model_.config().steps, dropoutRng_);
+    const float loss = step_.forwardBackward(model_, batch, modelSteps_, dropoutRng_);
     if (!std::isfinite(loss))
         return loss;
     clipGradNorm(store.grads().data(), store.size(), config_.train.gradClip);
@@ -100,7 +101,7 @@ double Trainer::trainStep() {
 Trace Trainer::traceOf(const Example& e, int steps, bool fullGates) {
     setThreads();
     if (steps <= 0)
-        steps = model_.config().effectiveEvalSteps();
+        steps = factsOf(model_.config()).evalSteps;
     Trace tr = model_.trace(task_.tokens(e), task_.readouts(), steps, fullGates);
     for (int t : tr.tokens)
         tr.tokenNames.push_back(task_.tokenName(t));

@@ -3,6 +3,7 @@
 // Knows nothing of threads or windows: progress goes out through a callback, stop comes in as a flag.
 #pragma once
 
+#include "core/config/model_kind.h"
 #include "core/io/files.h"
 #include "core/nn/model.h"
 #include "core/nn/optimizer.h"
@@ -152,6 +153,7 @@ private:
     Model<float>& model_;                 // *owned_
     AdamW adam_;
     double baseLearningRate_ = 0; // the model's rate before any decay
+    int modelSteps_ = 0;          // the steps a training forward runs (ModelFacts::steps)
     std::mt19937_64 batchRng_;
     Rng dropoutRng_;
     SplitStep step_; // the batch split over config.train.threads, where the model's loss allows

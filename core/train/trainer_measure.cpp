@@ -60,7 +60,7 @@ bool Trainer::measureSet(const std::vector<Example>& examples, int steps, const 
                          SetProgress& p, const std::function<void(size_t)>& onPass) {
     setThreads();
     if (steps <= 0)
-        steps = model_.config().effectiveEvalSteps();
+        steps = factsOf(model_.config()).evalSteps;
     // 128 examples at a time: their activations stay in a core's caches between the passes of a step,
     // and an evaluation gives way to `stop` sooner (docs/design.md §3).
     const size_t chunk = 128;
@@ -92,7 +92,7 @@ bool Trainer::measureSet(const std::vector<Example>& examples, int steps, const 
         // stopped early the answers are those already counted.
         if (!st.haltSteps.empty()) {
             if (std::any_of(st.haltSteps.begin(), st.haltSteps.end(), [&](int s) { return s < steps; })) {
-                const ModelConfig& halting = model_.config();
+                const ModelFacts halting = factsOf(model_.config());
                 const double threshold = halting.haltThreshold;
                 const HaltSignal on = halting.haltOn;
                 model_.setHalting(0, on);

@@ -117,7 +117,7 @@ private slots:
             QVERIFY2(m.checkpointFile.find('/') == std::string::npos, m.checkpointFile.c_str());
             const CheckpointData ck = loadCheckpoint((out + "/").toStdString() + m.checkpointFile);
             QCOMPARE(ck.step, int64_t(40));
-            QCOMPARE(ck.model.dModel, 16);
+            QCOMPARE(ck.model.as<ndr::EncoderConfig>().dModel, 16);
             QVERIFY(!ck.params.empty());
         }
         QVERIFY(run.models[0].checkpointFile != run.models[1].checkpointFile);
@@ -291,7 +291,7 @@ private slots:
         for (size_t m = 0; m < 2; ++m) {
             const json& model = j.at("models")[m];
             const ModelConfig& cfg = run.config.models[m];
-            const int steps = cfg.effectiveEvalSteps();
+            const int steps = cfg.as<ndr::EncoderConfig>().effectiveEvalSteps();
             QCOMPARE(int(model.at("probabilities").size()), run.config.task.symbols);
             QVERIFY(!model.at("stepsBelowDepth").get<bool>()); // depth 3 needs 4 steps of the 6
             double sum = 0;
@@ -300,13 +300,13 @@ private slots:
             QVERIFY2(std::abs(sum - 1.0) < 1e-3, std::to_string(sum).c_str());
             const json& tr = model.at("trace");
             QCOMPARE(int(tr.at("attention").size()), steps);
-            QCOMPARE(int(tr.at("attention")[0].size()), cfg.heads);
+            QCOMPARE(int(tr.at("attention")[0].size()), cfg.as<ndr::EncoderConfig>().heads);
             QCOMPARE(int(tr.at("attention")[0][0].size()), T);
             QCOMPARE(int(tr.at("attention")[0][0][0].size()), T);
             QCOMPARE(int(tr.at("stepAnswers").size()), steps + 1);
             QCOMPARE(int(tr.at("stepProbabilities").size()), steps + 1);
             QCOMPARE(int(tr.at("tokens").size()), T);
-            if (cfg.update == UpdateKind::CopyGate) {
+            if (cfg.as<ndr::EncoderConfig>().update == UpdateKind::CopyGate) {
                 QCOMPARE(int(tr.at("gates").size()), steps);
                 QCOMPARE(int(tr.at("gates")[0].size()), T);
             } else {

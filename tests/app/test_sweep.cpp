@@ -240,7 +240,7 @@ private slots:
             // The laptop recipe stops early, but for + abs/rel + gate in backward order.
             QCOMPARE(e.config.train.stopPatience > 0, e.group != "absrel-gate/backward");
         }
-        QCOMPARE(plan.runs[0].config.models[0].kind, ndr::ModelKind::Lstm);
+        QVERIFY(plan.runs[0].config.models[0].is<ndr::LstmConfig>());
         const QByteArray before = readAll(dir + "/sweep.json");
         r = runNdr({"table1", "--seeds", "2", "--steps", "30", "--out", dir, "--plan-only"});
         QVERIFY2(r.exitCode == 0 && r.err.contains("Resuming"), describe(r));

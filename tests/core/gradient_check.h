@@ -80,19 +80,19 @@ inline void checkInput(const std::string& label, Md& x, const Md& analytic,
 inline ModelConfig smallModel(AttentionKind att, UpdateKind upd, PositionalKind pos, bool shared,
                               GeomNorm norm) {
     ModelConfig m;
-    m.attention = att;
-    m.update = upd;
-    m.positional = pos;
-    m.sharedWeights = shared;
-    m.geomNorm = norm;
-    m.dModel = 8;
-    m.heads = 2;
-    m.dFF = 12;
-    m.steps = 3;
-    m.dropout = 0.2f;
-    m.attentionDropout = 0.15f;
-    m.gateDropout = copyGated(upd) ? 0.25f : 0.f;
-    m.gateBiasInit = 0.5f; // gates half open so both branches carry gradient
+    m.as<ndr::EncoderConfig>().attention = att;
+    m.as<ndr::EncoderConfig>().update = upd;
+    m.as<ndr::EncoderConfig>().positional = pos;
+    m.as<ndr::EncoderConfig>().sharedWeights = shared;
+    m.as<ndr::EncoderConfig>().geomNorm = norm;
+    m.as<ndr::EncoderConfig>().dModel = 8;
+    m.as<ndr::EncoderConfig>().heads = 2;
+    m.as<ndr::EncoderConfig>().dFF = 12;
+    m.as<ndr::EncoderConfig>().steps = 3;
+    m.as<ndr::EncoderConfig>().dropout = 0.2f;
+    m.as<ndr::EncoderConfig>().attentionDropout = 0.15f;
+    m.as<ndr::EncoderConfig>().gateDropout = copyGated(upd) ? 0.25f : 0.f;
+    m.as<ndr::EncoderConfig>().gateBiasInit = 0.5f; // gates half open so both branches carry gradient
     return m;
 }
 
@@ -128,7 +128,7 @@ inline ModelConfig modelVariant(int variant) {
     default: { // NDR reading its answer at [B]
         ModelConfig m = smallModel(AttentionKind::Geometric, UpdateKind::CopyGate, PositionalKind::None, true,
                                    GeomNorm::Off);
-        m.readout = ReadoutColumn::First;
+        m.as<ndr::EncoderConfig>().readout = ReadoutColumn::First;
         return m;
     }
     }

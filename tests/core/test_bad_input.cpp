@@ -184,7 +184,7 @@ RunConfig tinyConfig() {
     RunConfig c = presetConfig("stub");
     c.task.evalExamplesPerDepth = 16;
     c.models = {ndrModel(8, 2, 8, 3), vanillaModel(8, 2, 8, 3)};
-    c.models[0].evalSteps = 4;
+    c.models[0].as<ndr::EncoderConfig>().evalSteps = 4;
     c.train.batchSize = 8;
     c.train.steps = 4;
     c.train.evalInterval = 2;
@@ -316,7 +316,7 @@ private slots:
 
         RunConfig wider = tinyConfig();
         wider.models[0] = ndrModel(16, 2, 8, 3);
-        wider.models[0].evalSteps = 4;
+        wider.models[0].as<ndr::EncoderConfig>().evalSteps = 4;
         otherSizeBytes_ = checkpointOf(savedRun(wider), 0);
         RunConfig otherTask = tinyConfig();
         otherTask.task.functions = 5;
@@ -357,8 +357,8 @@ private slots:
             RunConfig c = tinyConfig();
             input.edit(c);
             std::string all;
-            for (const std::string& p : validate(c))
-                all += p + "\n";
+            for (const Problem& p : validate(c))
+                all += p.text() + "\n";
             QVERIFY2(all.find(input.expected) != std::string::npos,
                      ("problems: " + all + "\nexpected: " + input.expected).c_str());
             // The same configuration handed straight to a run is refused with the same words.
@@ -530,41 +530,52 @@ void TestBadInput::configValueRows() {
     configValue(
         "same name twice", [](RunConfig& c) { c.models[1].name = c.models[0].name; }, "already the name");
     configValue(
-        "dModel 0", [](RunConfig& c) { c.models[0].dModel = 0; }, "models[0].dModel");
+        "dModel 0", [](RunConfig& c) { c.models[0].as<ndr::EncoderConfig>().dModel = 0; },
+        "models[0].dModel");
     configValue(
-        "dModel 2^20", [](RunConfig& c) { c.models[0].dModel = 1 << 20; }, "models[0].dModel");
+        "dModel 2^20", [](RunConfig& c) { c.models[0].as<ndr::EncoderConfig>().dModel = 1 << 20; },
+        "models[0].dModel");
     configValue(
-        "no heads", [](RunConfig& c) { c.models[1].heads = 0; }, "models[1].heads");
+        "no heads", [](RunConfig& c) { c.models[1].as<ndr::EncoderConfig>().heads = 0; }, "models[1].heads");
     configValue(
-        "heads not dividing", [](RunConfig& c) { c.models[0].heads = 3; }, "does not divide d_model");
+        "heads not dividing", [](RunConfig& c) { c.models[0].as<ndr::EncoderConfig>().heads = 3; },
+        "does not divide d_model");
     configValue(
-        "dFF 0", [](RunConfig& c) { c.models[0].dFF = 0; }, "models[0].dFF");
+        "dFF 0", [](RunConfig& c) { c.models[0].as<ndr::EncoderConfig>().dFF = 0; }, "models[0].dFF");
     configValue(
-        "no steps", [](RunConfig& c) { c.models[0].steps = 0; }, "models[0].steps");
+        "no steps", [](RunConfig& c) { c.models[0].as<ndr::EncoderConfig>().steps = 0; }, "models[0].steps");
     configValue(
-        "65 steps", [](RunConfig& c) { c.models[1].steps = 65; }, "models[1].steps");
+        "65 steps", [](RunConfig& c) { c.models[1].as<ndr::EncoderConfig>().steps = 65; }, "models[1].steps");
     configValue(
-        "fewer evaluation steps", [](RunConfig& c) { c.models[0].evalSteps = 2; }, "models[0].evalSteps");
+        "fewer evaluation steps", [](RunConfig& c) { c.models[0].as<ndr::EncoderConfig>().evalSteps = 2; },
+        "models[0].evalSteps");
     configValue(
         "more evaluation steps, unshared",
-        [](RunConfig& c) { c.models[1].sharedWeights = false, c.models[1].evalSteps = 9; },
+        [](RunConfig& c) {
+            c.models[1].as<ndr::EncoderConfig>().sharedWeights = false,
+            c.models[1].as<ndr::EncoderConfig>().evalSteps = 9;
+        },
         "models[1].evalSteps");
     configValue(
-        "dropout 1", [](RunConfig& c) { c.models[0].dropout = 1; }, "models[0].dropout");
+        "dropout 1", [](RunConfig& c) { c.models[0].as<ndr::EncoderConfig>().dropout = 1; },
+        "models[0].dropout");
     configValue(
-        "dropout NaN", [](RunConfig& c) { c.models[0].dropout = std::nanf(""); },
+        "dropout NaN", [](RunConfig& c) { c.models[0].as<ndr::EncoderConfig>().dropout = std::nanf(""); },
         "models[0].dropout: must be a finite number");
     configValue(
-        "negative gate dropout", [](RunConfig& c) { c.models[0].gateDropout = -0.1f; },
+        "negative gate dropout",
+        [](RunConfig& c) { c.models[0].as<ndr::EncoderConfig>().gateDropout = -0.1f; },
         "models[0].gateDropout");
     configValue(
-        "infinite gate bias", [](RunConfig& c) { c.models[0].gateBiasInit = -INFINITY; },
+        "infinite gate bias",
+        [](RunConfig& c) { c.models[0].as<ndr::EncoderConfig>().gateBiasInit = -INFINITY; },
         "models[0].gateBiasInit");
     configValue(
         "model learning rate 2", [](RunConfig& c) { c.models[1].learningRate = 2; },
         "models[1].learningRate");
     configValue(
-        "l1 norm with softmax", [](RunConfig& c) { c.models[1].geomNorm = GeomNorm::L1; },
+        "l1 norm with softmax",
+        [](RunConfig& c) { c.models[1].as<ndr::EncoderConfig>().geomNorm = GeomNorm::L1; },
         "models[1].geomNorm");
     configValue(
         "batch 0", [](RunConfig& c) { c.train.batchSize = 0; }, "train.batchSize");

@@ -334,13 +334,13 @@ private slots:
     void routingAndHaltingRoundTrip() {
         RunRecord run = smallRun();
         ModelConfig& m = run.config.models[0];
-        m.headRouting = true;
-        m.routeTopK = 2;
-        m.routeDropped = DroppedHeads::SeedExact;
-        m.routeEntropy = 0.02;
-        m.thoughtCost = 0.01;
-        m.haltThreshold = 0.1;
-        m.haltOn = HaltSignal::Change;
+        m.as<ndr::EncoderConfig>().headRouting = true;
+        m.as<ndr::EncoderConfig>().routeTopK = 2;
+        m.as<ndr::EncoderConfig>().routeDropped = DroppedHeads::SeedExact;
+        m.as<ndr::EncoderConfig>().routeEntropy = 0.02;
+        m.as<ndr::EncoderConfig>().thoughtCost = 0.01;
+        m.as<ndr::EncoderConfig>().haltThreshold = 0.1;
+        m.as<ndr::EncoderConfig>().haltOn = HaltSignal::Change;
         run.models[0].config = m;
         EvalRecord& e = run.models[0].history[0];
         e.routeEntropy = 0.4;
@@ -376,9 +376,9 @@ private slots:
         QVERIFY(old.dump().find("headRouting") == std::string::npos);
         writeAll(path("version1.json"), old.dump());
         const RunRecord v1 = loadRunRecord(path("version1.json"));
-        QVERIFY(!v1.config.models[0].headRouting);
-        QCOMPARE(v1.config.models[0].haltThreshold, 0.0);
-        QVERIFY(v1.config.models[0].haltOn == HaltSignal::Gates);
+        QVERIFY(!v1.config.models[0].as<ndr::EncoderConfig>().headRouting);
+        QCOMPARE(v1.config.models[0].as<ndr::EncoderConfig>().haltThreshold, 0.0);
+        QVERIFY(v1.config.models[0].as<ndr::EncoderConfig>().haltOn == HaltSignal::Gates);
         QVERIFY(v1.models[0].history[0].haltCounts.empty());
         QVERIFY(v1.models[0].history[0].everyStepAccuracy.empty());
 
@@ -701,19 +701,19 @@ private slots:
     void checkpointMismatch() {
         const CheckpointData d = smallCheckpoint(true);
         ModelConfig other = d.model;
-        other.dropout = 0.5f; // training settings may differ
-        other.gateDropout = 0;
-        other.evalSteps = 10;
+        other.as<ndr::EncoderConfig>().dropout = 0.5f; // training settings may differ
+        other.as<ndr::EncoderConfig>().gateDropout = 0;
+        other.as<ndr::EncoderConfig>().evalSteps = 10;
         other.name = "renamed";
         checkCheckpointMatches(d, other, d.layout, "x.ckpt");
 
         other = d.model;
-        other.dModel = 16;
+        other.as<ndr::EncoderConfig>().dModel = 16;
         EXPECT_ERROR(FileError, checkCheckpointMatches(d, other, d.layout, "x.ckpt"),
                      "checkpoint was saved for dModel 8 but the run's model has dModel 16");
         other = d.model;
-        other.attention = AttentionKind::Softmax;
-        other.sharedWeights = false;
+        other.as<ndr::EncoderConfig>().attention = AttentionKind::Softmax;
+        other.as<ndr::EncoderConfig>().sharedWeights = false;
         const QString both =
             errorOf<FileError>([&] { checkCheckpointMatches(d, other, d.layout, "x.ckpt"); });
         QVERIFY2(both.contains("saved for attention geometric but the run's model has attention softmax"),

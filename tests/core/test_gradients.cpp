@@ -12,7 +12,7 @@ namespace {
 // A layer of `cfg` in `store`, initialised and moved off its initial values so every term is exercised.
 void declarePerturbed(const ModelConfig& cfg, ParamStore<double>& store, EncoderLayer<double>& layer,
                       std::mt19937_64& rng) {
-    layer.declare(store, "", cfg);
+    layer.declare(store, "", cfg.as<EncoderConfig>());
     store.finalize();
     layer.init(store, rng);
     for (auto& v : store.values())
@@ -342,12 +342,15 @@ private slots:
             Rng drop(8);
             model.params().zeroGrad();
             Result r;
-            r.loss = model.forward(batch, cfg.steps, true, drop, true);
+            r.loss = model.forward(batch, cfg.as<ndr::EncoderConfig>().steps, true, drop, true);
             model.backward();
             r.logits = model.logits();
             r.grads = model.params().grads();
-            r.evalLoss =
-                model.forward(batch, cfg.sharedWeights ? cfg.steps + 1 : cfg.steps, false, drop, false);
+            r.evalLoss = model.forward(batch,
+                                       cfg.as<ndr::EncoderConfig>().sharedWeights
+                                           ? cfg.as<ndr::EncoderConfig>().steps + 1
+                                           : cfg.as<ndr::EncoderConfig>().steps,
+                                       false, drop, false);
             r.evalLogits = model.logits();
             return r;
         };
@@ -395,7 +398,7 @@ private slots:
         const Batch batch = smallBatch();
         auto loss = [&] {
             Rng drop(8);
-            return model.forward(batch, cfg.steps, true, drop, true);
+            return model.forward(batch, cfg.as<ndr::EncoderConfig>().steps, true, drop, true);
         };
         model.params().zeroGrad();
         loss();
@@ -421,7 +424,8 @@ private slots:
     void packedEqualsPadded() {
         QFETCH(int, variant);
         ModelConfig cfg = modelVariant(variant);
-        cfg.dropout = cfg.attentionDropout = cfg.gateDropout = 0;
+        cfg.as<ndr::EncoderConfig>().dropout = cfg.as<ndr::EncoderConfig>().attentionDropout =
+            cfg.as<ndr::EncoderConfig>().gateDropout = 0;
         const Batch batch = smallBatch();
         struct Result {
             double loss;
@@ -435,7 +439,7 @@ private slots:
             Rng drop(8);
             model.params().zeroGrad();
             Result r;
-            r.loss = model.forward(batch, cfg.steps, true, drop, true);
+            r.loss = model.forward(batch, cfg.as<ndr::EncoderConfig>().steps, true, drop, true);
             model.backward();
             r.logits = model.logits();
             r.grads = model.params().grads();
@@ -454,7 +458,7 @@ private slots:
     // `[B] x y [E]` is the answer read at the last column of the reversed sequence `[E] y x [B]`.
     void readoutColumn() {
         ModelConfig first = modelVariant(9), last = modelVariant(0);
-        QCOMPARE(first.readout, ReadoutColumn::First);
+        QCOMPARE(first.as<ndr::EncoderConfig>().readout, ReadoutColumn::First);
         Encoder<double> a(first, 7, 3), b(last, 7, 3);
         a.init(11);
         b.init(11);

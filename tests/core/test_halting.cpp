@@ -77,15 +77,15 @@ private slots:
         QVERIFY(hasHaltSignal(ndrModel, HaltSignal::Gates));
         QVERIFY(hasHaltSignal(ndrModel, HaltSignal::Change));
         ModelConfig residual = ndrModel;
-        residual.update = UpdateKind::Residual;
+        residual.as<ndr::EncoderConfig>().update = UpdateKind::Residual;
         QVERIFY(!hasHaltSignal(residual, HaltSignal::Gates));
         QVERIFY(hasHaltSignal(residual, HaltSignal::Change));
         ModelConfig lstm = ndrModel;
-        lstm.kind = ModelKind::Lstm;
+        lstm.kind = LstmConfig{};
         QVERIFY(!hasHaltSignal(lstm, HaltSignal::Gates));
         QVERIFY(!hasHaltSignal(lstm, HaltSignal::Change));
         ModelConfig thoughtnet = residual;
-        thoughtnet.kind = ModelKind::ThoughtNet;
+        thoughtnet.kind = ThoughtNetConfig{};
         QVERIFY(hasHaltSignal(thoughtnet, HaltSignal::Gates));
     }
 
@@ -138,13 +138,15 @@ private slots:
         QFETCH(int, signal);
         const RunConfig run = presetConfig("stub");
         ModelConfig cfg = gated ? run.models[0] : run.models[1];
-        cfg.haltOn = HaltSignal(signal);
-        cfg.gateBiasInit = 0; // gates near 0.5 with spread, so examples stop at different steps
-        cfg.dModel = 16, cfg.dFF = 32, cfg.heads = 2;
+        cfg.as<ndr::EncoderConfig>().haltOn = HaltSignal(signal);
+        cfg.as<ndr::EncoderConfig>().gateBiasInit =
+            0; // gates near 0.5 with spread, so examples stop at different steps
+        cfg.as<ndr::EncoderConfig>().dModel = 16, cfg.as<ndr::EncoderConfig>().dFF = 32,
+        cfg.as<ndr::EncoderConfig>().heads = 2;
         const CtlTask task(run.task);
         Encoder<float> plain(cfg, task.vocabSize(), run.task.symbols);
         plain.init(3);
-        const int steps = cfg.effectiveEvalSteps();
+        const int steps = cfg.as<ndr::EncoderConfig>().effectiveEvalSteps();
         std::vector<Example> examples;
         for (int d : {1, 2, 3, 4, 5, 6, 7})
             for (int i = 0; i < 4; ++i)
@@ -159,7 +161,7 @@ private slots:
         }
         // About half the positions still at a step, so that examples stop at different steps.
         std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
-        cfg.haltThreshold = values[values.size() / 2] * 1.05;
+        cfg.as<ndr::EncoderConfig>().haltThreshold = values[values.size() / 2] * 1.05;
         Encoder<float> halting(cfg, task.vocabSize(), run.task.symbols);
         halting.init(3);
         Rng unused(0);
@@ -168,7 +170,8 @@ private slots:
         QCOMPARE(stops.size(), examples.size());
         std::set<int> distinct;
         for (size_t i = 0; i < examples.size(); ++i) {
-            const int want = stopStep(traces[i], {cfg.haltOn, float(cfg.haltThreshold)});
+            const int want = stopStep(traces[i], {cfg.as<ndr::EncoderConfig>().haltOn,
+                                                  float(cfg.as<ndr::EncoderConfig>().haltThreshold)});
             QCOMPARE(stops[i], want);
             distinct.insert(want);
             Index arg;
@@ -202,9 +205,10 @@ private slots:
         const size_t T = tokens.size();
         const int steps = 4;
         ModelConfig ndr = run.models[0];
-        ndr.dModel = 16, ndr.dFF = 32, ndr.heads = 2;
+        ndr.as<ndr::EncoderConfig>().dModel = 16, ndr.as<ndr::EncoderConfig>().dFF = 32,
+        ndr.as<ndr::EncoderConfig>().heads = 2;
         for (float bias : {-60.0f, 0.0f}) {
-            ndr.gateBiasInit = bias;
+            ndr.as<ndr::EncoderConfig>().gateBiasInit = bias;
             Encoder<double> model(ndr, task.vocabSize(), run.task.symbols);
             model.init(5);
             const Trace tr = model.trace(tokens, 1, steps);
@@ -228,7 +232,7 @@ private slots:
         c.task.evalExamplesPerDepth = 40;
         c.models.resize(1);
         // Above the gates of a barely trained model: most examples stop early.
-        c.models[0].haltThreshold = 0.5;
+        c.models[0].as<ndr::EncoderConfig>().haltThreshold = 0.5;
         const auto task = makeTask(c.task);
         Trainer t(c, 0, *task, task->firstEvalExample(1));
         for (int i = 0; i < 20; ++i)
@@ -236,7 +240,7 @@ private slots:
         const EvalRecord r = t.evaluate();
         QCOMPARE(r.everyStepAccuracy.size(), r.depths.size());
         QCOMPARE(r.haltCounts.size(), r.depths.size());
-        const int steps = c.models[0].effectiveEvalSteps();
+        const int steps = c.models[0].as<ndr::EncoderConfig>().effectiveEvalSteps();
         QVERIFY2(meanStepsRun(r) < steps, "examples halt before the last step");
         bool differs = false;
         for (size_t d = 0; d < r.depths.size(); ++d) {
@@ -244,19 +248,19 @@ private slots:
             QCOMPARE(t.accuracy(set).first, r.accuracy[d]);
             t.model().setHalting(0, HaltSignal::Gates);
             QCOMPARE(t.accuracy(set).first, r.everyStepAccuracy[d]);
-            t.model().setHalting(c.models[0].haltThreshold, HaltSignal::Gates);
+            t.model().setHalting(c.models[0].as<ndr::EncoderConfig>().haltThreshold, HaltSignal::Gates);
             differs = differs || r.everyStepAccuracy[d] != r.accuracy[d];
         }
         QVERIFY2(differs, "halting changes the answers at some depth");
 
         // No gate closes this far: every example runs every step, and the two accuracies are one.
-        c.models[0].haltThreshold = 1e-9;
+        c.models[0].as<ndr::EncoderConfig>().haltThreshold = 1e-9;
         Trainer never(c, 0, *task, task->firstEvalExample(1));
         const EvalRecord n = never.evaluate();
         QCOMPARE(meanStepsRun(n), double(steps));
         QCOMPARE(n.everyStepAccuracy, n.accuracy);
 
-        c.models[0].haltThreshold = 0;
+        c.models[0].as<ndr::EncoderConfig>().haltThreshold = 0;
         Trainer plain(c, 0, *task, task->firstEvalExample(1));
         const EvalRecord p = plain.evaluate();
         QVERIFY(p.haltCounts.empty());

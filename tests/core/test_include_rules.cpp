@@ -88,6 +88,14 @@ std::string folderOf(const std::string& path) {
     return path.substr(0, second);
 }
 
+// The model kinds' configuration headers (core/models/kinds.h, kind_list.h, <kind>/config.h and
+// <kind>/kind.h): core/config holds a model's configuration as one of the kinds', so it may include
+// these, and they include nothing of the project but core/config and each other.
+bool kindConfigurationHeader(const std::string& path) {
+    static const std::regex header("core/models/((kinds|kind_list)\\.h|[a-z_]+/(config|kind)\\.h)");
+    return std::regex_match(path, header);
+}
+
 } // namespace
 
 class TestIncludeRules : public QObject {
@@ -137,7 +145,17 @@ private slots:
                     continue;
                 }
                 const std::string to = folderOf(inc.target);
+                if (kindConfigurationHeader(inc.file) && to != "core/config" &&
+                    !kindConfigurationHeader(inc.target)) {
+                    broken << QString::fromStdString(where +
+                                                     "a kind's configuration header may include only "
+                                                     "core/config and the kinds' headers (\"" +
+                                                     inc.target + "\")");
+                    continue;
+                }
                 if (to == from)
+                    continue;
+                if (from == "core/config" && kindConfigurationHeader(inc.target))
                     continue;
                 if (!rules().at(from).count(to))
                     broken << QString::fromStdString(where + from + " may not include " + to + " (\"" +

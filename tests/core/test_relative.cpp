@@ -176,7 +176,7 @@ private slots:
         RunConfig c = presetConfig("stub");
         c.task.evalExamplesPerDepth = 32;
         c.models = {tableOneModel("rel-gate", 16, 2, 32, 5)};
-        c.models[0].dropout = 0.1f;
+        c.models[0].as<ndr::EncoderConfig>().dropout = 0.1f;
         c.train.batchSize = 32;
         c.train.seed = 1;
         c.train.steps = 600;

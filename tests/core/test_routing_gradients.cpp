@@ -13,12 +13,12 @@ namespace {
 // `entropy` and the thought cost at `cost`.
 ModelConfig routed(int variant, bool routing, int k, DroppedHeads dropped, double entropy, double cost) {
     ModelConfig m = modelVariant(variant);
-    m.heads = 4;
-    m.headRouting = routing;
-    m.routeTopK = k;
-    m.routeDropped = dropped;
-    m.routeEntropy = entropy;
-    m.thoughtCost = cost;
+    m.as<ndr::EncoderConfig>().heads = 4;
+    m.as<ndr::EncoderConfig>().headRouting = routing;
+    m.as<ndr::EncoderConfig>().routeTopK = k;
+    m.as<ndr::EncoderConfig>().routeDropped = dropped;
+    m.as<ndr::EncoderConfig>().routeEntropy = entropy;
+    m.as<ndr::EncoderConfig>().thoughtCost = cost;
     return m;
 }
 
@@ -75,17 +75,18 @@ private slots:
         const Batch batch = smallBatch();
         auto loss = [&] {
             Rng drop(8);
-            return model.forward(batch, cfg.steps, true, drop, true);
+            return model.forward(batch, cfg.as<ndr::EncoderConfig>().steps, true, drop, true);
         };
         model.params().zeroGrad();
         const double total = loss();
         // The loss is the cross-entropy plus the weighted terms, and each term is really there.
         const ForwardStats& s = model.stats();
-        QVERIFY(std::abs(total - (s.crossEntropy + cfg.routeEntropy * s.routeEntropy +
-                                  cfg.thoughtCost * s.gateCost)) < 1e-12);
-        if (cfg.headRouting)
+        QVERIFY(
+            std::abs(total - (s.crossEntropy + cfg.as<ndr::EncoderConfig>().routeEntropy * s.routeEntropy +
+                              cfg.as<ndr::EncoderConfig>().thoughtCost * s.gateCost)) < 1e-12);
+        if (cfg.as<ndr::EncoderConfig>().headRouting)
             QVERIFY(s.routeEntropy > 0.05);
-        if (cfg.thoughtCost > 0)
+        if (cfg.as<ndr::EncoderConfig>().thoughtCost > 0)
             QVERIFY(s.gateCost > 0.1);
         model.backward();
         const AlignedVector<double> analytic = model.params().grads();
@@ -98,7 +99,8 @@ private slots:
     void packedEqualsPadded_data() { addRows(); }
     void packedEqualsPadded() {
         ModelConfig cfg = rowConfig();
-        cfg.dropout = cfg.attentionDropout = cfg.gateDropout = 0;
+        cfg.as<ndr::EncoderConfig>().dropout = cfg.as<ndr::EncoderConfig>().attentionDropout =
+            cfg.as<ndr::EncoderConfig>().gateDropout = 0;
         const Batch batch = smallBatch();
         auto run = [&](bool packed, ForwardStats& stats) {
             Encoder<double> model(cfg, 7, 3);
@@ -107,7 +109,7 @@ private slots:
             perturb(model, 4);
             Rng drop(8);
             model.params().zeroGrad();
-            const double loss = model.forward(batch, cfg.steps, true, drop, true);
+            const double loss = model.forward(batch, cfg.as<ndr::EncoderConfig>().steps, true, drop, true);
             model.backward();
             stats = model.stats();
             return std::make_pair(loss, model.params().grads());
@@ -137,7 +139,7 @@ private slots:
             Encoder<double> model(cfg, 7, 3);
             model.init(3);
             Rng rng(1);
-            model.forward(batch, cfg.steps, false, rng, false);
+            model.forward(batch, cfg.as<ndr::EncoderConfig>().steps, false, rng, false);
             const ForwardStats& s = model.stats();
             QCOMPARE(int(s.headShare.size()), 4);
             double sum = 0;
@@ -157,34 +159,36 @@ private slots:
     // answer is the one-step model's; a threshold no gate goes below runs every step.
     void haltingAtEvaluation() {
         ModelConfig cfg = modelVariant(0);
-        cfg.steps = 4;
-        cfg.dropout = cfg.attentionDropout = cfg.gateDropout = 0;
+        cfg.as<ndr::EncoderConfig>().steps = 4;
+        cfg.as<ndr::EncoderConfig>().dropout = cfg.as<ndr::EncoderConfig>().attentionDropout =
+            cfg.as<ndr::EncoderConfig>().gateDropout = 0;
         const Batch batch = smallBatch();
         Encoder<double> model(cfg, 7, 3);
         model.init(7);
         Rng rng(1);
         model.forward(batch, 1, false, rng, false);
         const Md oneStep = model.logits();
-        model.forward(batch, cfg.steps, false, rng, false);
+        model.forward(batch, cfg.as<ndr::EncoderConfig>().steps, false, rng, false);
         const Md allSteps = model.logits();
         QVERIFY((oneStep - allSteps).cwiseAbs().maxCoeff() > 1e-6);
 
-        cfg.haltThreshold = 0.999; // every gate is below this: halt after step 1
+        cfg.as<ndr::EncoderConfig>().haltThreshold = 0.999; // every gate is below this: halt after step 1
         Encoder<double> closed(cfg, 7, 3);
         closed.init(7);
-        closed.forward(batch, cfg.steps, false, rng, false);
+        closed.forward(batch, cfg.as<ndr::EncoderConfig>().steps, false, rng, false);
         QCOMPARE(closed.stats().haltSteps, std::vector<int>(3, 1));
         QVERIFY((closed.logits() - oneStep).cwiseAbs().maxCoeff() < 1e-12);
 
-        cfg.haltThreshold = 1e-9; // no gate closes this far: every example runs every step
+        cfg.as<ndr::EncoderConfig>().haltThreshold =
+            1e-9; // no gate closes this far: every example runs every step
         Encoder<double> open(cfg, 7, 3);
         open.init(7);
-        open.forward(batch, cfg.steps, false, rng, false);
-        QCOMPARE(open.stats().haltSteps, std::vector<int>(3, cfg.steps));
+        open.forward(batch, cfg.as<ndr::EncoderConfig>().steps, false, rng, false);
+        QCOMPARE(open.stats().haltSteps, std::vector<int>(3, cfg.as<ndr::EncoderConfig>().steps));
         QVERIFY((open.logits() - allSteps).cwiseAbs().maxCoeff() < 1e-12);
 
         // Training and kept caches never halt.
-        open.forward(batch, cfg.steps, true, rng, true);
+        open.forward(batch, cfg.as<ndr::EncoderConfig>().steps, true, rng, true);
         QVERIFY(open.stats().haltSteps.empty());
     }
 };

@@ -3,6 +3,7 @@
 // several readouts), halting at the fixed point against plain shorter runs, the encoder's readout at
 // every position; the task's values, problem kinds, training mix, held-out sets and parser messages;
 // the configuration (validation, JSON) and a short deterministic training run.
+#include "core/config/model_kind.h"
 #include "core/io/serialize.h"
 #include "core/models/encoder/encoder.h"
 #include "core/models/thoughtnet/thoughtnet.h"
@@ -22,8 +23,8 @@ namespace {
 
 ModelConfig smallThoughtNet() {
     ModelConfig m = thoughtNetModel(6, 2, 5, 2, 3);
-    m.positionDims = 4;
-    m.thoughtCost = 0.05; // large enough that its gradient shows in the check
+    m.as<ndr::ThoughtNetConfig>().positionDims = 4;
+    m.as<ndr::ThoughtNetConfig>().thoughtCost = 0.05; // large enough that its gradient shows in the check
     return m;
 }
 
@@ -123,7 +124,7 @@ private slots:
         const Batch batch = multi ? multiReadoutBatch() : smallBatch();
         auto loss = [&] {
             Rng unused(8);
-            return model.forward(batch, cfg.steps, true, unused, true);
+            return model.forward(batch, factsOf(cfg).steps, true, unused, true);
         };
         model.params().zeroGrad();
         loss();
@@ -137,14 +138,15 @@ private slots:
     // readout of a copy whose last position is k.
     void encoderReadsEveryPosition() {
         ModelConfig cfg = modelVariant(0);
-        cfg.dropout = cfg.attentionDropout = cfg.gateDropout = 0;
+        cfg.as<ndr::EncoderConfig>().dropout = cfg.as<ndr::EncoderConfig>().attentionDropout =
+            cfg.as<ndr::EncoderConfig>().gateDropout = 0;
         Encoder<double> model(cfg, 7, 3);
         model.init(11);
         std::mt19937_64 rng(4);
         const Batch batch = multiReadoutBatch();
         auto loss = [&] {
             Rng unused(8);
-            return model.forward(batch, cfg.steps, true, unused, true);
+            return model.forward(batch, factsOf(cfg).steps, true, unused, true);
         };
         model.params().zeroGrad();
         loss();
@@ -153,7 +155,7 @@ private slots:
         checkParams("encoder, 5 readouts", model.params().values(), analytic, model.params().layout(), loss,
                     20, rng);
         Rng unused(8);
-        model.forward(batch, cfg.steps, false, unused, false);
+        model.forward(batch, factsOf(cfg).steps, false, unused, false);
         const Md all = model.logits();
         QCOMPARE(all.rows(), Index(10));
         // Row 7 is example 1's readout at position 2: the same as reading at position 2 in a batch
@@ -162,7 +164,7 @@ private slots:
         one.readouts = 1;
         one.targets = {0, 0};
         one.lengths = {5, 5};
-        model.forward(one, cfg.steps, false, unused, false);
+        model.forward(one, factsOf(cfg).steps, false, unused, false);
         QVERIFY((model.logits().row(1) - all.row(9)).cwiseAbs().maxCoeff() < 1e-12);
     }
 
@@ -180,47 +182,50 @@ private slots:
         QFETCH(int, signal);
         QFETCH(double, threshold);
         ModelConfig cfg = smallThoughtNet();
-        cfg.steps = 6;
-        cfg.haltThreshold = threshold;
-        cfg.haltOn = HaltSignal(signal);
+        cfg.as<ndr::ThoughtNetConfig>().steps = 6;
+        cfg.as<ndr::ThoughtNetConfig>().haltThreshold = threshold;
+        cfg.as<ndr::ThoughtNetConfig>().haltOn = HaltSignal(signal);
         ThoughtNet<double> model(cfg, 7, 3);
         model.init(2);
         // Bias the selector towards the zero operator so examples halt at different steps.
         model.params().value(model.params().layout().size() - 3)(0, 0) = 0.6;
         const Batch batch = multiReadoutBatch();
         Rng unused(1);
-        model.forward(batch, cfg.steps, false, unused, false);
+        model.forward(batch, factsOf(cfg).steps, false, unused, false);
         const std::vector<int> halts = model.stats().haltSteps;
         const Md halted = model.logits();
         QCOMPARE(halts.size(), size_t(2));
         bool early = false;
         for (int b = 0; b < 2; ++b) {
-            QVERIFY(halts[size_t(b)] >= 1 && halts[size_t(b)] <= cfg.steps);
-            early = early || halts[size_t(b)] < cfg.steps;
+            QVERIFY(halts[size_t(b)] >= 1 && halts[size_t(b)] <= cfg.as<ndr::ThoughtNetConfig>().steps);
+            early = early || halts[size_t(b)] < cfg.as<ndr::ThoughtNetConfig>().steps;
             // The trace's record of the signal stops the example at the same step.
             const std::vector<int> tokens(batch.tokens.begin() + b * 5, batch.tokens.begin() + b * 5 + 5);
-            QCOMPARE(stopStep(model.trace(tokens, 5, cfg.steps), {cfg.haltOn, float(threshold)}),
+            QCOMPARE(stopStep(model.trace(tokens, 5, cfg.as<ndr::ThoughtNetConfig>().steps),
+                              {cfg.as<ndr::ThoughtNetConfig>().haltOn, float(threshold)}),
                      halts[size_t(b)]);
-            model.setHalting(0, cfg.haltOn);
+            model.setHalting(0, cfg.as<ndr::ThoughtNetConfig>().haltOn);
             model.forward(batch, halts[size_t(b)], false, unused, false);
             QVERIFY(
                 (model.logits().middleRows(b * 5, 5) - halted.middleRows(b * 5, 5)).cwiseAbs().maxCoeff() <
                 1e-12);
-            model.setHalting(threshold, cfg.haltOn);
+            model.setHalting(threshold, cfg.as<ndr::ThoughtNetConfig>().haltOn);
         }
         QVERIFY2(early, "no example halted before the last step");
         // The trace records the selector: rows are distributions over the K + 1 operators.
-        const Trace tr = model.trace({0, 3, 3, 5, 1}, 5, cfg.steps);
-        QCOMPARE(tr.operators, cfg.operators + 1);
-        QCOMPARE(tr.selection.size(), size_t(cfg.steps) * 5 * size_t(cfg.operators + 1));
-        QCOMPARE(tr.stepReadouts.size(), size_t(cfg.steps + 1) * 5);
+        const Trace tr = model.trace({0, 3, 3, 5, 1}, 5, cfg.as<ndr::ThoughtNetConfig>().steps);
+        QCOMPARE(tr.operators, cfg.as<ndr::ThoughtNetConfig>().operators + 1);
+        QCOMPARE(tr.selection.size(), size_t(cfg.as<ndr::ThoughtNetConfig>().steps) * 5 *
+                                          size_t(cfg.as<ndr::ThoughtNetConfig>().operators + 1));
+        QCOMPARE(tr.stepReadouts.size(), size_t(cfg.as<ndr::ThoughtNetConfig>().steps + 1) * 5);
         double sum = 0;
         for (int op = 0; op < tr.operators; ++op)
             sum += tr.select(0, 2, op);
         QVERIFY(std::abs(sum - 1) < 1e-5);
-        QCOMPARE(tr.stepAnswers.back(), spelledAnswer(&tr.stepReadouts[size_t(cfg.steps) * 5], 5, 3));
+        QCOMPARE(tr.stepAnswers.back(),
+                 spelledAnswer(&tr.stepReadouts[size_t(cfg.as<ndr::ThoughtNetConfig>().steps) * 5], 5, 3));
         // And how far each step moved each token's state.
-        QCOMPARE(tr.change.size(), size_t(cfg.steps) * 5);
+        QCOMPARE(tr.change.size(), size_t(cfg.as<ndr::ThoughtNetConfig>().steps) * 5);
         for (float c : tr.change)
             QVERIFY(std::isfinite(c) && c > 0);
     }
@@ -371,16 +376,16 @@ private slots:
     void configuration() {
         RunConfig c = presetConfig("thoughtnet");
         QVERIFY(validate(c).empty());
-        QCOMPARE(c.models[0].kind, ModelKind::ThoughtNet);
+        QVERIFY(c.models[0].is<ThoughtNetConfig>());
         const RunConfig back = nlohmann::json(c).get<RunConfig>();
         QCOMPARE(back, c);
         c.models.push_back(lstmModel());
-        c.models[0].operators = 0;
-        c.models[0].positionDims = 3;
-        const std::vector<std::string> problems = validate(c);
+        c.models[0].as<ndr::ThoughtNetConfig>().operators = 0;
+        c.models[0].as<ndr::ThoughtNetConfig>().positionDims = 3;
+        const std::vector<Problem> problems = validate(c);
         const auto has = [&](const std::string& s) {
             return std::any_of(problems.begin(), problems.end(),
-                               [&](const std::string& p) { return p.find(s) != std::string::npos; });
+                               [&](const Problem& p) { return p.text().find(s) != std::string::npos; });
         };
         QVERIFY(has("models[2].kind: the LSTM reads one answer"));
         QVERIFY(has("models[0].operators: must be between 1 and 16, got 0"));

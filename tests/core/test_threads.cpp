@@ -4,6 +4,7 @@
 // the same loss and gradients to float rounding. A step whose batch splits over threads (SplitStep)
 // gives the whole batch's loss and gradients to float rounding, for every kind of model, and training
 // that splits is repeatable and resumes exactly.
+#include "core/config/model_kind.h"
 #include "core/models/encoder/encoder.h"
 #include "core/nn/layers.h"
 #include "core/task/ctl_task.h"
@@ -39,7 +40,7 @@ StepResult trainingStep(const ModelConfig& cfg, const CtlTask& task, const Batch
     model.params().zeroGrad();
     Rng drop(11);
     StepResult r;
-    r.loss = model.forward(batch, cfg.steps, true, drop, true);
+    r.loss = model.forward(batch, factsOf(cfg).steps, true, drop, true);
     model.backward();
     r.grads.assign(model.params().grads().begin(), model.params().grads().end());
     omp_set_num_threads(1);
@@ -137,7 +138,7 @@ private slots:
         std::mt19937_64 batchRng(3);
         const Batch batch = task.trainBatch(256, batchRng); // ~2,000 rows of 64: every pass splits
         ModelConfig cfg = gated ? ndrModel(64, 4, 128, 4) : vanillaModel(64, 4, 128, 4);
-        cfg.dropout = 0.3f; // masks drawn on one thread in both runs
+        cfg.as<ndr::EncoderConfig>().dropout = 0.3f; // masks drawn on one thread in both runs
         const StepResult one = trainingStep(cfg, task, batch, 1), two = trainingStep(cfg, task, batch, 2);
         QVERIFY(std::isfinite(one.loss));
         QCOMPARE(one.grads.size(), two.grads.size());
@@ -214,9 +215,12 @@ private slots:
             t.testMinDepth = 7, t.testMaxDepth = 7;
             t.evalExamplesPerDepth = 8;
             cfg = thoughtNetModel(16, 2, 16, 3, 4);
-            cfg.thoughtCost = 0.01;
+            cfg.as<ThoughtNetConfig>().thoughtCost = 0.01;
         }
-        cfg.dropout = cfg.attentionDropout = cfg.gateDropout = 0;
+        if (auto* e = std::get_if<EncoderConfig>(&cfg.kind))
+            e->dropout = e->attentionDropout = e->gateDropout = 0;
+        if (auto* l = std::get_if<LstmConfig>(&cfg.kind))
+            l->dropout = 0;
         const std::unique_ptr<Task> task = makeTask(t);
         std::mt19937_64 batchRng(9);
         const Batch batch = task->trainBatch(37, batchRng);
@@ -229,7 +233,7 @@ private slots:
         omp_set_num_threads(1);
         const auto whole = fresh();
         Rng rng(2);
-        const float wholeLoss = whole->forward(batch, cfg.steps, true, rng, true);
+        const float wholeLoss = whole->forward(batch, factsOf(cfg).steps, true, rng, true);
         whole->backward();
 
         omp_set_num_threads(2);
@@ -238,7 +242,7 @@ private slots:
         QVERIFY(!SplitStep::applies(*split, 1));
         SplitStep step(*split, 2);
         Rng rng2(2);
-        const float splitLoss = step.forwardBackward(*split, batch, cfg.steps, rng2);
+        const float splitLoss = step.forwardBackward(*split, batch, factsOf(cfg).steps, rng2);
         omp_set_num_threads(1);
         QVERIFY(std::isfinite(wholeLoss));
         NDR_EXPECT_CLOSE("loss", &splitLoss, &wholeLoss, 1, 1e-6, 1e-5);
@@ -251,10 +255,10 @@ private slots:
         whole->params().values()[0] += 0.25f;
         whole->params().zeroGrad();
         split->params().zeroGrad();
-        whole->forward(batch, cfg.steps, true, rng, true);
+        whole->forward(batch, factsOf(cfg).steps, true, rng, true);
         whole->backward();
         omp_set_num_threads(2);
-        step.forwardBackward(*split, batch, cfg.steps, rng2);
+        step.forwardBackward(*split, batch, factsOf(cfg).steps, rng2);
         omp_set_num_threads(1);
         NDR_EXPECT_CLOSE("gradients of a second step", g2.data(), g1.data(), g1.size(), 1e-6, 1e-3);
     }
@@ -262,12 +266,12 @@ private slots:
     // Token-mean terms of the loss keep the batch whole (the passes split instead).
     void tokenMeansDoNotSplit() {
         ModelConfig routed = ndrModel(32, 4, 64, 4);
-        routed.headRouting = true;
-        routed.routeEntropy = 0.01;
+        routed.as<ndr::EncoderConfig>().headRouting = true;
+        routed.as<ndr::EncoderConfig>().routeEntropy = 0.01;
         ModelConfig costly = ndrModel(32, 4, 64, 4);
-        costly.thoughtCost = 0.01;
+        costly.as<ndr::EncoderConfig>().thoughtCost = 0.01;
         ModelConfig routedFree = routed;
-        routedFree.routeEntropy = 0;
+        routedFree.as<ndr::EncoderConfig>().routeEntropy = 0;
         for (const auto& [cfg, splits] : std::vector<std::pair<ModelConfig, bool>>{
                  {routed, false}, {costly, false}, {routedFree, true}}) {
             const auto m = makeModel<float>(cfg, 20, 8);

@@ -1,6 +1,7 @@
 // Training: determinism (same seed, same losses), a golden test of the first losses of a fixed seed,
 // resuming from a checkpoint reproduces the uninterrupted run, an example's outputs depend on the others
 // in its batch by float rounding only, learning happens, and core/ stays Qt-free.
+#include "core/config/model_kind.h"
 #include "core/task/ctl_task.h"
 #include "core/train/run.h"
 #include "core/train/trainer.h"
@@ -116,10 +117,10 @@ private slots:
         QTest::addColumn<ModelConfig>("model");
         QTest::addColumn<bool>("haltsEarly"); // some examples stop before the others
         ModelConfig halting = ndrModel(16, 2, 32, 5);
-        halting.haltThreshold = 0.5;
+        halting.as<ndr::EncoderConfig>().haltThreshold = 0.5;
         ModelConfig routed = ndrModel(16, 4, 32, 5);
-        routed.headRouting = true;
-        routed.routeTopK = 2;
+        routed.as<ndr::EncoderConfig>().headRouting = true;
+        routed.as<ndr::EncoderConfig>().routeTopK = 2;
         QTest::newRow("NDR") << ndrModel(16, 2, 32, 5) << false;
         QTest::newRow("Transformer") << vanillaModel(16, 2, 32, 5) << false;
         QTest::newRow("+ abs/rel + gate") << tableOneModel("absrel-gate", 16, 2, 32, 5) << false;
@@ -145,7 +146,7 @@ private slots:
         std::shuffle(examples.begin(), examples.end(), std::mt19937_64(1));
         Model<float>& m = t.model();
         Rng unused(0);
-        const int steps = m.config().effectiveEvalSteps();
+        const int steps = factsOf(m.config()).evalSteps;
         m.forward(task.makeBatch(examples), steps, false, unused, false);
         const Mat<float> whole = m.logits();
         if (haltsEarly) {
@@ -309,7 +310,7 @@ private slots:
     void learnsAndRecordsEvaluations() {
         RunConfig c = tinyRun(1);
         c.models = {ndrModel(32, 4, 64, 6)};
-        c.models[0].dropout = 0.1f;
+        c.models[0].as<ndr::EncoderConfig>().dropout = 0.1f;
         c.train.steps = 300;
         c.train.evalInterval = 100;
         c.train.batchSize = 32;
@@ -327,7 +328,7 @@ private slots:
         QVERIFY(h.back().trainLoss < h.front().trainLoss);
         // The probe trace has the shapes of docs/design.md §5.
         const Trace& tr = h.back().probe;
-        QCOMPARE(tr.steps, c.models[0].effectiveEvalSteps());
+        QCOMPARE(tr.steps, c.models[0].as<ndr::EncoderConfig>().effectiveEvalSteps());
         QCOMPARE(int(tr.attention.size()), tr.steps * tr.heads * tr.positions * tr.positions);
         QCOMPARE(int(tr.gates.size()), tr.steps * tr.positions);
         QCOMPARE(int(tr.stepAnswers.size()), tr.steps + 1);

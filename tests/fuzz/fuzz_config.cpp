@@ -17,9 +17,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!acceptsOrRefusesWithMessage<std::runtime_error>("runConfigFromJson", text,
                                                          [&] { config = ndr::runConfigFromJson(text); }))
         return 0;
-    const std::vector<std::string> problems = ndr::validate(config);
+    const std::vector<ndr::Problem> problems = ndr::validate(config);
     if (!problems.empty())
-        fuzzFail("an accepted configuration does not validate: " + problems.front(), text);
+        fuzzFail("an accepted configuration does not validate: " + problems.front().text(), text);
     const std::string written = nlohmann::json(config).dump();
     ndr::RunConfig back;
     mustAccept<std::runtime_error>("an accepted configuration is refused as written", text,

@@ -347,7 +347,7 @@ private slots:
     void haltingColumn() {
         const std::filesystem::path dir = tmp_.filePath("halting").toStdString();
         ndr::RunConfig c = tinyRun();
-        c.models[0].haltThreshold = 0.5;
+        c.models[0].as<ndr::EncoderConfig>().haltThreshold = 0.5;
         c.train.steps = 20;
         const ndr::SweepPlan plan = trainedSweep(dir, c, 2);
         const CompareData data = loadCompareData({{CompareSource::Kind::Sweep, dir}});

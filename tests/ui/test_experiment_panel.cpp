@@ -72,7 +72,7 @@ private slots:
         QVERIFY(changed.count() > 0);
         ndr::RunConfig want = ndr::presetConfig("paper-forward");
         want.preset = "custom";
-        want.models[0].dModel = 96;
+        want.models[0].as<ndr::EncoderConfig>().dModel = 96;
         EXPECT_SAME_CONFIG(panel.config(), want); // every other field kept
 
         // A combo and a real-valued field as well.
@@ -83,7 +83,7 @@ private slots:
         choosePreset(panel, "stub");
         typeInto(field<QDoubleSpinBox>(panel, "models[1].dropout"), "0.25");
         QCOMPARE(field<QComboBox>(panel, "preset")->currentText(), QString("custom"));
-        QCOMPARE(panel.config().models[1].dropout, 0.25f);
+        QCOMPARE(panel.config().models[1].as<ndr::EncoderConfig>().dropout, 0.25f);
     }
 
     // The seeds are not part of a preset: editing them keeps it, and a preset's run from other seeds
@@ -317,7 +317,7 @@ private slots:
         QVERIFY(field<QWidget>(panel, "models[1].lstmHidden")->isHidden());
         QVERIFY(!field<QWidget>(panel, "models[1].dModel")->isHidden());
         field<QComboBox>(panel, "models[1].kind")->setCurrentIndex(1); // LSTM
-        QCOMPARE(panel.config().models[1].kind, ndr::ModelKind::Lstm);
+        QVERIFY(panel.config().models[1].is<ndr::LstmConfig>());
         for (const char* name : {"dModel", "heads", "attention", "steps", "gateBiasInit", "attentionDropout"})
             QVERIFY2(field<QWidget>(panel, QString("models[1].%1").arg(name))->isHidden(), name);
         for (const char* name :
@@ -326,7 +326,7 @@ private slots:
         QVERIFY(!field<QWidget>(panel, "models[0].dModel")->isHidden());
         QVERIFY(field<QWidget>(panel, "models[0].lstmHidden")->isHidden());
         typeInto(field<QSpinBox>(panel, "models[1].lstmHidden"), "64");
-        QCOMPARE(panel.config().models[1].lstmHidden, 64);
+        QCOMPARE(panel.config().models[1].as<ndr::LstmConfig>().hidden, 64);
         QVERIFY2(panel.problems().isEmpty(), qPrintable(panel.problems().join('\n')));
 
         // Weight decay: "run's" (-1) at the bottom, one step up is none.
@@ -367,10 +367,16 @@ private slots:
         for (int m = 0; m < 2; ++m) {
             const ndr::ModelConfig& s = stub.models[size_t(m)];
             const ndr::ModelConfig r =
-                ndr::tableOneModel(m == 0 ? "absrel-gate" : "rel-gate", s.dModel, s.heads, s.dFF, s.steps);
+                ndr::tableOneModel(m == 0 ? "absrel-gate" : "rel-gate", s.as<ndr::EncoderConfig>().dModel,
+                                   s.as<ndr::EncoderConfig>().heads, s.as<ndr::EncoderConfig>().dFF,
+                                   s.as<ndr::EncoderConfig>().steps);
             ndr::ModelConfig& w = want.models[size_t(m)];
-            w.name = r.name, w.attention = r.attention, w.update = r.update, w.positional = r.positional;
-            w.geomNorm = r.geomNorm, w.gateDropout = r.gateDropout; // sizes, dropouts, eval steps stay
+            w.name = r.name, w.as<ndr::EncoderConfig>().attention = r.as<ndr::EncoderConfig>().attention,
+            w.as<ndr::EncoderConfig>().update = r.as<ndr::EncoderConfig>().update,
+            w.as<ndr::EncoderConfig>().positional = r.as<ndr::EncoderConfig>().positional;
+            w.as<ndr::EncoderConfig>().geomNorm = r.as<ndr::EncoderConfig>().geomNorm,
+            w.as<ndr::EncoderConfig>().gateDropout =
+                r.as<ndr::EncoderConfig>().gateDropout; // sizes, dropouts, eval steps stay
         }
         QCOMPARE(dump(panel.config()), dump(want));
         QVERIFY2(panel.problems().isEmpty(), qPrintable(panel.problems().join('\n')));
@@ -388,8 +394,8 @@ private slots:
         QVERIFY(!field<QPushButton>(panel, "start")->isEnabled());
         pick(1, "NDR");
         QVERIFY(panel.problems().isEmpty());
-        QCOMPARE(panel.config().models[1].gateDropout, 0.1f);
-        QCOMPARE(panel.config().models[1].positional, ndr::PositionalKind::None);
+        QCOMPARE(panel.config().models[1].as<ndr::EncoderConfig>().gateDropout, 0.1f);
+        QCOMPARE(panel.config().models[1].as<ndr::EncoderConfig>().positional, ndr::PositionalKind::None);
     }
 
     void validationSplitCheckbox() {
@@ -497,22 +503,22 @@ private slots:
         c.task.evalExamplesPerDepth = 250;
         ndr::ModelConfig a = ndr::vanillaModel(60, 3, 120, 5);
         a.name = "softmax unshared";
-        a.attention = ndr::AttentionKind::Softmax;
-        a.update = ndr::UpdateKind::Residual;
-        a.positional = ndr::PositionalKind::Sinusoidal;
-        a.sharedWeights = false;
-        a.evalSteps = 5;
-        a.dropout = 0.3f;
-        a.attentionDropout = 0.05f;
-        a.gateDropout = 0.2f; // kept though disabled
-        a.gateBiasInit = -1.5f;
+        a.as<ndr::EncoderConfig>().attention = ndr::AttentionKind::Softmax;
+        a.as<ndr::EncoderConfig>().update = ndr::UpdateKind::Residual;
+        a.as<ndr::EncoderConfig>().positional = ndr::PositionalKind::Sinusoidal;
+        a.as<ndr::EncoderConfig>().sharedWeights = false;
+        a.as<ndr::EncoderConfig>().evalSteps = 5;
+        a.as<ndr::EncoderConfig>().dropout = 0.3f;
+        a.as<ndr::EncoderConfig>().attentionDropout = 0.05f;
+        a.as<ndr::EncoderConfig>().gateDropout = 0.2f; // kept though disabled
+        a.as<ndr::EncoderConfig>().gateBiasInit = -1.5f;
         a.learningRate = 3e-5;
         ndr::ModelConfig b = ndr::ndrModel(32, 2, 64, 12);
-        b.geomNorm = ndr::GeomNorm::L1;
-        b.evalSteps = 20;
-        b.gateDropout = 0.15f;
-        b.gateBiasInit = -2.75f;
-        b.readout = ndr::ReadoutColumn::First;
+        b.as<ndr::EncoderConfig>().geomNorm = ndr::GeomNorm::L1;
+        b.as<ndr::EncoderConfig>().evalSteps = 20;
+        b.as<ndr::EncoderConfig>().gateDropout = 0.15f;
+        b.as<ndr::EncoderConfig>().gateBiasInit = -2.75f;
+        b.as<ndr::EncoderConfig>().readout = ndr::ReadoutColumn::First;
         c.models = {b, a};
         c.train.batchSize = 48;
         c.train.learningRate = 2.5e-4;
@@ -526,7 +532,7 @@ private slots:
         c.train.lrDecayFactor = 0.3;
         c.train.stopPatience = 4; // no field: kept as the config set it
         c.train.stopIid = 0.95;
-        QCOMPARE(ndr::validate(c), std::vector<std::string>{});
+        QCOMPARE(ndr::problemTexts(ndr::validate(c)), std::vector<std::string>{});
 
         ExperimentPanel panel(nullptr, false);
         QSignalSpy changed(&panel, &ExperimentPanel::configChanged);
@@ -578,7 +584,8 @@ private slots:
         dModel->setFocus();
         QTRY_VERIFY(dModel->hasFocus());
         QVERIFY(wheelDown(dModel));
-        QVERIFY(panel.config().models[0].dModel != before.models[0].dModel);
+        QVERIFY(panel.config().models[0].as<ndr::EncoderConfig>().dModel !=
+                before.models[0].as<ndr::EncoderConfig>().dModel);
     }
 
     void realFieldsShowShortText() {

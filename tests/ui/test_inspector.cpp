@@ -458,21 +458,22 @@ private slots:
         for (const QString& note : inspector_->routingNotes())
             QVERIFY2(!note.startsWith(session_.models()[0].name), qPrintable(note));
         steps->setValue(0);
-        QTRY_VERIFY_WITH_TIMEOUT(inspector_->tracesComplete() && inspector_->trace(0) &&
-                                     inspector_->trace(0)->steps ==
-                                         session_.models()[0].config.effectiveEvalSteps(),
-                                 ndrtest::waitMs(10000));
+        QTRY_VERIFY_WITH_TIMEOUT(
+            inspector_->tracesComplete() && inspector_->trace(0) &&
+                inspector_->trace(0)->steps ==
+                    session_.models()[0].config.as<ndr::EncoderConfig>().effectiveEvalSteps(),
+            ndrtest::waitMs(10000));
     }
 
     void moreStepsThanTrainedForNdrAndHalting() {
-        const int trained = session_.models()[0].config.steps;
+        const int trained = session_.models()[0].config.as<ndr::EncoderConfig>().steps;
         auto* steps = child<QSpinBox>("inspector.steps");
         QVERIFY(steps->maximum() >= 4 * trained);
         // The up arrow from "as trained" goes to one step more than the models run, not to 1.
         steps->setValue(0);
         int asTrained = 0;
         for (const auto& m : session_.models())
-            asTrained = std::max(asTrained, m.config.effectiveEvalSteps());
+            asTrained = std::max(asTrained, m.config.as<ndr::EncoderConfig>().effectiveEvalSteps());
         steps->stepUp();
         QCOMPARE(steps->value(), asTrained + 1);
         steps->stepDown();
@@ -556,7 +557,7 @@ private slots:
                                                                                      : "test depth"));
             const HaltingSummary ndr = inspector_->stepsNeeded()->summary(depths[size_t(r - 1)], 0);
             QCOMPARE(ndr.examples, 3);
-            QVERIFY(ndr.maxStep <= session_.models()[0].config.steps);
+            QVERIFY(ndr.maxStep <= session_.models()[0].config.as<ndr::EncoderConfig>().steps);
             QCOMPARE(textAt(table, r, 3), QString("%1/3").arg(ndr.correctAtHalt));
             const HaltingSummary vanilla = inspector_->stepsNeeded()->summary(depths[size_t(r - 1)], 1);
             QCOMPARE(textAt(table, r, 5), QString("%1/3").arg(vanilla.correctAtHalt));
@@ -565,7 +566,8 @@ private slots:
                 QCOMPARE(textAt(table, r, 2), QString("never"));
                 QVERIFY(table->item(r, 2)->toolTip().endsWith("every example is wrong at the end"));
             } else
-                QVERIFY(ndr.maxSettled <= session_.models()[0].config.effectiveEvalSteps());
+                QVERIFY(ndr.maxSettled <=
+                        session_.models()[0].config.as<ndr::EncoderConfig>().effectiveEvalSteps());
             // A cell shows the mean step, its range in the tooltip. Examples that never halt (counted at
             // their full run) and examples wrong at the end (left out of "settles"): a star, counted in
             // the tooltip.
@@ -681,7 +683,7 @@ private slots:
         QString error;
         // The new run's vanilla model has separate layers: it cannot run more steps than it has.
         ndr::RunConfig unshared = tinyRun(50);
-        unshared.models[1].sharedWeights = false;
+        unshared.models[1].as<ndr::EncoderConfig>().sharedWeights = false;
         QVERIFY(session_.start(unshared, &error));
         QCOMPARE(inspector_->pendingRequest(), quint64(0));
         QVERIFY(field_->text().isEmpty());
@@ -693,7 +695,7 @@ private slots:
         session_.stop();
         QTRY_COMPARE_WITH_TIMEOUT(session_.state(), TrainingSession::State::Ready, ndrtest::waitMs(10000));
         // More steps than trained: NDR runs them, the unshared model's refusal is shown as a note.
-        const int trained = session_.models()[1].config.steps;
+        const int trained = session_.models()[1].config.as<ndr::EncoderConfig>().steps;
         child<QSpinBox>("inspector.steps")->setValue(2 * trained);
         QTRY_VERIFY_WITH_TIMEOUT(inspector_->tracesComplete() && inspector_->trace(0) &&
                                      inspector_->trace(0)->steps == 2 * trained,

@@ -42,9 +42,9 @@ ndr::RunConfig routedRun() {
     c.task.evalExamplesPerDepth = 16;
     ndr::ModelConfig routed = ndr::ndrModel(16, 4, 32, 6);
     routed.name = "NDR top-2";
-    routed.headRouting = true;
-    routed.routeTopK = 2;
-    routed.haltThreshold = 0.15;
+    routed.as<ndr::EncoderConfig>().headRouting = true;
+    routed.as<ndr::EncoderConfig>().routeTopK = 2;
+    routed.as<ndr::EncoderConfig>().haltThreshold = 0.15;
     c.models = {routed, ndr::vanillaModel(16, 2, 32, 4)};
     c.train.batchSize = 16;
     c.train.steps = 200;
@@ -139,10 +139,10 @@ private slots:
     // a run where no model halts leaves both as they were.
     void aModelHaltingOnTheChangeSetsTheSignal() {
         ndr::RunConfig c = routedRun();
-        c.models[0].headRouting = false;
-        c.models[0].haltThreshold = 0;
-        c.models[1].haltThreshold = 0.25;
-        c.models[1].haltOn = ndr::HaltSignal::Change;
+        c.models[0].as<ndr::EncoderConfig>().headRouting = false;
+        c.models[0].as<ndr::EncoderConfig>().haltThreshold = 0;
+        c.models[1].as<ndr::EncoderConfig>().haltThreshold = 0.25;
+        c.models[1].as<ndr::EncoderConfig>().haltOn = ndr::HaltSignal::Change;
         c.train.steps = 100;
         TrainingSession session;
         QString error;
@@ -177,7 +177,7 @@ private slots:
                      ->toolTip()
                      .contains("At evaluation"));
 
-        c.models[1].haltThreshold = 0;
+        c.models[1].as<ndr::EncoderConfig>().haltThreshold = 0;
         QVERIFY2(session.start(c, &error), qPrintable(error));
         QTRY_COMPARE_WITH_TIMEOUT(session.state(), TrainingSession::State::Ready, ndrtest::waitMs(60000));
         QCOMPARE(signal->currentData().toInt(), int(ndr::HaltSignal::Change));

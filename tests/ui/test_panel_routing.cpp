@@ -70,15 +70,15 @@ private slots:
         haltOn->setCurrentIndex(haltOn->findText("change"));
         QVERIFY(vanillaHalt->isEnabled());
         typeInto(vanillaHalt, "0.2");
-        want.models[1].haltOn = ndr::HaltSignal::Change;
-        want.models[1].haltThreshold = 0.2;
+        want.models[1].as<ndr::EncoderConfig>().haltOn = ndr::HaltSignal::Change;
+        want.models[1].as<ndr::EncoderConfig>().haltThreshold = 0.2;
         want.preset = "custom";
-        want.models[0].headRouting = true;
-        want.models[0].routeTopK = 3;
-        want.models[0].routeDropped = ndr::DroppedHeads::SeedExact;
-        want.models[0].routeEntropy = 0.01;
-        want.models[0].thoughtCost = 0.02;
-        want.models[0].haltThreshold = 0.15;
+        want.models[0].as<ndr::EncoderConfig>().headRouting = true;
+        want.models[0].as<ndr::EncoderConfig>().routeTopK = 3;
+        want.models[0].as<ndr::EncoderConfig>().routeDropped = ndr::DroppedHeads::SeedExact;
+        want.models[0].as<ndr::EncoderConfig>().routeEntropy = 0.01;
+        want.models[0].as<ndr::EncoderConfig>().thoughtCost = 0.02;
+        want.models[0].as<ndr::EncoderConfig>().haltThreshold = 0.15;
         EXPECT_SAME_CONFIG(panel.config(), want);
         QVERIFY2(panel.problems().isEmpty(), qPrintable(panel.problems().join('\n')));
     }

@@ -42,9 +42,9 @@ ModelRecord routedModel(int evaluations) {
     ModelRecord m;
     m.config = ndrModel(16, 4, 32, 6);
     m.config.name = "NDR routed";
-    m.config.headRouting = true;
-    m.config.routeTopK = 2;
-    m.config.haltThreshold = 0.1;
+    m.config.as<ndr::EncoderConfig>().headRouting = true;
+    m.config.as<ndr::EncoderConfig>().routeTopK = 2;
+    m.config.as<ndr::EncoderConfig>().haltThreshold = 0.1;
     for (int k = 0; k < evaluations; ++k)
         m.history.push_back(evaluation(k));
     return m;
@@ -148,8 +148,8 @@ private slots:
         QVERIFY(std::isnan(view.haltingCost()));
         QVERIFY(!qobject_cast<QCPTextElement*>(p->plotLayout()->element(0, 0))->text().contains("costs"));
         // A model that halts on the change says so.
-        older.config.haltOn = HaltSignal::Change;
-        older.config.haltThreshold = 0.2;
+        older.config.as<ndr::EncoderConfig>().haltOn = HaltSignal::Change;
+        older.config.as<ndr::EncoderConfig>().haltThreshold = 0.2;
         view.setModel(0, older.config, older.history);
         QVERIFY(qobject_cast<QCPTextElement*>(p->plotLayout()->element(0, 0))
                     ->text()

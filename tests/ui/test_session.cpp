@@ -238,7 +238,7 @@ private slots:
         // Any other change of settings: a new run, even with more steps.
         ndr::RunConfig other = longer;
         other.train.steps = 100;
-        other.models[1].dropout = 0.2f;
+        other.models[1].as<ndr::EncoderConfig>().dropout = 0.2f;
         QVERIFY2(s.startOrContinue(other, &error), qPrintable(error));
         QVERIFY(s.runId() != second);
         QCOMPARE(s.config(), other);

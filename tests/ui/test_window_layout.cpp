@@ -31,12 +31,12 @@ ndr::RunConfig tinyRun(int models) {
     if (models == 4) {
         // Ten steps: the inspector's step-by-step readout then needs its horizontal scroll bar at 1280.
         for (ndr::ModelConfig& m : c.models)
-            m.steps = 10;
+            m.as<ndr::EncoderConfig>().steps = 10;
         for (int m = 0; m < 2; ++m) {
             ndr::ModelConfig routed = c.models[size_t(m)];
             routed.name += " top-1";
-            routed.headRouting = true;
-            routed.routeTopK = 1;
+            routed.as<ndr::EncoderConfig>().headRouting = true;
+            routed.as<ndr::EncoderConfig>().routeTopK = 1;
             c.models.push_back(routed);
         }
     }

@@ -3,6 +3,7 @@
 // notes in inspector_notes.cpp, the halting controls in inspector_halting.cpp.
 #include "ui/inspector/inspector.h"
 
+#include "core/config/model_kind.h"
 #include "core/train/halting.h"
 #include "ui/inspector/expression_input.h"
 #include "ui/inspector/model_step_view.h"
@@ -271,9 +272,10 @@ void Inspector::resetRun() {
     const auto& models = session_.models();
     results_.assign(models.size(), nullptr);
     for (int i = 0; i < int(models.size()); ++i) {
-        trained = std::max(trained, models[size_t(i)].config.steps);
-        asTrained = std::max(asTrained, models[size_t(i)].config.effectiveEvalSteps());
-        heads = std::max(heads, models[size_t(i)].config.heads);
+        const ndr::ModelFacts facts = ndr::factsOf(models[size_t(i)].config);
+        trained = std::max(trained, facts.steps);
+        asTrained = std::max(asTrained, facts.evalSteps);
+        heads = std::max(heads, facts.heads);
         auto* v = new ModelStepView(i, models[size_t(i)].name, this);
         v->setPicture(StepPicture(picture_->currentData().toInt()));
         connect(v, &ModelStepView::attentionClicked, this, [this](int m, int s, int t, int src, double w) {

@@ -1,5 +1,6 @@
 // The inspector's halting controls (see inspector.h): what halting reads (the gates or the change per
 // step), the threshold of each (the gates' taken from the run), and each model's halting step.
+#include "core/config/model_kind.h"
 #include "core/train/halting.h"
 #include "ui/inspector/inspector.h"
 #include "ui/inspector/steps_needed.h"
@@ -101,12 +102,13 @@ void Inspector::setGateThreshold(double value, const QString& tip) {
 
 void Inspector::adoptRunHalting() {
     for (const auto& m : session_.models()) {
-        if (m.config.haltThreshold <= 0)
+        const ndr::ModelFacts facts = ndr::factsOf(m.config);
+        if (facts.haltThreshold <= 0)
             continue;
-        if (m.config.haltOn == ndr::HaltSignal::Change)
-            changeThreshold_ = m.config.haltThreshold;
-        const int index = haltSignal_->findData(int(m.config.haltOn));
-        if (index == haltSignal_->currentIndex() && m.config.haltOn == ndr::HaltSignal::Change)
+        if (facts.haltOn == ndr::HaltSignal::Change)
+            changeThreshold_ = facts.haltThreshold;
+        const int index = haltSignal_->findData(int(facts.haltOn));
+        if (index == haltSignal_->currentIndex() && facts.haltOn == ndr::HaltSignal::Change)
             threshold_->setValue(changeThreshold_); // already showing the change: show its new threshold
         haltSignal_->setCurrentIndex(index);
         return;
@@ -119,13 +121,14 @@ void Inspector::suggestThreshold() {
     // A model that halts at evaluation on its gates brings its own threshold: the inspector halts where
     // it does.
     for (const auto& m : session_.models()) {
-        if (m.config.haltThreshold <= 0 || m.config.haltOn != ndr::HaltSignal::Gates)
+        const ndr::ModelFacts facts = ndr::factsOf(m.config);
+        if (facts.haltThreshold <= 0 || facts.haltOn != ndr::HaltSignal::Gates)
             continue;
-        setGateThreshold(m.config.haltThreshold,
+        setGateThreshold(facts.haltThreshold,
                          tr("A gate counts as open above this. %1 halts at evaluation once every "
                             "gate is below %2; type another value to keep it.")
                              .arg(m.name)
-                             .arg(m.config.haltThreshold, 0, 'f', 2));
+                             .arg(facts.haltThreshold, 0, 'f', 2));
         return;
     }
     for (const auto& m : session_.models()) {

@@ -2,6 +2,7 @@
 // and distribution, and the answer the readout would give after every step.
 #include "ui/inspector/inspector.h"
 
+#include "core/config/model_kind.h"
 #include "core/train/halting.h"
 #include "ui/common/palette.h"
 #include "ui/training/training_session.h"
@@ -242,7 +243,7 @@ void Inspector::fillAnswers() {
                               : gates      ? tr("A gate is still open at the last step")
                                            : tr("The last step still moves a position");
                 // A model that halts at evaluation stops as it goes, without looking ahead.
-                const ndr::ModelConfig& config = models[size_t(m)].config;
+                const ndr::ModelFacts config = ndr::factsOf(models[size_t(m)].config);
                 if (config.haltThreshold > 0) {
                     const int stop = ndr::stopStep(*t, {config.haltOn, float(config.haltThreshold)});
                     if (stop >= 0)

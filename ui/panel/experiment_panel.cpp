@@ -293,30 +293,29 @@ void ExperimentPanel::onTaskKindChanged() {
 
 void ExperimentPanel::revalidate() {
     const ndr::RunConfig c = config();
-    QStringList list;
-    for (const std::string& m : ndr::validate(c))
-        list << QString::fromStdString(m);
+    std::vector<ndr::Problem> list = ndr::validate(c);
     // What the fields cannot express in a RunConfig, so the core never sees it.
     uint64_t seed = 0;
-    const QString seedRange = tr("must be a whole number from 0 to %1").arg(UINT64_MAX);
+    const std::string seedRange = tr("must be a whole number from 0 to %1").arg(UINT64_MAX).toStdString();
     if (!parseSeed(taskSeed_, &seed))
-        list << "task.seed: " + seedRange;
+        list.push_back({"task.seed", seedRange});
     if (!parseSeed(trainSeed_, &seed))
-        list << "train.seed: " + seedRange;
+        list.push_back({"train.seed", seedRange});
     if (validEnabled_->isChecked() && validMin_->value() > validMax_->value())
-        list << tr("task.validMaxDepth: must be at least task.validMinDepth (%1), got %2; untick '%3' for "
-                   "no validation split")
-                    .arg(validMin_->text(), validMax_->text(), validEnabled_->text());
-    problems_ = list;
-
+        list.push_back(
+            {"task.validMaxDepth", tr("must be at least task.validMinDepth (%1), got %2; untick '%3' "
+                                      "for no validation split")
+                                       .arg(validMin_->text(), validMax_->text(), validEnabled_->text())
+                                       .toStdString()});
+    problems_.clear();
     notes_.clear();
     models_->clearProblems();
     QStringList unplaced;
-    for (const QString& message : std::as_const(problems_)) {
-        QString field, what;
-        splitProblem(message, &field, &what);
-        if (field.isEmpty() || !(notes_.show(field, what) || models_->showProblem(field, what)))
-            unplaced << message;
+    for (const ndr::Problem& p : list) {
+        const QString field = QString::fromStdString(p.field), what = QString::fromStdString(p.message);
+        problems_ << QString::fromStdString(p.text());
+        if (!(notes_.show(field, what) || models_->showProblem(field, what)))
+            unplaced << problems_.back();
     }
 
     if (problems_.isEmpty()) {

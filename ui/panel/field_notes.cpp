@@ -55,16 +55,4 @@ bool FieldNotes::show(const QString& path, const QString& message) {
     return true;
 }
 
-void splitProblem(const QString& message, QString* field, QString* what) {
-    const int colon = message.indexOf(": ");
-    // A field path has no spaces ("models[1].heads"); anything else is a message about the whole run.
-    if (colon <= 0 || message.left(colon).contains(' ')) {
-        field->clear();
-        *what = message;
-        return;
-    }
-    *field = message.left(colon);
-    *what = message.mid(colon + 2);
-}
-
 } // namespace ndrui

@@ -34,8 +34,4 @@ private:
     QHash<QString, Field> fields_;
 };
 
-// Splits a validation message into the field it names and what is wrong ("task.symbols: must be ..."
-// gives "task.symbols" and "must be ..."); the field is empty when the message names none.
-void splitProblem(const QString& message, QString* field, QString* what);
-
 } // namespace ndrui

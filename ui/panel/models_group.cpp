@@ -1,4 +1,5 @@
-// One column per model, rows shared so NDR and vanilla read side by side (see models_group.h).
+// One column per model, a row per field key of every kind, so NDR and vanilla read side by side (see
+// models_group.h).
 #include "ui/panel/models_group.h"
 
 #include "ui/common/palette.h"
@@ -14,20 +15,153 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 namespace ndrui {
+
+namespace {
+
+// A real field whose special value lies below 0 (a model's weight decay, -1: the run's) shows it one
+// step below 0, so one step up from it is 0.
+bool specialBelowZero(const ndr::ModelField& f) {
+    return !f.zeroText.empty() && f.min < 0;
+}
+
+QWidget* makeEditor(const ndr::ModelField& f, QWidget* parent) {
+    switch (f.type) {
+    case ndr::FieldType::Int: {
+        QSpinBox* s = makeIntField(int(f.min), int(f.max), 1, parent);
+        if (!f.zeroText.empty())
+            s->setSpecialValueText(QString::fromStdString(f.zeroText));
+        return s;
+    }
+    case ndr::FieldType::Real: {
+        const bool adaptive = f.key == "learningRate";
+        RealSpinBox* s = makeRealField(specialBelowZero(f) ? -f.step : f.min, f.max, f.step, false, parent);
+        if (adaptive)
+            s->setStepType(QAbstractSpinBox::AdaptiveDecimalStepType);
+        if (!f.zeroText.empty())
+            s->setSpecialValueText(QString::fromStdString(f.zeroText));
+        return s;
+    }
+    case ndr::FieldType::Bool:
+        return new QCheckBox(parent);
+    case ndr::FieldType::Choice: {
+        QComboBox* c = makeComboField({}, parent);
+        for (const ndr::FieldChoice& choice : f.choices)
+            c->addItem(QString::fromStdString(choice.label), QString::fromStdString(choice.name));
+        return c;
+    }
+    case ndr::FieldType::Text:
+        break;
+    }
+    return narrow(new QLineEdit(parent));
+}
+
+void setEditor(QWidget* editor, const ndr::ModelField& f, const ndr::FieldValue& v) {
+    switch (f.type) {
+    case ndr::FieldType::Int:
+        static_cast<QSpinBox*>(editor)->setValue(int(std::get<long long>(v)));
+        return;
+    case ndr::FieldType::Real: {
+        auto* s = static_cast<RealSpinBox*>(editor);
+        const double x = std::get<double>(v);
+        if (specialBelowZero(f) && x == f.min)
+            s->setValue(s->minimum());
+        else if (f.floatStorage)
+            s->setFloat(float(x));
+        else
+            s->setValue(x);
+        return;
+    }
+    case ndr::FieldType::Bool:
+        static_cast<QCheckBox*>(editor)->setChecked(std::get<bool>(v));
+        return;
+    case ndr::FieldType::Choice: {
+        auto* c = static_cast<QComboBox*>(editor);
+        c->setCurrentIndex(std::max(0, c->findData(QString::fromStdString(std::get<std::string>(v)))));
+        return;
+    }
+    case ndr::FieldType::Text:
+        break;
+    }
+    static_cast<QLineEdit*>(editor)->setText(QString::fromStdString(std::get<std::string>(v)));
+}
+
+ndr::FieldValue editorValue(const QWidget* editor, const ndr::ModelField& f) {
+    switch (f.type) {
+    case ndr::FieldType::Int:
+        return (long long)static_cast<const QSpinBox*>(editor)->value();
+    case ndr::FieldType::Real: {
+        const auto* s = static_cast<const RealSpinBox*>(editor);
+        if (specialBelowZero(f) && s->value() < 0)
+            return f.min;
+        return f.floatStorage ? double(float(s->value())) : s->value();
+    }
+    case ndr::FieldType::Bool:
+        return static_cast<const QCheckBox*>(editor)->isChecked();
+    case ndr::FieldType::Choice:
+        return static_cast<const QComboBox*>(editor)->currentData().toString().toStdString();
+    case ndr::FieldType::Text:
+        break;
+    }
+    return static_cast<const QLineEdit*>(editor)->text().toStdString();
+}
+
+void connectEdits(QWidget* editor, const ndr::ModelField& f, QObject* context,
+                  const std::function<void()>& changed) {
+    switch (f.type) {
+    case ndr::FieldType::Int:
+        QObject::connect(static_cast<QSpinBox*>(editor), &QSpinBox::valueChanged, context, changed);
+        return;
+    case ndr::FieldType::Real:
+        QObject::connect(static_cast<QDoubleSpinBox*>(editor), &QDoubleSpinBox::valueChanged, context,
+                         changed);
+        return;
+    case ndr::FieldType::Bool:
+        QObject::connect(static_cast<QCheckBox*>(editor), &QCheckBox::toggled, context, changed);
+        return;
+    case ndr::FieldType::Choice:
+        QObject::connect(static_cast<QComboBox*>(editor), &QComboBox::currentIndexChanged, context, changed);
+        return;
+    case ndr::FieldType::Text:
+        break;
+    }
+    QObject::connect(static_cast<QLineEdit*>(editor), &QLineEdit::textChanged, context, changed);
+}
+
+// Every kind's fields, built once: the rows point into them.
+const std::vector<std::vector<ndr::ModelField>>& kindFields() {
+    static const std::vector<std::vector<ndr::ModelField>> all = [] {
+        std::vector<std::vector<ndr::ModelField>> v;
+        for (const ndr::ModelKindInfo* k : ndr::modelKinds())
+            v.push_back(ndr::modelFieldsOf(*k));
+        return v;
+    }();
+    return all;
+}
+
+size_t kindIndex(const ndr::ModelConfig& m) {
+    return m.kind.index();
+}
+
+} // namespace
 
 ModelsGroup::ModelsGroup(QWidget* parent) : QGroupBox(tr("Models"), parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(6, 6, 6, 6);
 }
 
+const ndr::ModelField* ModelsGroup::fieldOf(const Row& row, const ndr::ModelConfig& m) const {
+    return row.byKind[kindIndex(m)];
+}
+
 void ModelsGroup::buildColumns(int count) {
     delete grid_;
     notes_.reset();
     columns_.assign(size_t(count), Column{});
-    kindRows_.clear();
+    rows_.clear();
     grid_ = new QWidget(this);
     layout()->addWidget(grid_);
     auto* g = new QGridLayout(grid_);
@@ -68,317 +202,174 @@ void ModelsGroup::buildColumns(int count) {
     }
     ++row;
 
-    // One row per field: a label shared by the columns, an editor per column, and a row of notes below.
-    auto addSharedRow = [&](const QString& label, const char* field, const QString& tip, auto make) {
-        KindRow r{{ndr::ModelKind::Encoder}, new QLabel(label, grid_), {}};
-        r.label->setToolTip(tip);
-        g->addWidget(r.label, row, 0);
+    // The rows: every key of every kind, in the order the kinds list them (the first kind's place
+    // wins), each with a label, an editor per column and a row of notes below.
+    const auto& kinds = kindFields();
+    for (size_t k = 0; k < kinds.size(); ++k)
+        for (const ndr::ModelField& f : kinds[k]) {
+            auto it = std::find_if(rows_.begin(), rows_.end(), [&](const Row& r) { return r.key == f.key; });
+            if (it == rows_.end()) {
+                rows_.push_back(
+                    Row{f.key, std::vector<const ndr::ModelField*>(kinds.size(), nullptr), nullptr, {}});
+                it = rows_.end() - 1;
+            }
+            it->byKind[k] = &f;
+        }
+    auto addRow = [&](const QString& label, const QString& key, const QString& tip, auto make) {
+        auto* l = new QLabel(label, grid_);
+        l->setToolTip(tip);
+        g->addWidget(l, row, 0);
+        std::vector<QWidget*> editors;
         for (int i = 0; i < count; ++i) {
-            QWidget* editor = make(columns_[size_t(i)]);
-            QLabel* note = notes_.add(QString("models[%1].%2").arg(i).arg(field), editor, tip, grid_);
+            QWidget* editor = make();
+            QLabel* note = notes_.add(QString("models[%1].%2").arg(i).arg(key), editor, tip, grid_);
             g->addWidget(editor, row, i + 1);
             g->addWidget(note, row + 1, i + 1);
-            r.editors.push_back(editor);
+            editors.push_back(editor);
         }
         row += 2;
-        return r;
+        return std::make_pair(l, editors);
     };
-    // A row of fields only some kinds of model have: shown in the columns of those kinds.
-    auto addKindsRow = [&](std::vector<ndr::ModelKind> kinds, const QString& label, const char* field,
-                           const QString& tip, auto make) {
-        KindRow r = addSharedRow(label, field, tip, make);
-        r.kinds = std::move(kinds);
-        kindRows_.push_back(std::move(r));
-    };
-    auto addKindRow = [&](ndr::ModelKind kind, const QString& label, const char* field, const QString& tip,
-                          auto make) { addKindsRow({kind}, label, field, tip, make); };
-    // The sizes and the thought-cost fields, which the encoder and ThoughtNet share.
-    auto addSizeRow = [&](auto&&... args) {
-        addKindsRow({ndr::ModelKind::Encoder, ndr::ModelKind::ThoughtNet}, args...);
-    };
-    // Most rows are the encoder's switches and sizes.
-    auto addRow = [&](auto&&... args) { addKindRow(ndr::ModelKind::Encoder, args...); };
-    QWidget* p = grid_;
-    addSharedRow(tr("name"), "name", tr("The model's name in plots and the inspector; names must be unique."),
-                 [&](Column& c) { return c.name = narrow(new QLineEdit(p)); });
-    addSharedRow(
-        tr("kind"), "kind",
-        tr("encoder: the Transformer family configured by the switches below (NDR, vanilla).\n"
-           "LSTM: the paper's recurrent baseline, one LSTM layer over the tokens without [B] and [E]. "
-           "The paper trains it with Adam at lr 1e-3, no weight decay and dropout 0.5 on the "
-           "embeddings (the \"lstm\" model preset).\n"
-           "ThoughtNet: learned operators mixed per token by a selector with a zero (identity) operator, "
-           "iterated until a fixed point (the \"thoughtnet\" model preset)."),
-        [&](Column& c) {
-            return c.kind = makeComboField({{"encoder", int(ndr::ModelKind::Encoder)},
-                                            {"LSTM", int(ndr::ModelKind::Lstm)},
-                                            {"ThoughtNet", int(ndr::ModelKind::ThoughtNet)}});
-        });
-    addRow(tr("Table 1 row"), "row",
-           tr("Sets this column's switches (attention, update, positions), name and gate dropout to a row "
-              "of the paper's Table 1; sizes, dropouts and rates stay. 'custom' when the switches match no "
-              "row."),
-           [&](Column& c) {
-               c.row = makeComboField({}, p);
-               c.row->addItem(tr("custom"), QString());
-               for (const std::string& r : ndr::tableOneRows())
-                   c.row->addItem(QString::fromStdString(ndr::tableOneModel(r, 4, 1, 4, 1).name),
-                                  QString::fromStdString(r));
-               return c.row;
-           });
-    addRow(tr("attention"), "attention",
-           tr("softmax: scaled dot-product attention (vanilla Transformer); with relative or abs/rel "
-              "positions, Transformer-XL style relative attention.\n"
-              "geometric: NDR's geometric attention with directional encoding: a column attends to the "
-              "closest matching column, preferring left or right."),
-           [&](Column& c) {
-               return c.attention = makeComboField({{"softmax", int(ndr::AttentionKind::Softmax)},
-                                                    {"geometric", int(ndr::AttentionKind::Geometric)}});
-           });
-    addRow(tr("geom. norm"), "geomNorm",
-           tr("Normalisation of geometric attention. off: each row of weights sums to at most 1 (the "
-              "paper's NDR); L1: rows rescaled to sum to 1. Geometric attention only."),
-           [&](Column& c) {
-               return c.geomNorm =
-                          makeComboField({{"off", int(ndr::GeomNorm::Off)}, {"L1", int(ndr::GeomNorm::L1)}});
-           });
-    addRow(tr("update"), "update",
-           tr("copy gate: h' = g*u + (1-g)*h with u = LN(FFN), a column changes only where its gate opens "
-              "(NDR).\n"
-              "copy gate, tanh: the same with u = tanh(FFN) (the gated relative layer, +rel+gate).\n"
-              "residual: post-LN residual layer (vanilla Transformer)."),
-           [&](Column& c) {
-               return c.update = makeComboField({{"residual", int(ndr::UpdateKind::Residual)},
-                                                 {"copy gate", int(ndr::UpdateKind::CopyGate)},
-                                                 {"copy gate, tanh", int(ndr::UpdateKind::CopyGateTanh)}});
-           });
-    addRow(tr("positional"), "positional",
-           tr("none: no absolute positions; geometric attention's direction is enough (NDR).\n"
-              "sinusoidal: sinusoidal encoding added to the embeddings (vanilla Transformer).\n"
-              "relative: the offset key - query inside softmax attention's scores (+rel).\n"
-              "abs/rel: relative, mixed per query and head with the absolute key position (+abs/rel).\n"
-              "relative and abs/rel need softmax attention."),
-           [&](Column& c) {
-               return c.positional = makeComboField({{"none", int(ndr::PositionalKind::None)},
-                                                     {"sinusoidal", int(ndr::PositionalKind::Sinusoidal)},
-                                                     {"relative", int(ndr::PositionalKind::Relative)},
-                                                     {"abs/rel", int(ndr::PositionalKind::AbsRel)}});
-           });
-    addRow(tr("shared"), "sharedWeights",
-           tr("One layer unrolled for every step (weights shared across steps). Needed to run more steps "
-              "at evaluation than in training."),
-           [&](Column& c) { return c.shared = new QCheckBox(tr("weights"), p); });
-    addRow(tr("readout"), "readout",
-           tr("The column the answer is read from after the last step: [E] at the end (the paper's table "
-              "lookup and arithmetic NDR), or [B] at the start (the authors' ListOps models, where the "
-              "outermost operation comes first)."),
-           [&](Column& c) {
-               return c.readout = makeComboField({{"[E] (last)", int(ndr::ReadoutColumn::Last)},
-                                                  {"[B] (first)", int(ndr::ReadoutColumn::First)}});
-           });
-    addSizeRow(tr("d_model"), "dModel", tr("Width of each column's state (d_model); heads must divide it."),
-               [&](Column& c) { return c.dModel = makeIntField(1, 4096, 1, p); });
-    addSizeRow(tr("heads"), "heads", tr("Attention heads H; each head has d_model / H channels."),
-               [&](Column& c) { return c.heads = makeIntField(1, 64, 1, p); });
-    addSizeRow(tr("d_ff"), "dFF", tr("Hidden width of the feed-forward block (d_ff)."),
-               [&](Column& c) { return c.dFF = makeIntField(1, 16384, 1, p); });
-    addSizeRow(tr("steps"), "steps",
-               tr("Layer applications (unrolled steps) in training. An example of depth d needs about d + 1 "
-                  "steps to route its answer to the column it is read from."),
-               [&](Column& c) { return c.steps = makeIntField(1, 64, 1, p); });
-    addSizeRow(tr("eval steps"), "evalSteps",
-               tr("Steps at evaluation; 'same' uses the training steps. With shared weights a model can run "
-                  "more steps on the longer test inputs."),
-               [&](Column& c) {
-                   c.evalSteps = makeIntField(0, 128, 1, p);
-                   c.evalSteps->setSpecialValueText(tr("same"));
-                   return c.evalSteps;
-               });
-    addKindRow(ndr::ModelKind::ThoughtNet, tr("operators"), "operators",
-               tr("Learned operators K beside the zero operator; the selector mixes the K + 1 per token "
-                  "and step."),
-               [&](Column& c) { return c.operators = makeIntField(1, 16, 1, p); });
-    addKindRow(ndr::ModelKind::ThoughtNet, tr("positions"), "positionDims",
-               tr("Width of the sinusoidal positions concatenated to the state (even)."),
-               [&](Column& c) { return c.positionDims = makeIntField(0, 256, 2, p); });
-    addKindRow(ndr::ModelKind::Lstm, tr("hidden"), "lstmHidden",
-               tr("Width of the LSTM's state and cell (H)."),
-               [&](Column& c) { return c.lstmHidden = makeIntField(1, 4096, 1, p); });
-    addKindRow(ndr::ModelKind::Lstm, tr("embedding"), "lstmEmbedding",
-               tr("Width of the LSTM's token embeddings."),
-               [&](Column& c) { return c.lstmEmbedding = makeIntField(1, 4096, 1, p); });
-    addSharedRow(
-        tr("dropout"), "dropout",
-        tr("Encoder: dropout on the attention output, the feed-forward hidden layer, the gate's hidden "
-           "layer and the positional encoding. LSTM: dropout on the token embeddings."),
-        [&](Column& c) { return c.dropout = makeRealField(0, 1, 0.05, false, p); });
-    addRow(tr("att. dropout"), "attentionDropout",
-           tr("Attention dropout: on the keys for geometric attention, on the keys and position vectors "
-              "for relative attention, on the attention weights for softmax."),
-           [&](Column& c) { return c.attentionDropout = makeRealField(0, 1, 0.05, false, p); });
-    addRow(tr("gate dropout"), "gateDropout",
-           tr("Gate dropout: probability of forcing a column's gate to copy (g = 0) during training. "
-              "Copy-gate updates only."),
-           [&](Column& c) { return c.gateDropout = makeRealField(0, 1, 0.05, false, p); });
-    addRow(tr("gate bias"), "gateBiasInit",
-           tr("Initial bias of the gate's output layer (b_g2). -3 starts the gates almost closed, so "
-              "layers begin as copies. Copy-gate updates only."),
-           [&](Column& c) { return c.gateBias = makeRealField(-20, 20, 0.5, false, p); });
-    addRow(tr("head routing"), "headRouting",
-           tr("A gate network (Linear d -> d/2, GELU, Linear d/2 -> H) gives each token at each step a "
-              "weight per attention head; each head's output is scaled by its weight before the output "
-              "projection. Active in training and evaluation."),
-           [&](Column& c) { return c.routing = new QCheckBox(tr("route heads"), p); });
-    addRow(tr("top-k heads"), "routeTopK",
-           tr("How many heads each token keeps (the largest gate logits); the softmax runs over those. "
-              "'all' keeps every head."),
-           [&](Column& c) {
-               c.routeTopK = makeIntField(0, 64, 1, p);
-               c.routeTopK->setSpecialValueText(tr("all"));
-               return c.routeTopK;
-           });
-    addRow(tr("dropped heads"), "routeDropped",
-           tr("masked: heads outside the top k get weight exactly 0.\n"
-              "seed-exact: as the head-routing write-up's code, which multiplies their logits by 0, so "
-              "each keeps weight e^0 / Z."),
-           [&](Column& c) {
-               return c.routeDropped = makeComboField({{"masked", int(ndr::DroppedHeads::Masked)},
-                                                       {"seed-exact", int(ndr::DroppedHeads::SeedExact)}});
-           });
-    addRow(tr("routing entropy"), "routeEntropy",
-           tr("Coefficient of the mean routing entropy added to the loss; positive rewards peaky, "
-              "specialised routing (the write-up uses 0.01)."),
-           [&](Column& c) { return c.routeEntropy = makeRealField(-10, 10, 0.005, false, p); });
-    addSizeRow(
-        tr("thought cost"), "thoughtCost",
-        tr("Urgency u: the loss adds u * sum over steps t of t * the mean gate openness at step t, so "
-           "later steps cost more and the model learns to finish early. Copy-gate updates, and ThoughtNet, "
-           "where the learned operators' selection weights take the gates' place."),
-        [&](Column& c) { return c.thoughtCost = makeRealField(0, 10, 0.005, false, p); });
-    addSizeRow(tr("halt below"), "haltThreshold",
-               tr("At evaluation an example stops after the first step at which every position's signal "
-                  "(see halt on) is below this, and its answer is read there. 'off' runs every step."),
-               [&](Column& c) {
-                   c.haltThreshold = makeRealField(0, 0.99, 0.01, false, p);
-                   c.haltThreshold->setSpecialValueText(tr("off"));
-                   return c.haltThreshold;
-               });
-    addSizeRow(tr("halt on"), "haltOn",
-               tr("What halting reads. gates: each position's mean copy gate (ThoughtNet: its learned "
-                  "operators' weight); copy-gate updates and ThoughtNet. change: how far the step moved "
-                  "each position's state, |Δh| / |h|; every encoder and ThoughtNet."),
-               [&](Column& c) {
-                   return c.haltOn = makeComboField({{"gates", int(ndr::HaltSignal::Gates)},
-                                                     {"change", int(ndr::HaltSignal::Change)}});
-               });
-    addSharedRow(tr("learn. rate"), "learningRate",
-                 tr("This model's AdamW learning rate; 'run's' uses the training group's rate."),
-                 [&](Column& c) {
-                     c.learningRate = makeRealField(0, 1, 1e-4, false, p);
-                     c.learningRate->setStepType(QAbstractSpinBox::AdaptiveDecimalStepType);
-                     c.learningRate->setSpecialValueText(tr("run's"));
-                     return c.learningRate;
-                 });
-    // "run's" sits one step below 0, so one step up from it is no weight decay.
-    addSharedRow(tr("weight decay"), "weightDecay",
-                 tr("This model's AdamW weight decay; 'run's' uses the training group's."), [&](Column& c) {
-                     c.weightDecay = makeRealField(-1e-3, 1, 1e-3, false, p);
-                     c.weightDecay->setSpecialValueText(tr("run's"));
-                     return c.weightDecay;
-                 });
+    for (size_t r = 0; r < rows_.size(); ++r) {
+        Row& rw = rows_[r];
+        const ndr::ModelField* first =
+            *std::find_if(rw.byKind.begin(), rw.byKind.end(), [](auto* f) { return f; });
+        // One help when the kinds that have the field say the same, else each kind's line.
+        const bool same = std::all_of(rw.byKind.begin(), rw.byKind.end(),
+                                      [&](const ndr::ModelField* f) { return !f || f->help == first->help; });
+        QString tip = same ? QString::fromStdString(first->help) : QString();
+        for (size_t k = 0; k < rw.byKind.size() && !same; ++k)
+            if (rw.byKind[k])
+                tip += (tip.isEmpty() ? "" : "\n") + QString::fromStdString(ndr::modelKinds()[k]->label) +
+                       ": " + QString::fromStdString(rw.byKind[k]->help);
+        auto [label, editors] = addRow(QString::fromStdString(first->label), QString::fromStdString(rw.key),
+                                       tip, [&] { return makeEditor(*first, grid_); });
+        rw.label = label;
+        rw.editors = editors;
+        // The preset picker goes under the kind.
+        if (rw.key == "kind") {
+            auto [presetLabel, pickers] =
+                addRow(tr("preset"), "row",
+                       tr("Sets this column to a model preset: a row of the paper's Table 1 (its switches, "
+                          "name and gate "
+                          "dropout; sizes, dropouts and rates stay), the LSTM or ThoughtNet. 'custom' when "
+                          "the column "
+                          "matches none."),
+                       [&] {
+                           QComboBox* c = makeComboField({}, grid_);
+                           c->addItem(tr("custom"), QString());
+                           for (const ndr::ModelPreset* p : ndr::modelPresets())
+                               c->addItem(QString::fromStdString(p->label), QString::fromStdString(p->id));
+                           return c;
+                       });
+            for (int i = 0; i < count; ++i)
+                columns_[size_t(i)].preset = static_cast<QComboBox*>(pickers[size_t(i)]);
+        }
+    }
 
     for (int i = 0; i < count; ++i) {
-        const Column& c = columns_[size_t(i)];
-        auto changed = [this, i] {
-            updateColumn(i);
-            emit edited();
-        };
-        connect(c.row, &QComboBox::activated, this, [this, i](int index) {
-            const std::string row = columns_[size_t(i)].row->itemData(index).toString().toStdString();
-            if (!row.empty())
-                applyRow(i, row);
+        connect(columns_[size_t(i)].preset, &QComboBox::activated, this, [this, i](int index) {
+            const std::string id = columns_[size_t(i)].preset->itemData(index).toString().toStdString();
+            if (!id.empty())
+                applyPreset(i, id);
         });
-        connect(c.name, &QLineEdit::textChanged, this, changed);
-        for (QComboBox* combo :
-             {c.kind, c.attention, c.geomNorm, c.update, c.positional, c.readout, c.routeDropped, c.haltOn})
-            connect(combo, &QComboBox::currentIndexChanged, this, changed);
-        connect(c.shared, &QCheckBox::toggled, this, changed);
-        // Ticking routing on a model without an entropy coefficient starts from the write-up's 0.01.
-        connect(c.routing, &QCheckBox::clicked, this, [this, i](bool on) {
-            RealSpinBox* entropy = columns_[size_t(i)].routeEntropy;
-            if (on && entropy->value() == 0)
-                entropy->setValue(0.01);
-        });
-        connect(c.routing, &QCheckBox::toggled, this, changed);
-        for (QSpinBox* s : {c.dModel, c.heads, c.dFF, c.steps, c.evalSteps, c.routeTopK, c.lstmHidden,
-                            c.lstmEmbedding, c.operators, c.positionDims})
-            connect(s, &QSpinBox::valueChanged, this, changed);
-        for (RealSpinBox* s : {c.dropout, c.attentionDropout, c.gateDropout, c.gateBias, c.routeEntropy,
-                               c.thoughtCost, c.haltThreshold, c.learningRate, c.weightDecay})
-            connect(s, &QDoubleSpinBox::valueChanged, this, changed);
+        for (Row& rw : rows_) {
+            const ndr::ModelField* first =
+                *std::find_if(rw.byKind.begin(), rw.byKind.end(), [](auto* f) { return f; });
+            connectEdits(rw.editors[size_t(i)], *first, this, [this, i] { onEdited(i); });
+        }
     }
 }
 
 void ModelsGroup::setModels(const std::vector<ndr::ModelConfig>& models) {
     if (int(models.size()) != count())
         buildColumns(int(models.size()));
-    for (size_t i = 0; i < models.size(); ++i) {
-        fillColumn(columns_[i], models[i]);
-        updateColumn(int(i)); // also when no field changed value
-    }
+    for (size_t i = 0; i < models.size(); ++i)
+        fillColumn(int(i), models[i]);
 }
 
 std::vector<ndr::ModelConfig> ModelsGroup::models() const {
     std::vector<ndr::ModelConfig> out;
-    for (const Column& c : columns_)
-        out.push_back(readColumn(c));
+    for (int i = 0; i < count(); ++i)
+        out.push_back(readColumn(i));
     return out;
+}
+
+void ModelsGroup::fillColumn(int index, const ndr::ModelConfig& m) {
+    Column& c = columns_[size_t(index)];
+    const bool wasFilling = std::exchange(filling_, true);
+    c.shown = m;
+    for (const Row& r : rows_)
+        if (const ndr::ModelField* f = fieldOf(r, m))
+            setEditor(r.editors[size_t(index)], *f, f->get(m)); // each changed field emits edited()
+    filling_ = wasFilling;
+    updateColumn(index);
+    if (!filling_)
+        emit edited();
+}
+
+ndr::ModelConfig ModelsGroup::readColumn(int index) const {
+    const Column& c = columns_[size_t(index)];
+    ndr::ModelConfig m = c.shown;
+    for (const Row& r : rows_)
+        if (const ndr::ModelField* f = fieldOf(r, m); f && f->key != "kind")
+            f->set(m, editorValue(r.editors[size_t(index)], *f));
+    return m;
+}
+
+void ModelsGroup::onEdited(int index) {
+    if (filling_) {
+        emit edited();
+        return;
+    }
+    Column& c = columns_[size_t(index)];
+    const ndr::ModelConfig before = c.shown;
+    ndr::ModelConfig m = readColumn(index);
+    // A new kind: that kind's defaults, keeping the name and the optimiser settings.
+    for (const Row& r : rows_)
+        if (r.key == "kind") {
+            const ndr::ModelField& kind = *r.byKind[kindIndex(m)];
+            kind.set(m, editorValue(r.editors[size_t(index)], kind));
+        }
+    if (m.kind.index() == before.kind.index())
+        if (const auto& edited = ndr::kindOf(m).edited)
+            edited(m, before);
+    if (m.kind.index() != before.kind.index() || !(readColumn(index) == m)) {
+        fillColumn(index, m);
+        return;
+    }
+    c.shown = m;
+    updateColumn(index);
+    emit edited();
 }
 
 void ModelsGroup::updateColumn(int index) {
     const Column& c = columns_[size_t(index)];
-    const ndr::ModelConfig m = readColumn(c);
+    const ndr::ModelConfig& m = c.shown;
     c.header->setText(m.name.empty() ? tr("model %1").arg(index + 1) : QString::fromStdString(m.name));
-    // Fields that do not apply are disabled, not hidden, so the columns stay aligned. geom. norm stays
-    // editable while it holds L1 under softmax: validation flags that, and the user must be able to fix it.
-    c.geomNorm->setEnabled(m.attention == ndr::AttentionKind::Geometric || m.geomNorm == ndr::GeomNorm::L1);
-    const bool gated = ndr::copyGated(m.update);
-    c.gateDropout->setEnabled(gated);
-    c.gateBias->setEnabled(gated);
-    // As geom. norm: a value the switches make invalid stays editable, so the user can fix what
-    // validation flags.
-    c.routeTopK->setEnabled(m.headRouting || m.routeTopK != 0);
-    c.routeDropped->setEnabled((m.headRouting && m.routeTopK > 0) ||
-                               m.routeDropped != ndr::DroppedHeads::Masked);
-    c.routeEntropy->setEnabled(m.headRouting || m.routeEntropy != 0);
-    const bool selects = m.kind == ndr::ModelKind::ThoughtNet;
-    c.thoughtCost->setEnabled(gated || selects || m.thoughtCost != 0);
-    // Halting by the change needs no gates; by the gates, a copy-gated update or ThoughtNet.
-    c.haltThreshold->setEnabled(ndr::hasHaltSignal(m, m.haltOn) || m.haltThreshold != 0);
-    // Only user choices (activated) apply a row, so showing the matching one here changes nothing.
-    c.row->setCurrentIndex(std::max(0, c.row->findData(QString::fromStdString(ndr::tableOneRowOf(m)))));
-    for (const KindRow& r : kindRows_) {
-        r.editors[size_t(index)]->setVisible(r.has(m.kind));
+    for (const Row& r : rows_) {
+        const ndr::ModelField* f = fieldOf(r, m);
+        QWidget* editor = r.editors[size_t(index)];
+        editor->setVisible(f != nullptr);
+        // Fields that do not apply are disabled, not hidden, so the columns stay aligned.
+        editor->setEnabled(f && (!f->applies || f->applies(m)));
         const bool used = std::any_of(columns_.begin(), columns_.end(), [&](const Column& other) {
-            return r.has(comboValue<ndr::ModelKind>(other.kind));
+            return fieldOf(r, other.shown) != nullptr;
         });
         r.label->setVisible(used);
     }
+    // Only user choices (activated) apply a preset, so showing the matching one here changes nothing.
+    const ndr::ModelPreset* p = ndr::modelPresetOf(m);
+    c.preset->setCurrentIndex(std::max(0, c.preset->findData(p ? QString::fromStdString(p->id) : QString())));
 }
 
-void ModelsGroup::applyRow(int index, const std::string& row) {
-    Column& c = columns_[size_t(index)];
-    ndr::ModelConfig m = readColumn(c);
-    const ndr::ModelConfig r = ndr::tableOneModel(row, m.dModel, m.heads, m.dFF, m.steps);
-    m.kind = r.kind;
-    m.name = r.name;
-    m.attention = r.attention;
-    m.update = r.update;
-    m.positional = r.positional;
-    m.geomNorm = r.geomNorm;
-    m.gateDropout = r.gateDropout;
-    fillColumn(c, m); // each changed field emits edited()
-    updateColumn(index);
+void ModelsGroup::applyPreset(int index, const std::string& id) {
+    const ndr::ModelPreset* p = ndr::modelPresetNamed(id);
+    if (!p)
+        return;
+    ndr::ModelConfig m = readColumn(index);
+    p->apply(m);
+    fillColumn(index, m);
 }
 
 } // namespace ndrui

@@ -1,26 +1,22 @@
-// The "Models" group of the experiment panel: one column per model (NDR and vanilla by default), every
-// ModelConfig switch editable. A column shows the fields of its kind (encoder or LSTM) only, disables
-// the encoder fields its switches make irrelevant, and has a picker that sets the switches of a row of
-// the paper's Table 1.
+// The "Models" group of the experiment panel: one column per model (NDR and vanilla by default). The rows
+// are the fields of every model kind (core/config/model_kind.h), a row per field key shared by the kinds
+// that have it; a column shows the rows of its kind, each editor enabled where the field applies to the
+// column's other fields, and a picker that applies a model preset (a row of the paper's Table 1, the
+// LSTM, ThoughtNet). Nothing here knows a kind: the kinds' field tables say what to show.
 #pragma once
 
-#include "core/config/config.h"
+#include "core/config/model_kind.h"
 #include "ui/panel/field_notes.h"
 
 #include <QGroupBox>
-#include <algorithm>
+#include <map>
+#include <string>
 #include <vector>
 
-class QCheckBox;
 class QComboBox;
-class QGridLayout;
 class QLabel;
-class QLineEdit;
-class QSpinBox;
 
 namespace ndrui {
-
-class RealSpinBox;
 
 class ModelsGroup : public QGroupBox {
     Q_OBJECT
@@ -41,60 +37,37 @@ signals:
     void edited();
 
 private:
+    // A row: the fields of that key (one per kind that has it, null for the others), its label and
+    // each column's editor.
+    struct Row {
+        std::string key;
+        std::vector<const ndr::ModelField*> byKind; // (kinds)
+        QLabel* label = nullptr;
+        std::vector<QWidget*> editors; // (columns)
+    };
     struct Column {
         QLabel* header = nullptr;
-        QComboBox* row = nullptr; // Table 1 row; "custom" when the switches match none
-        QLineEdit* name = nullptr;
-        QComboBox* kind = nullptr;
-        QComboBox* attention = nullptr;
-        QComboBox* geomNorm = nullptr;
-        QComboBox* update = nullptr;
-        QComboBox* positional = nullptr;
-        QCheckBox* shared = nullptr;
-        QComboBox* readout = nullptr;
-        QSpinBox* dModel = nullptr;
-        QSpinBox* heads = nullptr;
-        QSpinBox* dFF = nullptr;
-        QSpinBox* steps = nullptr;
-        QSpinBox* evalSteps = nullptr;
-        RealSpinBox* dropout = nullptr;
-        RealSpinBox* attentionDropout = nullptr;
-        RealSpinBox* gateDropout = nullptr;
-        RealSpinBox* gateBias = nullptr;
-        RealSpinBox* learningRate = nullptr;
-        RealSpinBox* weightDecay = nullptr;
-        QCheckBox* routing = nullptr;
-        QSpinBox* routeTopK = nullptr;
-        QComboBox* routeDropped = nullptr;
-        RealSpinBox* routeEntropy = nullptr;
-        RealSpinBox* thoughtCost = nullptr;
-        RealSpinBox* haltThreshold = nullptr;
-        QComboBox* haltOn = nullptr;
-        QSpinBox* lstmHidden = nullptr;
-        QSpinBox* lstmEmbedding = nullptr;
-        QSpinBox* operators = nullptr;
-        QSpinBox* positionDims = nullptr;
-    };
-    // A row of fields that only some kinds of model have: its label and each column's editor and note.
-    struct KindRow {
-        std::vector<ndr::ModelKind> kinds;
-        QLabel* label;
-        std::vector<QWidget*> editors; // (columns)
-        bool has(ndr::ModelKind k) const { return std::find(kinds.begin(), kinds.end(), k) != kinds.end(); }
+        QComboBox* preset = nullptr; // a model preset; "custom" when the column matches none
+        ndr::ModelConfig shown;      // what the column was last filled with or read as
     };
 
     void buildColumns(int count);
-    void fillColumn(Column& c, const ndr::ModelConfig& m);
-    ndr::ModelConfig readColumn(const Column& c) const;
-    // Shows the fields of a column's kind and disables those its switches make irrelevant (and
-    // restyles its header); a row no column shows is hidden with its label.
+    void fillColumn(int index, const ndr::ModelConfig& m);
+    ndr::ModelConfig readColumn(int index) const;
+    // Shows the rows of a column's kind, enables each editor by whether its field applies, restyles the
+    // header and shows the preset it matches; a row no column shows is hidden with its label.
     void updateColumn(int index);
-    // Sets a column's switches, name and gate dropout to those of a Table 1 row; sizes stay.
-    void applyRow(int index, const std::string& row);
+    // After an edit of column `index`: what follows from it (the kind's `edited` rule, a new kind's
+    // defaults), then the column's notes and header.
+    void onEdited(int index);
+    void applyPreset(int index, const std::string& id);
+    const ndr::ModelField* fieldOf(const Row& row, const ndr::ModelConfig& m) const;
 
-    QWidget* grid_ = nullptr; // rebuilt with the columns
+    std::vector<ndr::ModelField> fields_; // every kind's fields, each of them once per kind
+    QWidget* grid_ = nullptr;             // rebuilt with the columns
     std::vector<Column> columns_;
-    std::vector<KindRow> kindRows_;
+    std::vector<Row> rows_;
+    bool filling_ = false;
     FieldNotes notes_;
 };
 

@@ -1,6 +1,8 @@
 // Head usage, steps used and accuracy per operation over training (see model_history_views.h).
 #include "ui/plots/model_history_views.h"
 
+#include "core/config/model_kind.h"
+
 #include "ui/common/palette.h"
 #include "ui/common/split_name.h"
 #include "ui/plots/plot_style.h"
@@ -142,7 +144,7 @@ HeadUsageView::HeadUsageView(QWidget* parent)
 }
 
 void HeadUsageView::draw(const ndr::ModelConfig& config, const std::vector<ndr::EvalRecord>& history) {
-    const int H = config.heads;
+    const int H = ndr::factsOf(config).heads;
     const double maxEntropy = std::log(double(std::max(2, H)));
     for (int h = 0; h < H; ++h) {
         QVector<double> steps, share;
@@ -193,7 +195,8 @@ double StepsUsedView::computeSaved() const {
 }
 
 void StepsUsedView::draw(const ndr::ModelConfig& config, const std::vector<ndr::EvalRecord>& history) {
-    steps_ = config.effectiveEvalSteps();
+    const ndr::ModelFacts facts = ndr::factsOf(config);
+    steps_ = facts.evalSteps;
     yMax_ = steps_ * 1.08 + 0.5;
     const ndr::EvalRecord* latest = nullptr;
     for (const ndr::EvalRecord& e : history)
@@ -243,8 +246,8 @@ void StepsUsedView::draw(const ndr::ModelConfig& config, const std::vector<ndr::
     }
     if (QCPTextElement* title = titleOf(plot()))
         title->setText(tr("Steps used (%1 < %2): compute saved %3% of %4 steps (step %5)%6")
-                           .arg(config.haltOn == ndr::HaltSignal::Change ? tr("change") : tr("gates"))
-                           .arg(config.haltThreshold, 0, 'f', 2)
+                           .arg(facts.haltOn == ndr::HaltSignal::Change ? tr("change") : tr("gates"))
+                           .arg(facts.haltThreshold, 0, 'f', 2)
                            .arg(std::lround(100 * saved_))
                            .arg(steps_)
                            .arg(latest->step)

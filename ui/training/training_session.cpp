@@ -30,7 +30,7 @@ bool TrainingSession::start(const ndr::RunConfig& config, QString* error) {
     if (const auto problems = ndr::validate(config); !problems.empty()) {
         QStringList lines;
         for (const auto& p : problems)
-            lines << QString::fromStdString(p);
+            lines << QString::fromStdString(p.text());
         *error = tr("The configuration is not valid:\n%1").arg(lines.join('\n'));
         return false;
     }

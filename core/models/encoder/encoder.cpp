@@ -15,14 +15,14 @@ namespace ndr {
 template <typename S>
 Encoder<S>::Encoder(const ModelConfig& config, int vocabSize, int symbols)
     : Model<S>(config, vocabSize, symbols) {
-    if (cfg_.dModel <= 0 || cfg_.heads <= 0 || cfg_.dModel % cfg_.heads != 0 || cfg_.steps <= 0)
+    if (ec().dModel <= 0 || ec().heads <= 0 || ec().dModel % ec().heads != 0 || ec().steps <= 0)
         throw std::invalid_argument("invalid model configuration");
-    embedding_ = store_.add("embedding", vocab_, cfg_.dModel);
-    const int nLayers = cfg_.sharedWeights ? 1 : cfg_.steps;
+    embedding_ = store_.add("embedding", vocab_, ec().dModel);
+    const int nLayers = ec().sharedWeights ? 1 : ec().steps;
     layers_.resize(nLayers);
     for (int l = 0; l < nLayers; ++l)
-        layers_[l].declare(store_, cfg_.sharedWeights ? "layer." : "layer" + std::to_string(l) + ".", cfg_);
-    head_.declare(store_, symbols_, cfg_.dModel);
+        layers_[l].declare(store_, ec().sharedWeights ? "layer." : "layer" + std::to_string(l) + ".", ec());
+    head_.declare(store_, symbols_, ec().dModel);
     store_.finalize();
 }
 
@@ -36,10 +36,10 @@ template <typename S> void Encoder<S>::init(uint64_t seed) {
 }
 
 template <typename S> void Encoder<S>::embed(const Batch& batch, bool training, Rng& rng) {
-    const int T = batch.positions, C = cfg_.dModel;
+    const int T = batch.positions, C = ec().dModel;
     const Index N = shape_.rows();
     auto emb = store_.value(embedding_);
-    const bool sinusoidal = cfg_.positional == PositionalKind::Sinusoidal;
+    const bool sinusoidal = ec().positional == PositionalKind::Sinusoidal;
     // The encoding of each position is computed once and kept: it is the same at every step.
     if (sinusoidal && sinusoids_.rows() < T) {
         sinusoids_.resize(T, C);
@@ -56,8 +56,8 @@ template <typename S> void Encoder<S>::embed(const Batch& batch, bool training, 
             if (sinusoidal)
                 row += sinusoids_.row(t);
         }
-    if (cfg_.positional == PositionalKind::Sinusoidal) {
-        dropoutMask(embMask_, N, C, cfg_.dropout, training, rng);
+    if (ec().positional == PositionalKind::Sinusoidal) {
+        dropoutMask(embMask_, N, C, ec().dropout, training, rng);
         h0.array() *= embMask_.array();
     }
 }
@@ -66,10 +66,10 @@ template <typename S>
 S Encoder<S>::forward(const Batch& batch, int steps, bool training, Rng& rng, bool keepCaches) {
     if (steps < 1)
         throw std::invalid_argument("forward needs at least one step");
-    if (!cfg_.sharedWeights && steps > cfg_.steps)
+    if (!ec().sharedWeights && steps > ec().steps)
         throw std::invalid_argument("a model with separate layers cannot run more steps than it has layers");
     batch_ = batch;
-    batch_.readFirst = cfg_.readout == ReadoutColumn::First;
+    batch_.readFirst = ec().readout == ReadoutColumn::First;
     setShape();
     steps_ = steps;
     kept_ = keepCaches;
@@ -84,11 +84,11 @@ S Encoder<S>::forward(const Batch& batch, int steps, bool training, Rng& rng, bo
     for (int b = 0; b < batch_.batch; ++b)
         realRows_ += batch_.lengths[b];
     const bool halting =
-        !training && !keepCaches && cfg_.haltThreshold > 0 && hasHaltSignal(cfg_, cfg_.haltOn);
+        !training && !keepCaches && ec().haltThreshold > 0 && hasHaltSignal(cfg_, ec().haltOn);
     if (halting)
         stats_.haltSteps.assign(size_t(batch_.batch), 0);
-    if (cfg_.headRouting)
-        stats_.headShare.assign(size_t(cfg_.heads), 0.0);
+    if (ec().headRouting)
+        stats_.headShare.assign(size_t(ec().heads), 0.0);
     // Only the rows read depend on the last step's update: it runs on them alone, into the head's
     // rows, unless the halting rule or the thought cost needs every row's gates.
     readRowsOnly_ = readsRowsOnly(halting);
@@ -114,25 +114,25 @@ S Encoder<S>::forward(const Batch& batch, int steps, bool training, Rng& rng, bo
         stats_.crossEntropy =
             head_.finish(store_, final, batch_, shape_, halting ? &stats_.haltSteps : nullptr, last);
     }
-    return S(stats_.crossEntropy + cfg_.routeEntropy * stats_.routeEntropy +
-             cfg_.thoughtCost * stats_.gateCost);
+    return S(stats_.crossEntropy + ec().routeEntropy * stats_.routeEntropy +
+             ec().thoughtCost * stats_.gateCost);
 }
 
 template <typename S>
 bool Encoder<S>::afterStep(int t, int steps, bool halting, const Mat<S>& before, const Mat<S>& h,
                            typename EncoderLayer<S>::Cache& c) {
-    const int C = cfg_.dModel, H = cfg_.heads;
-    if (cfg_.headRouting) {
+    const int C = ec().dModel, H = ec().heads;
+    if (ec().headRouting) {
         // loss += coef * mean over steps of the step's mean routing entropy over the real tokens
         stats_.routeEntropy += double(HeadRouter<S>::entropy(c.route.weights, shape_)) / steps;
-        c.routeEntropyCoef = S(cfg_.routeEntropy / steps);
+        c.routeEntropyCoef = S(ec().routeEntropy / steps);
         for (int b = 0; b < batch_.batch; ++b)
             for (Index n = shape_.start(b); n < shape_.start(b) + batch_.lengths[b]; ++n)
                 for (int hd = 0; hd < H; ++hd)
                     stats_.headShare[size_t(hd)] +=
                         double(c.route.weights(n, hd)) / (double(realRows_) * steps);
     }
-    if (copyGated(cfg_.update))
+    if (copyGated(ec().update))
         addGateCost(t, c);
     else
         c.gateCost.clear();
@@ -142,7 +142,7 @@ bool Encoder<S>::afterStep(int t, int steps, bool halting, const Mat<S>& before,
     // threshold: its mean gate, or how far the step moved it; its answer is read there.
     if (t == 0)
         head_.start(batch_, C);
-    const bool byChange = cfg_.haltOn == HaltSignal::Change;
+    const bool byChange = ec().haltOn == HaltSignal::Change;
     bool all = true;
     for (int b = 0; b < batch_.batch; ++b) {
         if (stats_.haltSteps[size_t(b)] > 0)
@@ -150,10 +150,10 @@ bool Encoder<S>::afterStep(int t, int steps, bool halting, const Mat<S>& before,
         const Index first = shape_.start(b), len = batch_.lengths[b];
         bool still = true;
         if (byChange)
-            still = rowsStill(before, h, first, len, cfg_.haltThreshold);
+            still = rowsStill(before, h, first, len, ec().haltThreshold);
         else
             for (Index n = first; still && n < first + len; ++n)
-                still = c.gate.row(n).mean() < S(cfg_.haltThreshold);
+                still = c.gate.row(n).mean() < S(ec().haltThreshold);
         if (still) {
             stats_.haltSteps[size_t(b)] = t + 1;
             head_.gather(h, batch_, shape_, b);
@@ -165,16 +165,16 @@ bool Encoder<S>::afterStep(int t, int steps, bool halting, const Mat<S>& before,
 }
 
 template <typename S> void Encoder<S>::addGateCost(int t, typename EncoderLayer<S>::Cache& c) {
-    const int C = cfg_.dModel;
+    const int C = ec().dModel;
     // loss += urgency * t * (mean over real positions and channels of the gates at step t)
-    if (cfg_.thoughtCost > 0) {
+    if (ec().thoughtCost > 0) {
         double open = 0;
         for (int b = 0; b < batch_.batch; ++b)
             for (Index n = shape_.start(b); n < shape_.start(b) + batch_.lengths[b]; ++n)
                 open += double(c.gate.row(n).sum());
         stats_.gateCost += t * open / (double(realRows_) * C);
         c.gateCost.assign(size_t(shape_.rows()), S(0));
-        const S scale = S(cfg_.thoughtCost * t / (double(realRows_) * C));
+        const S scale = S(ec().thoughtCost * t / (double(realRows_) * C));
         for (int b = 0; b < batch_.batch; ++b)
             for (Index n = shape_.start(b); n < shape_.start(b) + batch_.lengths[b]; ++n)
                 c.gateCost[size_t(n)] = scale;
@@ -201,7 +201,7 @@ template <typename S> void Encoder<S>::backward() {
         std::swap(dh, dPrev);
     }
     // h0 = Dropout(E[token] + PE)
-    if (cfg_.positional == PositionalKind::Sinusoidal)
+    if (ec().positional == PositionalKind::Sinusoidal)
         dh.array() *= embMask_.array();
     auto dEmb = store_.grad(embedding_);
     for (int b = 0; b < B; ++b)
@@ -211,7 +211,7 @@ template <typename S> void Encoder<S>::backward() {
 
 template <typename S>
 Trace Encoder<S>::trace(const std::vector<int>& tokens, int readouts, int steps, bool fullGates) {
-    if (!cfg_.sharedWeights && steps > cfg_.steps)
+    if (!ec().sharedWeights && steps > ec().steps)
         throw std::invalid_argument("a model with separate layers cannot run more steps than it has layers");
     Batch batch;
     batch.batch = 1;
@@ -222,7 +222,7 @@ Trace Encoder<S>::trace(const std::vector<int>& tokens, int readouts, int steps,
     batch.targets.assign(size_t(readouts), 0);
     batch.depths = {0};
     batch_ = batch;
-    batch_.readFirst = cfg_.readout == ReadoutColumn::First;
+    batch_.readFirst = ec().readout == ReadoutColumn::First;
     setShape();
     kept_ = false;
     if (caches_.empty())
@@ -232,7 +232,7 @@ Trace Encoder<S>::trace(const std::vector<int>& tokens, int readouts, int steps,
     Rng unused(0);
     embed(batch_, false, unused);
 
-    const int T = batch.positions, H = cfg_.heads, C = cfg_.dModel;
+    const int T = batch.positions, H = ec().heads, C = ec().dModel;
     Trace tr;
     tr.tokens = tokens;
     tr.steps = steps;
@@ -241,12 +241,12 @@ Trace Encoder<S>::trace(const std::vector<int>& tokens, int readouts, int steps,
     tr.symbols = symbols_;
     tr.readouts = readouts;
     tr.attention.resize(size_t(steps) * H * T * T);
-    const bool gated = copyGated(cfg_.update);
+    const bool gated = copyGated(ec().update);
     if (gated)
         tr.gates.resize(size_t(steps) * T);
     if (gated && fullGates)
         tr.gateChannels.resize(size_t(steps) * T * C);
-    if (cfg_.headRouting)
+    if (ec().headRouting)
         tr.routing.resize(size_t(steps) * T * H);
     auto record = [&](const Mat<S>& h) {
         head_.gatherAll(h, batch_, shape_);
@@ -267,7 +267,7 @@ Trace Encoder<S>::trace(const std::vector<int>& tokens, int readouts, int steps,
                     for (int ch = 0; ch < C; ++ch)
                         tr.gateChannels[(size_t(t) * T + i) * C + ch] = float(c.gate(i, ch));
         }
-        if (cfg_.headRouting)
+        if (ec().headRouting)
             for (int i = 0; i < T; ++i)
                 for (int hd = 0; hd < H; ++hd)
                     tr.routing[(size_t(t) * T + i) * H + hd] = float(c.route.weights(i, hd));
@@ -299,11 +299,18 @@ template <typename S> double Encoder<S>::trainingFlops(const Batch& batch, int s
     for (int t = 0; t < steps; ++t)
         f += layer(t).forwardFlops(
             shape, t == steps - 1 && readsRowsOnly(false) ? double(batch.batch) * batch.readouts : -1.0);
-    f += 2.0 * batch.batch * batch.readouts * cfg_.dModel * symbols_; // readout
+    f += 2.0 * batch.batch * batch.readouts * ec().dModel * symbols_; // readout
     return 3 * f; // backward: one product for the input gradient and one for the weight gradient
 }
 
-#define NDR_INSTANTIATE(S) template class Encoder<S>;
+template <typename S>
+std::unique_ptr<Model<S>> EncoderKind::make(const ModelConfig& config, int vocab, int symbols) {
+    return std::make_unique<Encoder<S>>(config, vocab, symbols);
+}
+
+#define NDR_INSTANTIATE(S)                                                                                   \
+    template class Encoder<S>;                                                                               \
+    template std::unique_ptr<Model<S>> EncoderKind::make<S>(const ModelConfig&, int, int);
 NDR_FOR_EACH_SCALAR(NDR_INSTANTIATE)
 
 } // namespace ndr

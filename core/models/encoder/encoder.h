@@ -4,6 +4,8 @@
 #pragma once
 
 #include "core/config/config.h"
+#include "core/config/model_kind.h"
+#include "core/models/encoder/kind.h"
 #include "core/models/encoder/layer_attention.h"
 #include "core/nn/attention.h"
 #include "core/nn/head_router.h"
@@ -22,7 +24,7 @@ namespace ndr {
 
 // Whether an encoder's training steps run the last step's update on the rows read alone (Encoder::forward):
 // unless the thought cost needs every row's gates.
-inline bool updatesReadRowsLast(const ModelConfig& m) {
+inline bool updatesReadRowsLast(const EncoderConfig& m) {
     return !(copyGated(m.update) && m.thoughtCost > 0);
 }
 
@@ -73,7 +75,7 @@ template <typename S> struct EncoderLayer {
         AlignedVector<S> keepAll;
     };
 
-    ModelConfig cfg;
+    EncoderConfig cfg;
     mutable Workspace ws;
     LayerAttention<S> attention;
     HeadRouter<S> router; // declared only with head routing
@@ -81,7 +83,7 @@ template <typename S> struct EncoderLayer {
     std::variant<ResidualUpdate<S>, CopyGateUpdate<S>> update;
 
     bool gated() const { return std::holds_alternative<CopyGateUpdate<S>>(update); }
-    void declare(ParamStore<S>& store, const std::string& prefix, const ModelConfig& config);
+    void declare(ParamStore<S>& store, const std::string& prefix, const EncoderConfig& config);
     template <typename InitRng> void init(ParamStore<S>& store, InitRng& rng) const;
     // out (N, C) from x (N, C). With `rows`, out has those rows only, (rows.size(), C) in that order:
     // the attention reads every row, the update after it runs on these alone. Dropout draws its
@@ -141,13 +143,13 @@ public:
     // multiplier per stored row, so with dropout the two layouts draw different masks.
     void setPackedRows(bool packed) override { packedRows_ = packed; }
     void setHalting(double threshold, HaltSignal on) override {
-        cfg_.haltThreshold = threshold;
-        cfg_.haltOn = on;
+        ec().haltThreshold = threshold;
+        ec().haltOn = on;
     }
     // The routing entropy and the thought cost are means over real tokens, not examples.
     bool lossIsExampleMean() const override {
-        return (!cfg_.headRouting || cfg_.routeEntropy == 0) &&
-               (!copyGated(cfg_.update) || cfg_.thoughtCost == 0);
+        return (!ec().headRouting || ec().routeEntropy == 0) &&
+               (!copyGated(ec().update) || ec().thoughtCost == 0);
     }
     bool packedRows() const { return packedRows_; }
     // Whether the last step's update runs on the rows read alone (the default), or on every row
@@ -157,8 +159,10 @@ public:
 
 private:
     using Model<S>::cfg_, Model<S>::vocab_, Model<S>::symbols_, Model<S>::store_, Model<S>::stats_;
-    EncoderLayer<S>& layer(int step) { return layers_[cfg_.sharedWeights ? 0 : step]; }
-    const EncoderLayer<S>& layer(int step) const { return layers_[cfg_.sharedWeights ? 0 : step]; }
+    EncoderConfig& ec() { return cfg_.template as<EncoderConfig>(); }
+    const EncoderConfig& ec() const { return cfg_.template as<EncoderConfig>(); }
+    EncoderLayer<S>& layer(int step) { return layers_[ec().sharedWeights ? 0 : step]; }
+    const EncoderLayer<S>& layer(int step) const { return layers_[ec().sharedWeights ? 0 : step]; }
     void embed(const Batch& batch, bool training, Rng& rng);
     // After step t's layer forward (state `before` -> `h`): routing statistics, the loss terms'
     // gradient scales, and halting of the examples still running (returns true once every example
@@ -170,7 +174,7 @@ private:
     void setShape(); // shape_ (and starts_) from batch_ and the row layout
     // Whether a forward (halting or not) runs the last step's update on the rows read alone.
     bool readsRowsOnly(bool halting) const {
-        return readoutRowsOnly_ && !halting && updatesReadRowsLast(cfg_);
+        return readoutRowsOnly_ && !halting && updatesReadRowsLast(ec());
     }
 
     int embedding_ = -1;

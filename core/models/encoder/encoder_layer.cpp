@@ -91,7 +91,7 @@ void ln1Backward(ParamStore<S>& store, int g, int b, const Mat<S>& dz, const typ
 // Declaration and initialisation
 
 template <typename S>
-void EncoderLayer<S>::declare(ParamStore<S>& store, const std::string& prefix, const ModelConfig& config) {
+void EncoderLayer<S>::declare(ParamStore<S>& store, const std::string& prefix, const EncoderConfig& config) {
     cfg = config;
     const int C = cfg.dModel, F = cfg.dFF, H = cfg.heads;
     attention.declare(store, prefix, cfg);

@@ -4,7 +4,7 @@
 // way whatever the kind.
 #pragma once
 
-#include "core/config/config.h"
+#include "core/models/encoder/config.h"
 #include "core/nn/attention.h"
 #include "core/nn/relative_attention.h"
 
@@ -18,7 +18,7 @@ public:
     using Cache = std::variant<typename GeometricAttention<S>::Cache, typename SoftmaxAttention<S>::Cache,
                                typename RelativeAttention<S>::Cache>;
 
-    void declare(ParamStore<S>& store, const std::string& prefix, const ModelConfig& cfg) {
+    void declare(ParamStore<S>& store, const std::string& prefix, const EncoderConfig& cfg) {
         const int C = cfg.dModel, H = cfg.heads;
         if (cfg.attention == AttentionKind::Geometric)
             impl_.template emplace<GeometricAttention<S>>().declare(store, prefix, C, H,

@@ -13,7 +13,8 @@ namespace ndr {
 
 template <typename S>
 Lstm<S>::Lstm(const ModelConfig& config, int vocabSize, int symbols)
-    : Model<S>(config, vocabSize, symbols), hidden_(config.lstmHidden), embed_(config.lstmEmbedding) {
+    : Model<S>(config, vocabSize, symbols), hidden_(config.as<LstmConfig>().hidden),
+      embed_(config.as<LstmConfig>().embedding) {
     if (hidden_ <= 0 || embed_ <= 0 || vocab_ <= 0 || symbols_ <= 0)
         throw std::invalid_argument("invalid LSTM configuration");
     const int H = hidden_, E = embed_;
@@ -99,8 +100,8 @@ S Lstm<S>::forward(const Batch& batch, int /*steps*/, bool training, Rng& rng, b
     x_.resize(R, E);
     for (Index r = 0; r < R; ++r)
         x_.row(r) = emb.row(tokens_[size_t(r)]);
-    if (training && cfg_.dropout > 0) {
-        dropoutMask(xMask_, R, E, cfg_.dropout, true, rng);
+    if (training && tc().dropout > 0) {
+        dropoutMask(xMask_, R, E, tc().dropout, true, rng);
         x_.array() *= xMask_.array();
     } else {
         xMask_.resize(0, 0);
@@ -251,7 +252,14 @@ template <typename S> double Lstm<S>::trainingFlops(const Batch& batch, int /*st
     return 3 * f; // backward: one product for the input gradient and one for the weight gradient
 }
 
-#define NDR_INSTANTIATE(S) template class Lstm<S>;
+template <typename S>
+std::unique_ptr<Model<S>> LstmKind::make(const ModelConfig& config, int vocab, int symbols) {
+    return std::make_unique<Lstm<S>>(config, vocab, symbols);
+}
+
+#define NDR_INSTANTIATE(S)                                                                                   \
+    template class Lstm<S>;                                                                                  \
+    template std::unique_ptr<Model<S>> LstmKind::make<S>(const ModelConfig&, int, int);
 NDR_FOR_EACH_SCALAR(NDR_INSTANTIATE)
 
 } // namespace ndr

@@ -3,6 +3,7 @@
 // backward through time are written by hand on Eigen.
 #pragma once
 
+#include "core/models/lstm/kind.h"
 #include "core/nn/model.h"
 
 #include <vector>
@@ -31,6 +32,8 @@ public:
 
 private:
     using Model<S>::cfg_, Model<S>::vocab_, Model<S>::symbols_, Model<S>::store_, Model<S>::stats_;
+    LstmConfig& tc() { return cfg_.template as<LstmConfig>(); }
+    const LstmConfig& tc() const { return cfg_.template as<LstmConfig>(); }
     // The row layout of a batch: count_, rank_, offset_, tokens_ (see below).
     void arrange(const Batch& batch);
     // logits_ and probs_ of the readout of `states` (rows, H).

@@ -137,15 +137,16 @@ void OperatorSelector<S>::backward(ParamStore<S>& store, const Mat<S>& x, const 
 
 template <typename S>
 ThoughtNet<S>::ThoughtNet(const ModelConfig& config, int vocabSize, int symbols)
-    : Model<S>(config, vocabSize, symbols), K_(config.operators), C_(config.dModel), P_(config.positionDims) {
-    if (C_ <= 0 || cfg_.heads <= 0 || C_ % cfg_.heads != 0 || cfg_.steps <= 0 || K_ <= 0 || P_ < 0 ||
-        cfg_.dFF <= 0)
+    : Model<S>(config, vocabSize, symbols), K_(config.as<ThoughtNetConfig>().operators),
+      C_(config.as<ThoughtNetConfig>().stateSize), P_(config.as<ThoughtNetConfig>().positionDims) {
+    if (C_ <= 0 || tc().heads <= 0 || C_ % tc().heads != 0 || tc().steps <= 0 || K_ <= 0 || P_ < 0 ||
+        tc().hiddenSize <= 0)
         throw std::invalid_argument("invalid ThoughtNet configuration");
     embedding_ = store_.add("expansion", vocab_, C_);
     ops_.resize(size_t(K_));
     for (int k = 0; k < K_; ++k)
-        ops_[size_t(k)].declare(store_, "op" + std::to_string(k) + ".", C_, P_, cfg_.dFF, cfg_.heads);
-    selector_.declare(store_, C_ + P_, cfg_.dFF, K_ + 1);
+        ops_[size_t(k)].declare(store_, "op" + std::to_string(k) + ".", C_, P_, tc().hiddenSize, tc().heads);
+    selector_.declare(store_, C_ + P_, tc().hiddenSize, K_ + 1);
     head_.declare(store_, symbols_, C_);
     store_.finalize();
 }
@@ -214,8 +215,8 @@ S ThoughtNet<S>::forward(const Batch& batch, int steps, bool training, Rng& /*rn
     tanhInPlace(h_[0]);
 
     stats_ = {};
-    const bool halting = !training && !keepCaches && cfg_.haltThreshold > 0;
-    const bool byChange = cfg_.haltOn == HaltSignal::Change;
+    const bool halting = !training && !keepCaches && tc().haltThreshold > 0;
+    const bool byChange = tc().haltOn == HaltSignal::Change;
     if (halting) {
         stats_.haltSteps.assign(size_t(batch_.batch), 0);
         head_.start(batch_, C_);
@@ -230,7 +231,7 @@ S ThoughtNet<S>::forward(const Batch& batch, int steps, bool training, Rng& /*rn
         // the batch.
         const double thinking = double(c.sel.s.rightCols(K_).sum());
         stats_.gateCost += t * thinking / batch_.batch;
-        costScale_[size_t(t)] = S(cfg_.thoughtCost * t / batch_.batch);
+        costScale_[size_t(t)] = S(tc().thoughtCost * t / batch_.batch);
         if (!halting)
             continue;
         bool all = true;
@@ -242,10 +243,10 @@ S ThoughtNet<S>::forward(const Batch& batch, int steps, bool training, Rng& /*rn
             bool fixed = true;
             if (byChange)
                 fixed = rowsStill(h_[size_t(in)], h_[size_t(out)], shape_.start(b), shape_.span(b),
-                                  cfg_.haltThreshold);
+                                  tc().haltThreshold);
             else
                 for (Index n = shape_.start(b); fixed && n < shape_.start(b) + shape_.span(b); ++n)
-                    fixed = c.sel.s.row(n).tail(K_).sum() < S(cfg_.haltThreshold);
+                    fixed = c.sel.s.row(n).tail(K_).sum() < S(tc().haltThreshold);
             if (fixed) {
                 stats_.haltSteps[size_t(b)] = t + 1;
                 head_.gather(h_[size_t(out)], batch_, shape_, b);
@@ -261,7 +262,7 @@ S ThoughtNet<S>::forward(const Batch& batch, int steps, bool training, Rng& /*rn
     const Mat<S>& final = h_[size_t(keepCaches ? steps : ran % 2)];
     stats_.crossEntropy =
         head_.finish(store_, final, batch_, shape_, halting ? &stats_.haltSteps : nullptr, ran);
-    return S(stats_.crossEntropy + cfg_.thoughtCost * stats_.gateCost);
+    return S(stats_.crossEntropy + tc().thoughtCost * stats_.gateCost);
 }
 
 template <typename S> void ThoughtNet<S>::backward() {
@@ -308,7 +309,7 @@ Trace ThoughtNet<S>::trace(const std::vector<int>& tokens, int readouts, int ste
     batch.depths = {0};
     setShape(batch);
     kept_ = false;
-    const int T = batch.positions, H = cfg_.heads;
+    const int T = batch.positions, H = tc().heads;
     Trace tr;
     tr.tokens = tokens;
     tr.steps = steps;
@@ -354,14 +355,21 @@ template <typename S> double ThoughtNet<S>::trainingFlops(const Batch& batch, in
         rows += batch.lengths[size_t(b)];
         pairs += double(batch.lengths[size_t(b)]) * batch.lengths[size_t(b)];
     }
-    const double C = C_, P = P_, F = cfg_.dFF;
+    const double C = C_, P = P_, F = tc().hiddenSize;
     const double perOp = 2 * rows * (C * (C + P) + 4 * C * C + C * F + F * C + C * C) + 4 * pairs * C;
     const double selector = 2 * rows * ((C + P) * F + F * (K_ + 1));
     const double f = steps * (K_ * perOp + selector) + 2.0 * batch.batch * batch.readouts * C * symbols_;
     return 3 * f;
 }
 
-#define NDR_INSTANTIATE(S) template class ThoughtNet<S>;
+template <typename S>
+std::unique_ptr<Model<S>> ThoughtNetKind::make(const ModelConfig& config, int vocab, int symbols) {
+    return std::make_unique<ThoughtNet<S>>(config, vocab, symbols);
+}
+
+#define NDR_INSTANTIATE(S)                                                                                   \
+    template class ThoughtNet<S>;                                                                            \
+    template std::unique_ptr<Model<S>> ThoughtNetKind::make<S>(const ModelConfig&, int, int);
 NDR_FOR_EACH_SCALAR(NDR_INSTANTIATE)
 
 } // namespace ndr

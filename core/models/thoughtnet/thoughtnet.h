@@ -6,6 +6,7 @@
 #pragma once
 
 #include "core/config/config.h"
+#include "core/models/thoughtnet/kind.h"
 #include "core/nn/attention.h"
 #include "core/nn/model.h"
 #include "core/nn/params.h"
@@ -79,14 +80,16 @@ public:
     double trainingFlops(const Batch& batch, int steps) const override;
     void setPackedRows(bool) override {} // always packed: only real positions are stored
     void setHalting(double threshold, HaltSignal on) override {
-        cfg_.haltThreshold = threshold;
-        cfg_.haltOn = on;
+        tc().haltThreshold = threshold;
+        tc().haltOn = on;
     }
     // The mean cross-entropy and the thought cost, a mean over the batch's examples.
     bool lossIsExampleMean() const override { return true; }
 
 private:
     using Model<S>::cfg_, Model<S>::vocab_, Model<S>::symbols_, Model<S>::store_, Model<S>::stats_;
+    ThoughtNetConfig& tc() { return cfg_.template as<ThoughtNetConfig>(); }
+    const ThoughtNetConfig& tc() const { return cfg_.template as<ThoughtNetConfig>(); }
     struct StepCache {
         Mat<S> x; // (N, C + P) [h | positions]
         std::vector<typename ThoughtOperator<S>::Cache> ops;
