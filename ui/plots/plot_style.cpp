@@ -2,6 +2,7 @@
 #include "ui/plots/plot_style.h"
 
 #include "ui/common/palette.h"
+#include "ui/plots/color_maps.h"
 
 #include <qcustomplot.h>
 
@@ -50,8 +51,13 @@ void stylePlot(QCustomPlot* plot, const QPalette& palette) {
         } else if (auto* scale = qobject_cast<QCPColorScale*>(element)) {
             styleAxis(scale->axis(), palette);
             scale->axis()->grid()->setVisible(false);
+            scale->setGradient(heatmapGradient());
         }
     }
+    // Heatmaps in the colour scheme's gradient (a map with a scale takes the scale's).
+    for (int i = 0; i < plot->plottableCount(); ++i)
+        if (auto* map = qobject_cast<QCPColorMap*>(plot->plottable(i)))
+            map->setGradient(heatmapGradient());
 }
 
 QCPLegend* legendRowOnTop(QCustomPlot* plot, int columns) {
