@@ -152,7 +152,7 @@ private slots:
         QCOMPARE(steps.width(), 1000);
         QVERIFY2(steps.height() > 300 && steps.height() < 2000, qPrintable(QString::number(steps.height())));
         if (!viewtest::shotsDir().isEmpty())
-            for (const QString& stem : {"steps-ndr", "attention-maps", "learning-curves"})
+            for (const QString& stem : QStringList{"steps-ndr", "attention-maps", "learning-curves"})
                 QFile::copy(QDir(folder).filePath(stem + ".png"),
                             viewtest::shotsDir() + "/figure_" + stem + ".png");
     }
@@ -169,7 +169,7 @@ private slots:
         exportDashboard(record_, folder, options, &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         const QDir dir(folder);
-        for (const QString& stem : {"depth-accuracy", "learning-curves", "steps-ndr"}) {
+        for (const QString& stem : QStringList{"depth-accuracy", "learning-curves", "steps-ndr"}) {
             const QString problem = checkFigure(folder, stem, {"step"}, 300);
             QVERIFY2(problem.isEmpty(), qPrintable(problem));
         }

@@ -26,10 +26,13 @@ std::optional<FigureFormat> formatNamed(const QString& name) {
 
 std::optional<QList<FigureFormat>> parseFormats(const QString& list, QString* error) {
     QList<FigureFormat> formats;
-    for (const QString& word : list.split(',', Qt::SkipEmptyParts)) {
-        const auto f = formatNamed(word.trimmed());
+    for (const QString& part : list.split(',')) {
+        const QString word = part.trimmed();
+        if (word.isEmpty())
+            continue;
+        const auto f = formatNamed(word);
         if (!f) {
-            *error = QObject::tr("unknown format '%1': the formats are png, pdf and svg").arg(word.trimmed());
+            *error = QObject::tr("unknown format '%1': the formats are png, pdf and svg").arg(word);
             return std::nullopt;
         }
         if (!formats.contains(*f))

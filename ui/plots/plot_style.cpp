@@ -44,8 +44,10 @@ void stylePlot(QCustomPlot* plot, const QPalette& palette) {
             legend->setBrush(Qt::NoBrush);
             legend->setBorderPen(Qt::NoPen);
             legend->setTextColor(text);
+            // A legend wrapped into rows has empty cells after its last item: item() is null there.
             for (int i = 0; i < legend->itemCount(); ++i)
-                legend->item(i)->setTextColor(text);
+                if (QCPAbstractLegendItem* item = legend->item(i))
+                    item->setTextColor(text);
         } else if (auto* title = qobject_cast<QCPTextElement*>(element)) {
             title->setTextColor(text);
         } else if (auto* scale = qobject_cast<QCPColorScale*>(element)) {
