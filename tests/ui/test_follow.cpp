@@ -1,10 +1,12 @@
 // Following a run from its folder: `ndr train` trains a tiny run in a child process, saving at every
 // evaluation; the window opens it read-only ("trained by pid N on HOST, last save HH:MM"), its
 // dashboard's latest evaluation moves on with the child's saves, and when the child ends the run is an
-// ordinary finished run. Meanwhile Save, Save As, exports and recovery copies into the folder are
-// refused or never made, and the app writes nothing there: only the child's files ever appear.
+// ordinary finished run; Compare, given the run file, says who trains it until then. Meanwhile Save,
+// Save As, exports and recovery copies into the folder are refused or never made, and the app writes
+// nothing there: only the child's files ever appear.
 #include "core/io/files.h"
 #include "testutil.h"
+#include "ui/compare/compare_view.h"
 #include "ui/dashboard/dashboard.h"
 #include "ui/shell/main_window.h"
 #include "ui/training/training_session.h"
@@ -113,6 +115,14 @@ private slots:
         QVERIFY2(QRegularExpression(R"(last save \d\d:\d\d)").match(window.windowTitle()).hasMatch(),
                  qPrintable(window.windowTitle()));
 
+        // Compare, given the run file, says who trains it.
+        CompareView& compare = window.compare();
+        QString problem;
+        QVERIFY(compare.addSource(runFile, &problem));
+        const QString trainedBy = QString("run: trained by pid %1 on %2, last save ").arg(childPid).arg(host);
+        QTRY_VERIFY2_WITH_TIMEOUT(compare.statusText().contains(trainedBy), qPrintable(compare.statusText()),
+                                  ndrtest::waitMs(20000));
+
         // Every way the app writes is closed to the folder while the child trains it.
         QString error;
         QVERIFY(!window.exportTo(folder, true, &error));
@@ -132,7 +142,7 @@ private slots:
         while (steps.size() < 3 && child.state() != QProcess::NotRunning &&
                clock.elapsed() < ndrtest::waitMs(120000)) {
             QTest::qWait(50);
-            const QString problem = look();
+            problem = look();
             QVERIFY2(problem.isEmpty(), qPrintable(problem));
             if (session.isFollowing() && captionStep(window.dashboard()) > 0)
                 steps.insert(captionStep(window.dashboard()));
@@ -156,6 +166,8 @@ private slots:
             QCOMPARE(session.models()[m].history.size(), onDisk.models[m].history.size());
         }
         QTRY_COMPARE_WITH_TIMEOUT(captionStep(window.dashboard()), kSteps, ndrtest::waitMs(5000));
+        QTRY_VERIFY2_WITH_TIMEOUT(!compare.statusText().contains("trained by"), qPrintable(compare.statusText()),
+                                  ndrtest::waitMs(20000));
 
         // Nothing of the app's in the folder, and the child's files as it left them.
         const std::map<QString, QDateTime> left = filesIn(folder);
@@ -166,7 +178,7 @@ private slots:
             QVERIFY2(name == "run.json" || name == ".run.json.lock" || name.endsWith(".ckpt"),
                      qPrintable(name));
         QCOMPARE(QDir(recovery.path()).entryList(QDir::NoDotAndDotDot | QDir::AllEntries), QStringList());
-        const QString problem = look();
+        problem = look();
         QVERIFY2(problem.isEmpty(), qPrintable(problem));
         QVERIFY(seen.count("run.json") && seen.count(".run.json.lock"));
 

@@ -29,6 +29,7 @@ namespace ndrui {
 
 namespace {
 constexpr int kPollMs = 5000;
+constexpr int kSettleMs = 300; // after a change in a trained run's folder, before it is read
 constexpr QSize kExportSize{1400, 700};
 } // namespace
 
@@ -96,6 +97,10 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent), data_(std::make_sha
     });
     poll_.setInterval(kPollMs);
     connect(&poll_, &QTimer::timeout, this, &CompareView::refresh);
+    settle_.setSingleShot(true);
+    settle_.setInterval(kSettleMs);
+    connect(&settle_, &QTimer::timeout, this, &CompareView::refresh);
+    connect(&watcher_, &QFileSystemWatcher::directoryChanged, this, [this] { settle_.start(); });
 }
 
 CompareView::~CompareView() {
@@ -186,11 +191,22 @@ void CompareView::showData(std::shared_ptr<const CompareData> data, std::vector<
                                     : tr("%1 of %2 runs finished").arg(d.finished).arg(d.planned);
     if (d.tableOne)
         text += tr("; the paper's figures in brackets");
+    if (!d.training.isEmpty())
+        text += " — " + tr("read-only, ") + d.training.join("; ");
     if (!d.problems.isEmpty())
         text += " — " + d.problems.join("; ");
     status_->setText(text);
-    // Keep reading while a sweep still has runs to finish.
-    const bool incomplete = d.finished < d.planned;
+    // Keep reading while a sweep still has runs to finish or another process trains one.
+    const bool incomplete = d.finished < d.planned || !d.training.isEmpty();
+    QStringList folders;
+    for (const std::filesystem::path& f : d.trainingFiles)
+        folders << QString::fromStdString(f.parent_path().string());
+    if (const QStringList watched = watcher_.directories(); watched != folders) {
+        if (!watched.isEmpty())
+            watcher_.removePaths(watched);
+        if (!folders.isEmpty())
+            watcher_.addPaths(folders);
+    }
     if (incomplete && !poll_.isActive())
         poll_.start();
     else if (!incomplete)

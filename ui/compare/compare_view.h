@@ -2,12 +2,15 @@
 // (for a Table 1 sweep, the paper's table with its figures beside each cell), a bar chart of the same
 // with the paper's values as markers, and the finished runs' learning curves overlaid. Sweep folders
 // are read again every few seconds while runs are still missing, so cells fill in as runs finish,
-// whatever runs them. Reading happens on a worker thread; the window never waits for it.
+// whatever runs them; a run another process trains is read again at each of its saves too (a watch on
+// its folder) and the status line says who trains it. Reading happens on a worker thread; the window
+// never waits for it.
 #pragma once
 
 #include "ui/common/export_dialog.h"
 #include "ui/compare/compare_data.h"
 
+#include <QFileSystemWatcher>
 #include <QTimer>
 #include <QWidget>
 #include <atomic>
@@ -81,6 +84,8 @@ private:
     OverlayCurvesView* curves_;
     QLabel* status_;
     QTimer poll_;
+    QFileSystemWatcher watcher_; // the folders of the runs another process trains
+    QTimer settle_;              // a save changes several files: read once they have settled
     QString lastDir_; // where the last dialog was left: the next one opens there
     ExportChoice exportChoice_;
     std::thread loader_;
