@@ -357,7 +357,10 @@ private slots:
         QCOMPARE(window.exportChoice().scheme, ColourScheme::ColourBlindSafe);
         if (const QString shots = viewtest::shotsDir(); !shots.isEmpty()) {
             // The dialog over the window, and the View menu open, at 1280x800.
-            ExportDialog shown("Export the dashboard", chosen, &window);
+            ExportChoice paper = chosen;
+            paper.folder = "runs/pf-11/figures";
+            paper.formats = {FigureFormat::Pdf, FigureFormat::Svg};
+            ExportDialog shown("Export the dashboard", paper, &window);
             shown.show();
             QVERIFY(QTest::qWaitForWindowExposed(&shown));
             shown.grab().save(shots + "/export-dialog.png");
