@@ -5,9 +5,9 @@ set -euo pipefail
 
 packages=(
     build-essential cmake ninja-build pkg-config
-    qt6-base-dev qt6-base-dev-tools libqt6svg6 libqcustomplot-dev
+    qt6-base-dev qt6-base-dev-tools qt6-svg-dev libqt6svg6 libqcustomplot-dev
     libeigen3-dev nlohmann-json3-dev libcli11-dev libgif-dev
-    xvfb xauth fonts-dejavu-core clang-format
+    xvfb xauth fonts-dejavu-core clang-format poppler-utils
     slurm-wlm munge
 )
 

@@ -1,5 +1,6 @@
-// `ndr export`: draws a saved run's dashboard without a display: a PNG per view, the whole dashboard,
-// one frame per evaluation and an animated GIF of the training.
+// `ndr export`: draws a saved run's dashboard without a display: each view as PNG, PDF or SVG, the
+// whole dashboard, each model's steps figure, one frame per evaluation and an animated GIF of the
+// training, in the screen's or a paper's style and the standard or colour-blind-safe colours.
 #include "commands.h"
 #include "common.h"
 
@@ -20,9 +21,22 @@ struct ExportCliOptions {
     std::string runFile, out;
     bool overwrite = false, noFrames = false;
     int width = 1600, height = 1000;
+    std::string formats = "png", style = "screen", colours = "standard";
 };
 
 int runExport(const ExportCliOptions& o) {
+    // The options first: a wrong word is refused before the run file is read.
+    QString problem;
+    const auto formats = ndrui::parseFormats(QString::fromStdString(o.formats), &problem);
+    if (!formats)
+        throw CliError("--format: " + problem.toStdString());
+    const auto style = ndrui::styleNamed(QString::fromStdString(o.style));
+    if (!style)
+        throw CliError("--style: unknown style '" + o.style + "': the styles are screen and paper");
+    ndrui::ColourScheme scheme = ndrui::ColourScheme::Standard;
+    if (!ndrui::schemeNamed(QString::fromStdString(o.colours), &scheme))
+        throw CliError("--colours: unknown colours '" + o.colours +
+                       "': the colours are standard and colour-blind");
     ndr::RunRecord record;
     try {
         record = ndr::loadRunRecord(o.runFile);
@@ -41,6 +55,9 @@ int runExport(const ExportCliOptions& o) {
     options.dashboardSize = QSize(o.width, o.height);
     options.overwrite = o.overwrite;
     options.frames = !o.noFrames;
+    options.formats = *formats;
+    options.style = *style;
+    options.scheme = scheme;
     QString error;
     const QStringList files =
         ndrui::exportDashboard(record, QString::fromStdString(out.string()), options, &error);
@@ -68,14 +85,24 @@ Command addExportCommand(CLI::App& root) {
         ->check(CLI::Range(240, 8000));
     cmd->add_flag("--overwrite", o->overwrite,
                   "Replace files that already exist (otherwise nothing is written)");
-    cmd->add_flag("--no-frames", o->noFrames, "Only the view PNGs and the dashboard, no frames or GIF");
+    cmd->add_flag("--no-frames", o->noFrames, "Only the views and the dashboard, no frames or GIF");
+    cmd->add_option("--format", o->formats,
+                    "The figures' formats, comma-separated: png, pdf, svg (default png); PDF and SVG keep "
+                    "text as text and lines as lines");
+    cmd->add_option("--style", o->style,
+                    "screen (default: the window's look) or paper: a column wide (3.5 in; 7 in for the "
+                    "grids and the dashboard), 8.5 pt text, thin lines on white, PNGs at 300 dpi");
+    cmd->add_option("--colours,--colors", o->colours,
+                    "standard (default) or colour-blind: Okabe-Ito colours for models and splits, "
+                    "cividis for heatmaps");
     cmd->footer(
-        "Writes learning-curves.png, depth-accuracy.png, attention-maps.png, gate-map.png, change-map.png, "
-        "length-generalisation-<model>.png (one per model), dashboard.png, evaluations.csv, "
+        "Writes, in each format: learning-curves, depth-accuracy, attention-maps, gate-map, change-map, "
+        "length-generalisation-<model> (one per model), steps-<model> (each model's gates and attention "
+        "over every step of the probe, one figure) and dashboard; then evaluations.csv, "
         "depth-accuracy.csv, loss.csv, frames/frame-NNN.png (one per evaluation) and training.gif; for "
-        "each model with head routing or halting head-usage-<model>.png and steps-used-<model>.png, and "
-        "for arithmetic and ListOps operation-accuracy-<model>.png (one per model) and "
-        "operation-accuracy.csv.\n");
+        "each model with head routing or halting head-usage-<model> and steps-used-<model>, and for "
+        "arithmetic and ListOps operation-accuracy-<model> (one per model) and operation-accuracy.csv.\n"
+        "A paper's figure: ndr export RUN --style paper --format pdf,svg --no-frames --out DIR\n");
     return {cmd, [o] { return runExport(*o); }};
 }
 

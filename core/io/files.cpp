@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <fcntl.h>
@@ -386,20 +387,41 @@ std::string hostName() {
     return buf;
 }
 
+namespace {
+
+// The first line of what a lock file holds (its holder's "pid N on HOST, since DATE"), read at once:
+// a holder still writing it leaves it short or empty.
+std::string holderLine(int fd) {
+    char buf[256] = {};
+    const ssize_t got = ::pread(fd, buf, sizeof buf - 1, 0);
+    std::string holder(buf, got > 0 ? size_t(got) : 0);
+    holder.erase(std::find(holder.begin(), holder.end(), '\n'), holder.end());
+    return holder;
+}
+
+} // namespace
+
+fs::path lockFileOf(const fs::path& runFile) {
+    return runFile.parent_path() / ("." + runFile.filename().string() + ".lock");
+}
+
 RunFileLock::RunFileLock(const fs::path& runFile) {
-    const fs::path lockFile = runFile.parent_path() / ("." + runFile.filename().string() + ".lock");
+    const fs::path lockFile = lockFileOf(runFile);
     Fd fd(::open(lockFile.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
     if (fd.get() < 0)
         throw FileError("cannot make the lock file " + quote(lockFile) + ": " + std::strerror(errno));
-    if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
+    // A reader that asks who holds the lock (runFileHolder) holds it shared for a moment: a quarter
+    // of a second of tries tells that from a holder that trains.
+    int tries = 0;
+    while (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
         // A file system without locks: the run trains unguarded rather than not at all.
         if (errno != EWOULDBLOCK)
             return;
-        // The holder wrote who it is; a holder still writing it leaves the line short or empty.
-        char buf[256] = {};
-        const ssize_t got = ::pread(fd.get(), buf, sizeof buf - 1, 0);
-        std::string holder(buf, got > 0 ? size_t(got) : 0);
-        holder.erase(std::find(holder.begin(), holder.end(), '\n'), holder.end());
+        if (++tries < 25) {
+            ::usleep(10000);
+            continue;
+        }
+        const std::string holder = holderLine(fd.get());
         throw FileError(runFile.string() + " is being trained by another process" +
                         (holder.empty() ? std::string() : " (" + holder + ")") +
                         "; wait for it to end or stop it");
@@ -420,6 +442,42 @@ RunFileLock::RunFileLock(const fs::path& runFile) {
 RunFileLock::~RunFileLock() {
     if (fd_ >= 0)
         ::close(fd_); // releases the flock
+}
+
+RunFileHolder runFileHolder(const fs::path& runFile) {
+    RunFileHolder h;
+    // Read-only and never created: no lock file, no holder.
+    Fd fd(::open(lockFileOf(runFile).c_str(), O_RDONLY | O_CLOEXEC));
+    if (fd.get() < 0)
+        return h;
+    // A shared lock is refused only while a holder has it exclusively; taken, it goes at once.
+    if (::flock(fd.get(), LOCK_SH | LOCK_NB) == 0) {
+        ::flock(fd.get(), LOCK_UN);
+        return h;
+    }
+    if (errno != EWOULDBLOCK)
+        return h; // a file system without locks: nobody can be told to hold it
+    h.held = true;
+    h.line = holderLine(fd.get());
+    // "pid 1234 on host, since …"
+    if (h.line.rfind("pid ", 0) == 0) {
+        h.pid = std::strtol(h.line.c_str() + 4, nullptr, 10);
+        if (const size_t on = h.line.find(" on "); on != std::string::npos)
+            h.host = h.line.substr(on + 4, h.line.find(',', on) - (on + 4));
+    }
+    return h;
+}
+
+RunFileHolder folderHolder(const fs::path& folder) {
+    std::error_code ec;
+    for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        // ".<run file>.lock"
+        if (name.size() > 6 && name[0] == '.' && name.compare(name.size() - 5, 5, ".lock") == 0)
+            if (RunFileHolder h = runFileHolder(folder / name.substr(1, name.size() - 6)); h.held)
+                return h;
+    }
+    return {};
 }
 
 } // namespace ndr

@@ -81,7 +81,8 @@ class RunFileLock {
 public:
     // Throws FileError("<file> is being trained by another process (pid 1234 on host, since …)")
     // when another process holds it, or FileError when the lock file cannot be made. On a file system
-    // without locks it holds nothing.
+    // without locks it holds nothing. A lock held for a moment only (a reader's runFileHolder) is
+    // waited for, up to a quarter of a second.
     explicit RunFileLock(const std::filesystem::path& runFile);
     ~RunFileLock();
     RunFileLock(const RunFileLock&) = delete;
@@ -90,5 +91,20 @@ public:
 private:
     int fd_ = -1;
 };
+
+// Who holds the lock of `runFile`, found without taking it (nothing is created or written): a reader
+// that shows a run another process trains asks this at each of its saves.
+struct RunFileHolder {
+    bool held = false;
+    std::string line; // what the holder wrote: "pid 1234 on host, since 2025-01-31 10:00:00"
+    long pid = 0;     // from the line; 0 when it names none
+    std::string host; // from the line
+};
+RunFileHolder runFileHolder(const std::filesystem::path& runFile);
+// The holder of a run file lock in `folder` (any ".<name>.lock" there that a process holds), or one
+// that is not held when none is.
+RunFileHolder folderHolder(const std::filesystem::path& folder);
+// The lock file of `runFile`: ".<name>.lock" beside it.
+std::filesystem::path lockFileOf(const std::filesystem::path& runFile);
 
 } // namespace ndr

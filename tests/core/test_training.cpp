@@ -11,6 +11,7 @@
 #include <QFileInfo>
 #include <QTemporaryDir>
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -305,6 +306,49 @@ private slots:
             const RunFileLock other(dir.filePath("b.json").toStdString());
         }
         const RunFileLock free(file); // the first holder is gone
+    }
+
+    // Who holds a run file's lock is read without taking it: nothing is created where there is no
+    // lock file, the holder's line comes back while it holds it, and a lock asked about in the same
+    // moment as a holder takes it is still taken (the holder waits for the reader's moment).
+    void aRunFilesHolderIsReadWithoutTakingTheLock() {
+        QTemporaryDir dir;
+        const std::filesystem::path file = dir.filePath("run.json").toStdString();
+        QVERIFY(!runFileHolder(file).held);
+        QVERIFY(!folderHolder(dir.path().toStdString()).held);
+        QVERIFY(!QFileInfo::exists(dir.filePath(".run.json.lock"))); // asking made nothing
+        {
+            const RunFileLock held(file);
+            const RunFileHolder h = runFileHolder(file);
+            QVERIFY(h.held);
+            QCOMPARE(h.pid, long(::getpid()));
+            QCOMPARE(h.host, hostName());
+            QVERIFY2(h.line.rfind("pid " + std::to_string(::getpid()) + " on ", 0) == 0, h.line.c_str());
+            QVERIFY(folderHolder(dir.path().toStdString()).held);
+            QCOMPARE(folderHolder(dir.path().toStdString()).line, h.line);
+            // Asking again and again leaves the holder holding it.
+            for (int i = 0; i < 20; ++i)
+                QVERIFY(runFileHolder(file).held);
+        }
+        QVERIFY(!runFileHolder(file).held);
+        QVERIFY(!folderHolder(dir.path().toStdString()).held);
+        // A holder that comes while a reader asks, over and over, still gets the lock.
+        std::atomic<bool> asking{true};
+        std::thread reader([&] {
+            while (asking)
+                (void)runFileHolder(file);
+        });
+        for (int i = 0; i < 20; ++i) {
+            try {
+                const RunFileLock taken(file);
+            } catch (const FileError& e) {
+                asking = false;
+                reader.join();
+                QFAIL(e.what());
+            }
+        }
+        asking = false;
+        reader.join();
     }
 
     void learnsAndRecordsEvaluations() {

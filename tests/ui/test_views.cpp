@@ -3,6 +3,7 @@
 // exports have the asked size. With NDR_VIEW_SHOTS=<dir> it also saves screenshots of every view.
 #include "ui/plots/attention_grid_view.h"
 #include "ui/plots/depth_bars_view.h"
+#include "ui/plots/figure.h"
 #include "ui/plots/gate_map_view.h"
 #include "ui/plots/heatmap_plot.h"
 #include "ui/plots/learning_curves_view.h"
@@ -731,7 +732,9 @@ private slots:
         length.setDepths(run_.task->allDepths(), run_.splits);
         length.setHistory(0, run_.names[0], run_.histories[0]);
         const QString path = QDir::temp().filePath("ndr_test_views_export.png");
-        QVERIFY(length.savePng(path, 800, 450));
+        QVERIFY(writeFigure(
+            path, FigureFormat::Png, {QSize(800, 450)},
+            [&](QPainter& p, QSize size) { length.paint(p, size); }, nullptr));
         QCOMPARE(QImage(path).size(), QSize(800, 450));
         QFile::remove(path);
         if (!shots_.isEmpty())

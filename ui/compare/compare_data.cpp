@@ -7,6 +7,10 @@
 #include "core/train/sweep.h"
 #include "core/train/table_one.h"
 
+#include <QDateTime>
+#include <QFileInfo>
+#include <QLocale>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -69,6 +73,22 @@ QString paperCell(double value) {
     return std::isnan(value) ? QStringLiteral("-") : QString::number(value, 'f', 2);
 }
 
+// "<name>: trained by pid 1234 on host, last save 10:42" when another process holds `runFile`'s lock;
+// empty otherwise. Cheap: the lock file and the run file's time, never the run itself.
+QString trainedBy(const QString& name, const std::filesystem::path& runFile) {
+    const ndr::RunFileHolder holder = ndr::runFileHolder(runFile);
+    if (!holder.held)
+        return {};
+    const QString who = holder.pid > 0
+                            ? QStringLiteral("pid %1 on %2").arg(holder.pid).arg(QString::fromStdString(holder.host))
+                            : QString::fromStdString(holder.line);
+    QString text = QStringLiteral("%1: trained by %2").arg(name, who);
+    const QFileInfo info(QString::fromStdString(runFile.string()));
+    if (info.exists())
+        text += QStringLiteral(", last save %1").arg(QLocale().toString(info.lastModified().time(), "HH:mm"));
+    return text;
+}
+
 struct Group {
     QString source;
     ndr::GroupSummary summary;
@@ -87,6 +107,13 @@ CompareData loadCompareData(const std::vector<CompareSource>& sources) {
         try {
             if (src.kind == CompareSource::Kind::Sweep) {
                 const ndr::SweepPlan plan = ndr::loadSweepPlan(src.path);
+                for (const ndr::SweepEntry& e : plan.runs) {
+                    const std::filesystem::path runFile = src.path / e.dir / "run.json";
+                    if (QString t = trainedBy(name + "/" + QString::fromStdString(e.name), runFile); !t.isEmpty()) {
+                        data.training << t;
+                        data.trainingFiles.push_back(runFile);
+                    }
+                }
                 for (ndr::GroupSummary& g : ndr::summariseSweep(src.path, plan)) {
                     Group group{name, std::move(g), {}};
                     for (const ndr::SweepEntry& e : plan.runs)
@@ -97,6 +124,10 @@ CompareData loadCompareData(const std::vector<CompareSource>& sources) {
                     groups.push_back(std::move(group));
                 }
             } else {
+                if (QString t = trainedBy(name, src.path); !t.isEmpty()) {
+                    data.training << t;
+                    data.trainingFiles.push_back(src.path);
+                }
                 ndr::RunRecord record = ndr::loadRunRecord(src.path, ndr::RunFileParts::WithoutTraces);
                 Group group{name, ndr::summariseRuns(name.toStdString(), {record}), {}};
                 group.finished.push_back(std::move(record));

@@ -59,6 +59,10 @@ struct CompareData {
     int finished = 0;     // runs summarised
     int planned = 0;      // runs in the sweeps' plans, plus the single runs
     QStringList problems; // sources that could not be read, each with its message
+    // The runs another process trains now (it holds their lock), each as "seed-2: trained by pid 1234
+    // on host, last save 10:42"; Compare reads them again at each poll while there are any.
+    QStringList training;
+    std::vector<std::filesystem::path> trainingFiles; // their run files
 };
 
 // Reads every source; a source that cannot be read is listed in `problems`, the others still show.

@@ -5,6 +5,7 @@
 #include "core/io/sweep_plan.h"
 #include "ui/common/tsan_handover.h"
 #include "ui/plots/compare_bars_view.h"
+#include "ui/plots/figure.h"
 #include "ui/plots/overlay_curves_view.h"
 
 #include <QDir>
@@ -20,11 +21,15 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cmath>
+#include <tuple>
+#include <vector>
 
 namespace ndrui {
 
 namespace {
 constexpr int kPollMs = 5000;
+constexpr int kSettleMs = 300; // after a change in a trained run's folder, before it is read
 constexpr QSize kExportSize{1400, 700};
 } // namespace
 
@@ -35,12 +40,17 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent), data_(std::make_sha
     auto* addSweep = new QPushButton(tr("Add sweep folder…"), this);
     auto* clear = new QPushButton(tr("Clear"), this);
     auto* exportButton = new QPushButton(tr("Export…"), this);
+    auto* openRun = new QPushButton(tr("Open one run…"), this);
+    openRun->setObjectName("compareOpenRun");
+    openRun->setToolTip(
+        tr("Open one run of these (a sweep's run.json) on the dashboard and in the inspector; "
+           "a run that is still training there is shown as it trains, read-only"));
     addRuns->setObjectName("compareAddRuns");
     addSweep->setObjectName("compareAddSweep");
     exportButton->setObjectName("compareExport");
     status_ = new QLabel(tr("Add run files (run.json) or sweep folders to compare them."), this);
     status_->setWordWrap(true);
-    for (QPushButton* b : {addRuns, addSweep, clear, exportButton})
+    for (QPushButton* b : {addRuns, addSweep, clear, openRun, exportButton})
         buttons->addWidget(b);
     buttons->addWidget(status_, 1);
     root->addLayout(buttons);
@@ -72,8 +82,25 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent), data_(std::make_sha
     connect(addSweep, &QPushButton::clicked, this, [this] { addDialog(true); });
     connect(clear, &QPushButton::clicked, this, &CompareView::clearSources);
     connect(exportButton, &QPushButton::clicked, this, &CompareView::exportDialog);
+    connect(openRun, &QPushButton::clicked, this, [this] {
+        // In the first sweep's folder, where its runs are.
+        QString dir = lastDir_;
+        for (const CompareSource& src : sources_)
+            if (src.kind == CompareSource::Kind::Sweep) {
+                dir = QString::fromStdString(src.path.string());
+                break;
+            }
+        const QString file =
+            QFileDialog::getOpenFileName(this, tr("Open one run"), dir, tr("NDR Studio runs (*.json)"));
+        if (!file.isEmpty())
+            emit openRunRequested(file);
+    });
     poll_.setInterval(kPollMs);
     connect(&poll_, &QTimer::timeout, this, &CompareView::refresh);
+    settle_.setSingleShot(true);
+    settle_.setInterval(kSettleMs);
+    connect(&settle_, &QTimer::timeout, this, &CompareView::refresh);
+    connect(&watcher_, &QFileSystemWatcher::directoryChanged, this, [this] { settle_.start(); });
 }
 
 CompareView::~CompareView() {
@@ -164,11 +191,22 @@ void CompareView::showData(std::shared_ptr<const CompareData> data, std::vector<
                                     : tr("%1 of %2 runs finished").arg(d.finished).arg(d.planned);
     if (d.tableOne)
         text += tr("; the paper's figures in brackets");
+    if (!d.training.isEmpty())
+        text += " — " + tr("read-only, ") + d.training.join("; ");
     if (!d.problems.isEmpty())
         text += " — " + d.problems.join("; ");
     status_->setText(text);
-    // Keep reading while a sweep still has runs to finish.
-    const bool incomplete = d.finished < d.planned;
+    // Keep reading while a sweep still has runs to finish or another process trains one.
+    const bool incomplete = d.finished < d.planned || !d.training.isEmpty();
+    QStringList folders;
+    for (const std::filesystem::path& f : d.trainingFiles)
+        folders << QString::fromStdString(f.parent_path().string());
+    if (const QStringList watched = watcher_.directories(); watched != folders) {
+        if (!watched.isEmpty())
+            watcher_.removePaths(watched);
+        if (!folders.isEmpty())
+            watcher_.addPaths(folders);
+    }
     if (incomplete && !poll_.isActive())
         poll_.start();
     else if (!incomplete)
@@ -190,13 +228,17 @@ void CompareView::showCurves() {
     curves_->setReference(d.chance, iid ? 0 : d.longerBaseline);
 }
 
-QStringList CompareView::exportFileNames() {
-    return {"compare.csv", "compare-bars.png", "compare-curves.png"};
+QStringList CompareView::exportFileNames(const QList<FigureFormat>& formats) {
+    QStringList names{"compare.csv"};
+    for (const char* figure : {"compare-bars", "compare-curves"})
+        for (FigureFormat f : formats)
+            names << QString::fromLatin1(figure) + "." + formatName(f);
+    return names;
 }
 
-QStringList CompareView::existingExports(const QString& folder) {
+QStringList CompareView::existingExports(const QString& folder, const QList<FigureFormat>& formats) {
     QStringList existing;
-    for (const QString& f : exportFileNames())
+    for (const QString& f : exportFileNames(formats))
         if (QFileInfo::exists(QDir(folder).filePath(f)))
             existing << f;
     return existing;
@@ -204,11 +246,23 @@ QStringList CompareView::existingExports(const QString& folder) {
 
 QStringList CompareView::exportTo(const QString& folder, bool overwrite, QString* error) {
     const QDir dir(folder);
+    const QList<FigureFormat> formats = exportChoice_.formats;
+    if (formats.isEmpty()) {
+        *error = tr("no format to export: choose one or more of PNG, PDF and SVG");
+        return {};
+    }
+    // Not into a run's folder while another process trains it: its files are that process's.
+    if (const ndr::RunFileHolder holder = ndr::folderHolder(folder.toStdString()); holder.held) {
+        *error = tr("%1 is the folder of a run that another process trains (%2): nothing is written there "
+                    "while it does; export into another folder")
+                     .arg(QDir::toNativeSeparators(folder), QString::fromStdString(holder.line));
+        return {};
+    }
     if (!dir.exists() && !QDir().mkpath(folder)) {
         *error = tr("cannot create %1").arg(QDir::toNativeSeparators(folder));
         return {};
     }
-    const QStringList existing = existingExports(folder);
+    const QStringList existing = existingExports(folder, formats);
     if (!overwrite && !existing.isEmpty()) {
         *error = tr("%1 already holds %2").arg(QDir::toNativeSeparators(folder), existing.join(", "));
         return {};
@@ -219,13 +273,32 @@ QStringList CompareView::exportTo(const QString& folder, bool overwrite, QString
         *error = QString::fromStdString(e.what());
         return {};
     }
-    if (!bars_->savePng(dir.filePath("compare-bars.png"), kExportSize.width(), kExportSize.height()) ||
-        !curves_->savePng(dir.filePath("compare-curves.png"), kExportSize.width(), kExportSize.height())) {
-        *error = tr("cannot write the PNGs into %1").arg(QDir::toNativeSeparators(folder));
-        return {};
-    }
+    // The bars a double column wide in paper style (Table 1 has seven rows of bars), the curves one.
+    const bool paper = exportChoice_.style == FigureStyle::Paper;
+    const auto page = [&](PaperColumn column, double inches) {
+        FigurePage p{kExportSize};
+        if (paper) {
+            const int dpi = figureDpi();
+            p = {QSize(int(std::lround(columnInches(column) * dpi)), int(std::lround(inches * dpi))),
+                 paperScale(), 300.0 / dpi};
+        }
+        return p;
+    };
+    const FigureLook look(this, exportChoice_.style, exportChoice_.scheme);
+    const std::vector<std::tuple<QString, PlotView*, FigurePage>> figures = {
+        {"compare-bars", bars_, page(PaperColumn::Double, 2.8)},
+        {"compare-curves", curves_, page(PaperColumn::Single, 2.5)}};
+    for (const auto& [name, view, figure] : figures)
+        for (FigureFormat f : formats) {
+            FigurePage titled = figure;
+            titled.title = name;
+            PlotView* drawn = view;
+            if (!writeFigure(dir.filePath(name + "." + formatName(f)), f, titled,
+                             [drawn](QPainter& p, QSize size) { drawn->paint(p, size); }, error))
+                return {};
+        }
     QStringList written;
-    for (const QString& f : exportFileNames())
+    for (const QString& f : exportFileNames(formats))
         written << dir.filePath(f);
     return written;
 }
@@ -251,12 +324,17 @@ void CompareView::addDialog(bool folder) {
 }
 
 void CompareView::exportDialog() {
-    const QString folder =
-        QFileDialog::getExistingDirectory(this, tr("Export the comparison to a folder"), lastDir_);
-    if (folder.isEmpty())
+    ExportChoice initial = exportChoice_;
+    if (initial.folder.isEmpty())
+        initial.folder = lastDir_;
+    ExportDialog dialog(tr("Export the comparison"), initial, this);
+    if (dialog.exec() != QDialog::Accepted)
         return;
-    lastDir_ = folder;
-    if (const QStringList existing = existingExports(folder); !existing.isEmpty()) {
+    exportChoice_ = dialog.choice();
+    lastDir_ = exportChoice_.folder;
+    emit exportChosen(exportChoice_);
+    const QString folder = exportChoice_.folder;
+    if (const QStringList existing = existingExports(folder, exportChoice_.formats); !existing.isEmpty()) {
         const auto answer =
             QMessageBox::question(this, tr("Replace files?"),
                                   tr("%1 already holds %2. Replace them?")

@@ -4,6 +4,7 @@
 #include "core/task/task.h"
 #include "ui/plots/attention_grid_view.h"
 #include "ui/plots/depth_bars_view.h"
+#include "ui/plots/figure.h"
 #include "ui/plots/gate_map_view.h"
 #include "ui/plots/learning_curves_view.h"
 #include "ui/plots/length_generalisation_view.h"
@@ -376,23 +377,29 @@ std::vector<std::pair<QString, PlotView*>> Dashboard::views() const {
     return views;
 }
 
-QImage Dashboard::renderAll(QSize size) {
+void Dashboard::paintAll(QPainter& painter, QSize size) {
     // Each view is drawn at its on-screen share of `size`, so text keeps its size.
     const QSize now = this->size().isEmpty() ? QSize(1200, 800) : this->size();
-    QImage image(size, QImage::Format_ARGB32_Premultiplied);
-    image.fill(palette().color(QPalette::Window));
-    QPainter painter(&image);
+    painter.fillRect(QRect(QPoint(0, 0), size), palette().color(QPalette::Window));
     const double sx = double(size.width()) / now.width(), sy = double(size.height()) / now.height();
     for (const auto& [name, view] : views()) {
         const QRect r(view->mapTo(this, QPoint(0, 0)), view->size());
         const QRect target(int(r.x() * sx), int(r.y() * sy), int(r.width() * sx), int(r.height() * sy));
         if (target.isEmpty())
             continue;
+        painter.save();
+        painter.translate(target.topLeft());
         // The attention grid with readable maps: when they cannot all be, the first rows of the grid.
-        painter.drawImage(target.topLeft(), view == attention_ ? attention_->renderReadable(target.size())
-                                                               : view->render(target.size()));
+        if (view == attention_)
+            attention_->paintReadable(painter, target.size());
+        else
+            view->paint(painter, target.size());
+        painter.restore();
     }
-    return image;
+}
+
+QImage Dashboard::renderAll(QSize size) {
+    return paintImage({size}, [this](QPainter& p, QSize s) { paintAll(p, s); });
 }
 
 } // namespace ndrui

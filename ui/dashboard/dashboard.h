@@ -13,6 +13,7 @@
 #include <vector>
 
 class QLabel;
+class QPainter;
 class QPushButton;
 class QSlider;
 class QSplitter;
@@ -51,7 +52,9 @@ public:
 
     // Each view with a name fit for a file ("learning-curves"), in display order.
     std::vector<std::pair<QString, PlotView*>> views() const;
-    // The whole dashboard drawn at `size` (each view laid out as on screen, scaled to fit).
+    // The whole dashboard drawn at `size` with `painter` (each view laid out as on screen, scaled to
+    // fit), on any device; renderAll into an image.
+    void paintAll(QPainter& painter, QSize size);
     QImage renderAll(QSize size);
 
     LearningCurvesView& learningCurves() { return *curves_; }

@@ -1,12 +1,14 @@
-// Exports of a run's dashboard without the window: one PNG per view (the per-model views, length
-// generalisation, head usage, steps used and accuracy per operation, once per model that has them),
-// the whole dashboard as one PNG, the history as CSV tables (evaluations, accuracy per depth per
-// evaluation, the loss log), one frame per evaluation (the training's dynamics, on fixed axes) and an
-// animated GIF of those frames. Every image says which step (or model) it shows. Used by File > Export
-// in the app and by `ndr export` headless.
+// Exports of a run's dashboard without the window: each view as PNG, PDF or SVG (the per-model views,
+// length generalisation, head usage, steps used and accuracy per operation, once per model that has
+// them), the whole dashboard, each model's steps figure (its gates and attention over all steps of the
+// probe), the history as CSV tables (evaluations, accuracy per depth per evaluation, the loss log), one
+// frame per evaluation (the training's dynamics, on fixed axes) and an animated GIF of those frames, in
+// the screen's style or a paper's, in the standard or the colour-blind-safe colours. Every image says
+// which step (or model) it shows. Used by File > Export in the app and by `ndr export` headless.
 #pragma once
 
 #include "core/records/records.h"
+#include "ui/plots/figure.h"
 
 #include <QSize>
 #include <QString>
@@ -16,12 +18,20 @@
 namespace ndrui {
 
 struct ExportOptions {
-    QSize viewSize{960, 600};        // each view's PNG
-    QSize dashboardSize{1600, 1000}; // the whole dashboard and the GIF frames
+    QSize viewSize{960, 600};        // each view's figure in screen style
+    QSize dashboardSize{1600, 1000}; // the whole dashboard in screen style, and the GIF frames
     bool frames = true;              // frames/frame-NNN.png and training.gif
     int frameDelayMs = 700;          // GIF: time per evaluation (the last one is held longer)
     bool overwrite = false;          // replace existing files; otherwise refuse before writing anything
+    QList<FigureFormat> formats{FigureFormat::Png}; // each figure once in each (the frames: PNG)
+    FigureStyle style = FigureStyle::Screen;
+    ColourScheme scheme = ColourScheme::Standard;
 };
+
+// Where an export's figures may not go: into the folder of a run another process trains (its lock
+// is held), whose files that process alone writes. Empty when `folder` may be written; otherwise
+// the message that says why not.
+QString lockedFolderProblem(const QString& folder);
 
 // The files exportDashboard would write into `folder`, relative to it, in order.
 QStringList dashboardExportFiles(const ndr::RunRecord& record, const ExportOptions& options);
@@ -34,8 +44,9 @@ QStringList exportDashboard(const ndr::RunRecord& record, const QString& folder,
                             QString* error);
 
 // The inspector's step frames of steps 0..lastStep and their GIF, as Inspector::exportFrames names them:
-// step-00.png ... step-NN.png (as many digits as lastStep needs, at least two), inspector.gif.
-QStringList stepFrameFiles(int lastStep);
+// step-00.png ... step-NN.png (as many digits as lastStep needs, at least two) in each of `formats`,
+// inspector.gif last.
+QStringList stepFrameFiles(int lastStep, const QList<FigureFormat>& formats = {FigureFormat::Png});
 
 // File > Export in the app: the dashboard's files and, when the inspector shows a traced expression,
 // its step frames in the subfolder "inspector". The window asks before replacing existing() files.
@@ -53,8 +64,10 @@ struct ExportPlan {
 ExportPlan planExport(const ndr::RunRecord& record, const QString& folder, const ExportOptions& options,
                       int inspectorLastStep);
 
-// Writes the inspector's frames into `folder` (Inspector::exportFrames); false with *error on failure.
-using InspectorFrameWriter = std::function<bool(const QString& folder, bool overwrite, QString* error)>;
+// Writes the inspector's frames into `folder` (Inspector::exportFrames) as the options say; false with
+// *error on failure.
+using InspectorFrameWriter =
+    std::function<bool(const QString& folder, const ExportOptions& options, QString* error)>;
 
 // Writes the plan: the dashboard (exportDashboard), then the inspector's frames through
 // `writeInspector`. Returns how many files were written; on failure sets *error and returns how many

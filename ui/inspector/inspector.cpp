@@ -12,6 +12,7 @@
 #include "ui/training/training_session.h"
 
 #include <QComboBox>
+#include <QEvent>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -224,6 +225,15 @@ Inspector::Inspector(TrainingSession& session, QWidget* parent) : QWidget(parent
 }
 
 Inspector::~Inspector() = default;
+
+void Inspector::changeEvent(QEvent* event) {
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange && distribution_ && !views_.empty()) {
+        fillAnswers();
+        fillReadout();
+        markReadoutStep();
+    }
+}
 
 void Inspector::showEvent(QShowEvent* event) {
     QWidget::showEvent(event);

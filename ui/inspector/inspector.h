@@ -5,6 +5,7 @@
 
 #include "core/task/task.h"
 #include "core/train/halting.h"
+#include "ui/export/exporter.h"
 #include "ui/inspector/model_step_view.h"
 #include "ui/training/snapshot.h"
 
@@ -19,6 +20,7 @@ class QComboBox;
 class QDoubleSpinBox;
 class QHBoxLayout;
 class QLabel;
+class QPainter;
 class QPushButton;
 class QSlider;
 class QSpinBox;
@@ -44,8 +46,15 @@ public:
     // Every step 0..n of the current traces (both models' heatmaps and gate strips at step t under a
     // caption), each `size` pixels; empty when nothing is traced.
     std::vector<QImage> stepFrames(QSize size);
-    // Writes step-00.png, step-01.png, ... and inspector.gif into `folder` (created if missing). Refuses,
-    // writing nothing, when one of them exists and `overwrite` is false; `error` then names the file.
+    // Step `step` of the current traces drawn at `size` with `p`, on any device (see figure.h).
+    void paintStep(QPainter& p, QSize size, int step);
+    // Whether there is a traced expression to draw.
+    bool hasFrames() const;
+    // Writes step-00, step-01, ... in each of the options' formats and style, and inspector.gif, into
+    // `folder` (created if missing). Refuses, writing nothing, when one of them exists and overwriting
+    // is off, or the folder is a run's that another process trains; `error` then says why.
+    bool exportFrames(const QString& folder, const ExportOptions& options, QString* error);
+    // PNG frames and the GIF, in the app's colours.
     bool exportFrames(const QString& folder, QString* error, bool overwrite = false);
     static constexpr QSize kFrameSize{1200, 720};
 
@@ -84,6 +93,8 @@ protected:
     // Refits the tables: filled while the tab was in the back, they were measured without their width.
     void showEvent(QShowEvent* event) override;
     bool eventFilter(QObject* watched, QEvent* event) override;
+    // The tables name the models in their colours: drawn again in another colour scheme.
+    void changeEvent(QEvent* event) override;
 
 private:
     void keepFitted(QTableWidget* table);

@@ -2,6 +2,7 @@
 #include "ui/inspector/model_step_view.h"
 
 #include "ui/common/palette.h"
+#include "ui/plots/figure.h"
 #include "ui/plots/heatmap_plot.h"
 #include "ui/plots/routing_view.h"
 
@@ -10,6 +11,7 @@
 #include <QResizeEvent>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <functional>
 
 namespace ndrui {
 
@@ -280,6 +282,12 @@ void ModelStepView::refresh() {
     }
 }
 
+void ModelStepView::changeEvent(QEvent* event) {
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        refresh();
+}
+
 void ModelStepView::resizeEvent(QResizeEvent* event) {
     QWidget::resizeEvent(event);
     // The heatmap's cells are square, so height beyond about its width stays blank: capped there, the
@@ -288,12 +296,11 @@ void ModelStepView::resizeEvent(QResizeEvent* event) {
     attention_->setMaximumHeight(std::max(attention_->minimumHeight(), width()));
 }
 
-QImage ModelStepView::render(QSize size) {
-    QImage image(size, QImage::Format_ARGB32_Premultiplied);
-    image.fill(palette().color(QPalette::Window));
-    QPainter p(&image);
+void ModelStepView::paint(QPainter& p, QSize size) {
+    p.fillRect(QRect(QPoint(0, 0), size), palette().color(QPalette::Window));
     QFont f = font();
     f.setBold(true);
+    p.save();
     p.setFont(f);
     const int titleH = QFontMetrics(f).height() + 8;
     const bool lines = picture_ != StepPicture::Heatmap;
@@ -308,19 +315,36 @@ QImage ModelStepView::render(QSize size) {
     if (trace_)
         caption += tr(" — step %1 of %2").arg(shownStep()).arg(trace_->steps);
     p.drawText(QRect(0, 0, size.width(), titleH), Qt::AlignCenter, caption);
+    p.restore();
     const QSize attSize(size.width(), size.height() - titleH - gateH - routeH);
+    // Each part at its place, drawn by its own view's paint function.
+    const auto at = [&p](int y, const std::function<void()>& draw) {
+        p.save();
+        p.translate(0, y);
+        draw();
+        p.restore();
+    };
     if (trace_ && trace_->heads <= 0) {
         p.setPen(palette().color(QPalette::WindowText));
         p.setFont(font());
         p.drawText(QRect(QPoint(0, titleH), attSize).adjusted(16, 16, -16, -16),
                    Qt::AlignHCenter | Qt::AlignTop | Qt::TextWordWrap, recurrentNote(shownStep()));
-    } else if (attSize.height() > 20)
-        p.drawImage(QPoint(0, titleH), lines ? routing_->render(attSize) : attention_->render(attSize));
+    } else if (attSize.height() > 20) {
+        at(titleH, [&] {
+            if (lines)
+                routing_->paint(p, attSize);
+            else
+                attention_->paint(p, attSize);
+        });
+    }
     if (gateH > 20)
-        p.drawImage(QPoint(0, size.height() - gateH - routeH), gates_->render(QSize(size.width(), gateH)));
+        at(size.height() - gateH - routeH, [&] { gates_->paint(p, QSize(size.width(), gateH)); });
     if (routeH > 20)
-        p.drawImage(QPoint(0, size.height() - routeH), routeMap_->render(QSize(size.width(), routeH)));
-    return image;
+        at(size.height() - routeH, [&] { routeMap_->paint(p, QSize(size.width(), routeH)); });
+}
+
+QImage ModelStepView::render(QSize size) {
+    return paintImage({size}, [this](QPainter& p, QSize s) { paint(p, s); });
 }
 
 } // namespace ndrui

@@ -13,6 +13,7 @@
 #include <vector>
 
 class QLabel;
+class QPainter;
 
 namespace ndrui {
 
@@ -69,7 +70,9 @@ public:
     HeatmapPlot* operatorMap() const { return operators_; } // operators x tokens; ThoughtNet only
     RoutingView* routingView() const { return routing_; }
 
-    // The column as an image of `size` (title, heatmap and gate strip) for the inspector's frames.
+    // The column at `size` (title, heatmap or routing lines, gate strip) drawn with `p` on any device,
+    // for the inspector's frames; render() into an image.
+    void paint(QPainter& p, QSize size);
     QImage render(QSize size);
 
 signals:
@@ -79,6 +82,8 @@ signals:
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
+    // The title is in the model's colour: drawn again in another colour scheme.
+    void changeEvent(QEvent* event) override;
 
 private:
     void refresh();

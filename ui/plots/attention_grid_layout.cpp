@@ -5,6 +5,7 @@
 #include "ui/plots/attention_grid_view.h"
 
 #include "ui/plots/color_maps.h"
+#include "ui/plots/figure.h"
 #include "ui/plots/plot_style.h"
 
 #include <QPainter>
@@ -125,16 +126,56 @@ AttentionGridView::Geometry AttentionGridView::geometryFor(QSize size, bool scre
     return g;
 }
 
-QImage AttentionGridView::renderReadable(QSize size) {
-    if (geometryFor(size, false).every == 1 || !geometryFor(size, true).scroll)
-        return render(size);
+void AttentionGridView::paintReadable(QPainter& painter, QSize size) {
+    if (geometryFor(size, false).every == 1 || !geometryFor(size, true).scroll) {
+        paint(painter, size);
+        return;
+    }
+    // The grid as the screen lays it out, with the maps, titles and scale that fit in `size` from the
+    // top: QCustomPlot sets each element's own clip, so what does not fit is hidden rather than cut.
     const Geometry g = arrange(size, true);
-    const QImage whole = plot()->toPixmap(g.needed.width(), g.needed.height()).toImage();
-    QImage image(size, QImage::Format_ARGB32_Premultiplied);
-    image.fill(palette().color(QPalette::Window));
-    QPainter(&image).drawImage(0, 0, whole);
+    QCustomPlot* p = plot();
+    const QRect viewport = p->viewport();
+    p->setViewport(QRect(QPoint(0, 0), g.needed));
+    for (auto phase :
+         {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins, QCPLayoutElement::upLayout})
+        p->plotLayout()->update(phase);
+    std::vector<QCPLayoutElement*> hidden;
+    for (QCPLayoutElement* e : p->plotLayout()->elements(true)) {
+        if (!e || !e->visible() || qobject_cast<QCPLayoutGrid*>(e))
+            continue;
+        // A scale's margins hold it to the first row of maps: its bar is what must fit.
+        const QRect r = qobject_cast<QCPColorScale*>(e) ? e->rect() : e->outerRect();
+        if (r.bottom() >= size.height()) {
+            e->setVisible(false);
+            hidden.push_back(e);
+        }
+    }
+    p->setViewport(viewport);
+    painter.save();
+    painter.setClipRect(QRect(QPoint(0, 0), size), Qt::IntersectClip); // the background's fill
+    painter.fillRect(QRect(QPoint(0, 0), size), palette().color(QPalette::Window));
+    drawPlot(painter, g.needed);
+    painter.restore();
+    for (QCPLayoutElement* e : hidden)
+        e->setVisible(true);
     layoutFor(QSize());
-    return image;
+}
+
+int AttentionGridView::heightFor(int width, int columns) const {
+    int most = 0;
+    for (const ndr::Trace& t : traces_)
+        if (hasAttention(t))
+            most = std::max(most, t.steps);
+    if (most == 0)
+        return 120; // a note
+    const int rows = (most + std::max(1, columns) - 1) / std::max(1, columns);
+    const int across = (most + rows - 1) / rows;
+    return neededSize(across, std::max(8, sideFor(across, QSize(width, 1 << 20)))).height();
+}
+
+QImage AttentionGridView::renderReadable(QSize size) {
+    return paintImage({size}, [this](QPainter& p, QSize s) { paintReadable(p, s); });
 }
 
 void AttentionGridView::layoutFor(QSize size) {

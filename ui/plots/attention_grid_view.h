@@ -39,6 +39,10 @@ public:
     // font at the least); otherwise as the screen shows it: the maps at the size the screen gives them,
     // cut to the rows that fit from the top (the rest scrolls on screen). For pictures of the whole
     // dashboard, where the view keeps its on-screen share.
+    void paintReadable(QPainter& painter, QSize size);
+    // The height the whole grid needs at `width` with its maps in rows of at most `columns`, each row
+    // as full as the others: for figures as tall as their content.
+    int heightFor(int width, int columns) const;
     QImage renderReadable(QSize size);
 
 signals:

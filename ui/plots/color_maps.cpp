@@ -1,24 +1,38 @@
-// Viridis and the shared heatmap look (see colormaps.h).
+// Viridis, cividis and the shared heatmap look (see colormaps.h).
 #include "ui/plots/color_maps.h"
+
+#include "ui/common/palette.h"
 
 #include <QFontMetrics>
 #include <qcustomplot.h>
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 namespace ndrui {
 
-QCPColorGradient viridisGradient() {
+QCPColorGradient heatmapGradient() {
     QCPColorGradient g;
     g.clearColorStops();
     // matplotlib's viridis at 0, 1/8, ..., 1; linear RGB interpolation between them stays within a
     // few levels of the full table.
-    const QColor stops[] = {QColor(68, 1, 84),    QColor(71, 44, 122),  QColor(59, 81, 139),
-                            QColor(44, 113, 142), QColor(33, 144, 141), QColor(39, 173, 129),
-                            QColor(92, 200, 99),  QColor(170, 220, 50), QColor(253, 231, 37)};
-    for (int i = 0; i < 9; ++i)
-        g.setColorStopAt(i / 8.0, stops[i]);
+    static const QColor viridis[] = {QColor(68, 1, 84),    QColor(71, 44, 122),  QColor(59, 81, 139),
+                                     QColor(44, 113, 142), QColor(33, 144, 141), QColor(39, 173, 129),
+                                     QColor(92, 200, 99),  QColor(170, 220, 50), QColor(253, 231, 37)};
+    // matplotlib's cividis at 0, 1/17, ..., 1 (the stops plotly publishes); nearly straight in RGB, so
+    // these hold it closely.
+    static const QColor cividis[] = {QColor(0, 32, 76),     QColor(0, 42, 102),    QColor(0, 52, 110),
+                                     QColor(39, 63, 108),   QColor(60, 74, 107),   QColor(76, 85, 107),
+                                     QColor(91, 95, 109),   QColor(104, 106, 112), QColor(117, 117, 117),
+                                     QColor(131, 129, 120), QColor(146, 140, 120), QColor(161, 152, 118),
+                                     QColor(176, 165, 114), QColor(192, 177, 109), QColor(209, 191, 102),
+                                     QColor(225, 204, 92),  QColor(243, 219, 79),  QColor(255, 233, 69)};
+    const bool safe = colourScheme() == ColourScheme::ColourBlindSafe;
+    const QColor* stops = safe ? cividis : viridis;
+    const int n = safe ? int(std::size(cividis)) : int(std::size(viridis));
+    for (int i = 0; i < n; ++i)
+        g.setColorStopAt(double(i) / (n - 1), stops[i]);
     g.setColorInterpolation(QCPColorGradient::ciRGB);
     g.setLevelCount(256);
     return g;
@@ -64,7 +78,7 @@ QCPColorMap* addHeatmap(QCPAxisRect* rect, const QStringList& xLabels, const QSt
     auto* map = new QCPColorMap(x, y);
     map->setInterpolate(false);
     map->setTightBoundary(false);
-    map->setGradient(viridisGradient());
+    map->setGradient(heatmapGradient());
     if (scale)
         map->setColorScale(scale);
     map->setDataRange(QCPRange(0, 1));
@@ -107,7 +121,7 @@ void fitHeatmap(QCPColorMap* map) {
 
 QCPColorScale* unitColorScale(QCPColorScale* scale, const QString& label) {
     scale->setType(QCPAxis::atRight);
-    scale->setGradient(viridisGradient());
+    scale->setGradient(heatmapGradient());
     scale->setDataRange(QCPRange(0, 1));
     scale->setRangeDrag(false);
     scale->setRangeZoom(false);

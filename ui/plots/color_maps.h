@@ -1,5 +1,6 @@
 // Colour maps and the one heatmap look shared by the attention grid, the gate map and the inspector:
-// a viridis-like gradient, crisp cells at integer coordinates, token labels on both axes.
+// a perceptually uniform gradient (viridis, or cividis in the colour-blind-safe scheme), crisp cells
+// at integer coordinates, token labels on both axes.
 // Views-internal: only views/*.cpp include it.
 #pragma once
 
@@ -18,9 +19,11 @@ class QCPColorScale;
 
 namespace ndrui {
 
-// Viridis (perceptually uniform, readable in grey and by most colour-blind readers), which
-// QCustomPlot 2.1 lacks as a preset. Built from nine anchor colours of matplotlib's table.
-QCPColorGradient viridisGradient();
+// The heatmaps' gradient in the current colour scheme (palette.h): viridis (perceptually uniform,
+// readable in grey and by most colour-blind readers), or cividis (made to look the same to readers
+// with red-green colour blindness as to others). QCustomPlot 2.1 has neither as a preset; both are
+// built from colour stops sampled from matplotlib's tables.
+QCPColorGradient heatmapGradient();
 
 // A colour map in `rect`: columns along x labelled `xLabels`, rows along y labelled `yLabels` with
 // row 0 at the top, cells centred on integer coordinates, no interpolation, coloured by `scale`.
@@ -38,7 +41,7 @@ void setHeatmapValues(QCPColorMap* map, int rows, int cols, const std::function<
 bool heatmapCellAt(const QCPColorMap* map, const QPointF& pos, int* row, int* col);
 // Shows the whole map (one cell of margin is half a cell on each side).
 void fitHeatmap(QCPColorMap* map);
-// A vertical colour scale for values 0..1 with the viridis gradient.
+// A vertical colour scale for values 0..1 with the heatmaps' gradient.
 QCPColorScale* unitColorScale(QCPColorScale* scale, const QString& label);
 
 } // namespace ndrui

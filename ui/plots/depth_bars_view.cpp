@@ -237,6 +237,8 @@ QString DepthBarsView::toolTipAt(const QPoint& pos) const {
 
 void DepthBarsView::applyPalette() {
     PlotView::applyPalette();
+    for (size_t m = 0; m < bars_.size(); ++m)
+        bars_[m]->setBrush(modelColor(int(m)));
     styleChanceMark(chance_, palette());
     baseline_->setPen(QPen(referenceColor(palette()), 2, Qt::DashLine));
     for (const Shade& s : shades_) {

@@ -328,6 +328,8 @@ QString LearningCurvesView::toolTipAt(const QPoint& pos) const {
 
 void LearningCurvesView::applyPalette() {
     PlotView::applyPalette();
+    for (size_t m = 0; m < series_.size(); ++m)
+        styleSeries(int(m)); // the models' colours, in the colour scheme shown
     styleKeys();
     styleChanceMark(chance_, palette());
 }

@@ -86,10 +86,8 @@ int LengthGeneralisationView::currentModel() const {
 }
 
 QColor LengthGeneralisationView::depthColor(int index) const {
-    // Hues around the wheel, shallow depths cool and deep ones warm, lighter on a dark background.
-    const int n = std::max<int>(int(depths_.size()), 2);
-    const int hue = int(240 - 240.0 * index / (n - 1) + 360) % 360;
-    return QColor::fromHsl(hue, 190, isDark(palette()) ? 165 : 105);
+    // Shallow depths cool and deep ones warm (or dark to light), lighter on a dark background.
+    return sequenceColor(index, int(depths_.size()), palette());
 }
 
 void LengthGeneralisationView::rebuild() {

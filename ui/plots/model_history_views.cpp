@@ -19,11 +19,9 @@ namespace ndrui {
 
 namespace {
 
-// Hues around the wheel for heads and depths alike, lighter on a dark background.
+// Heads, depths and operations alike in the colours of a sequence (palette.h).
 QColor seriesColor(int index, int count, const QPalette& palette) {
-    const int n = std::max(count, 2);
-    const int hue = int(240 - 240.0 * index / (n - 1) + 360) % 360;
-    return QColor::fromHsl(hue, 190, isDark(palette) ? 165 : 105);
+    return sequenceColor(index, count, palette);
 }
 
 QCPTextElement* titleOf(QCustomPlot* p) {

@@ -2,6 +2,7 @@
 #include "ui/plots/plot_style.h"
 
 #include "ui/common/palette.h"
+#include "ui/plots/color_maps.h"
 
 #include <qcustomplot.h>
 
@@ -43,15 +44,22 @@ void stylePlot(QCustomPlot* plot, const QPalette& palette) {
             legend->setBrush(Qt::NoBrush);
             legend->setBorderPen(Qt::NoPen);
             legend->setTextColor(text);
+            // A legend wrapped into rows has empty cells after its last item: item() is null there.
             for (int i = 0; i < legend->itemCount(); ++i)
-                legend->item(i)->setTextColor(text);
+                if (QCPAbstractLegendItem* item = legend->item(i))
+                    item->setTextColor(text);
         } else if (auto* title = qobject_cast<QCPTextElement*>(element)) {
             title->setTextColor(text);
         } else if (auto* scale = qobject_cast<QCPColorScale*>(element)) {
             styleAxis(scale->axis(), palette);
             scale->axis()->grid()->setVisible(false);
+            scale->setGradient(heatmapGradient());
         }
     }
+    // Heatmaps in the colour scheme's gradient (a map with a scale takes the scale's).
+    for (int i = 0; i < plot->plottableCount(); ++i)
+        if (auto* map = qobject_cast<QCPColorMap*>(plot->plottable(i)))
+            map->setGradient(heatmapGradient());
 }
 
 QCPLegend* legendRowOnTop(QCustomPlot* plot, int columns) {

@@ -1,6 +1,7 @@
 // Palette, replot, fit, tooltip and export behaviour shared by the dashboard plots (see plotview.h).
 #include "ui/plots/plot_view.h"
 
+#include "ui/plots/figure.h"
 #include "ui/plots/plot_style.h"
 
 #include <QAbstractScrollArea>
@@ -9,6 +10,7 @@
 #include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QMouseEvent>
+#include <QPicture>
 #include <QScrollBar>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -153,19 +155,33 @@ void PlotView::changeEvent(QEvent* event) {
     QWidget::changeEvent(event);
 }
 
-QImage PlotView::render(QSize size) {
+void PlotView::paint(QPainter& painter, QSize size) {
     layoutFor(size);
     wrapLegend(plot_, size.width());
     if (following_)
         fitRanges();
-    const QImage image = plot_->toPixmap(size.width(), size.height()).toImage();
+    drawPlot(painter, size);
     layoutFor(QSize());
     wrapLegend(plot_, plot_->width());
-    return image;
 }
 
-bool PlotView::savePng(const QString& path, int width, int height) {
-    return render(QSize(width, height)).save(path, "PNG");
+void PlotView::drawPlot(QPainter& painter, QSize size) {
+    if (QCPPainter* qcp = figurePainter(painter)) {
+        plot_->toPainter(qcp, size.width(), size.height());
+    } else {
+        // A plain QPainter: QCustomPlot draws with its own painter, on a picture that is then played
+        // back as the same drawing commands (text as text).
+        QPicture picture;
+        QCPPainter recorder(&picture);
+        recorder.setMode(QCPPainter::pmVectorized);
+        plot_->toPainter(&recorder, size.width(), size.height());
+        recorder.end();
+        painter.drawPicture(0, 0, picture);
+    }
+}
+
+QImage PlotView::render(QSize size) {
+    return paintImage({size}, [this](QPainter& p, QSize s) { paint(p, s); });
 }
 
 } // namespace ndrui

@@ -1,5 +1,6 @@
 // The base of every dashboard plot: a widget around one QCustomPlot that follows the system palette,
-// coalesces redraws, fits its ranges until the user zooms or pans, shows hover tooltips and exports.
+// coalesces redraws, fits its ranges until the user zooms or pans, shows hover tooltips and paints
+// itself for exports (an image, a PDF or an SVG: see figure.h).
 #pragma once
 
 #include <QImage>
@@ -7,6 +8,7 @@
 
 class QCustomPlot;
 class QHBoxLayout;
+class QPainter;
 class QVBoxLayout;
 
 namespace ndrui {
@@ -15,9 +17,11 @@ class PlotView : public QWidget {
     Q_OBJECT
 
 public:
-    // The plot alone (without the view's controls) drawn at `size` pixels, for exports.
+    // The plot alone (without the view's controls) laid out at `size` and drawn with `painter`, on
+    // any device: what every export of the view, PNG, PDF or SVG, draws with (see figure.h).
+    void paint(QPainter& painter, QSize size);
+    // paint() into an image of `size` pixels.
     QImage render(QSize size);
-    bool savePng(const QString& path, int width, int height);
 
     // What the hover tooltip says at `pos` (in the plot's coordinates); empty over nothing.
     virtual QString toolTipAt(const QPoint& pos) const = 0;
@@ -53,6 +57,8 @@ protected:
     // Lays the plot out for an export of `size`, or back for the screen when `size` is invalid; most
     // views need not (QCustomPlot scales its layout), views that choose a grid by size do.
     virtual void layoutFor(QSize size) { Q_UNUSED(size); }
+    // Draws the plot as it is laid out, at `size`, with `painter` (a QCPPainter or any other).
+    void drawPlot(QPainter& painter, QSize size);
 
     void changeEvent(QEvent* event) override;
     bool eventFilter(QObject* watched, QEvent* event) override;

@@ -2,6 +2,9 @@
 // the exported images.
 #include "ui/plots/routing_view.h"
 
+#include "ui/common/palette.h"
+#include "ui/plots/figure.h"
+
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
@@ -10,12 +13,16 @@
 namespace ndrui {
 
 QColor headColor(int head) {
-    // ColorBrewer Set1: eight hues that stay apart when drawn as thin translucent lines.
-    static const QColor colors[] = {QColor(228, 26, 28),   QColor(55, 126, 184), QColor(77, 175, 74),
-                                    QColor(152, 78, 163),  QColor(255, 127, 0),  QColor(166, 86, 40),
-                                    QColor(247, 129, 191), QColor(153, 153, 153)};
-    constexpr int n = int(sizeof colors / sizeof colors[0]);
-    return colors[((head % n) + n) % n];
+    // ColorBrewer Set1: eight hues that stay apart when drawn as thin translucent lines; in the
+    // colour-blind-safe scheme the eight of Okabe-Ito (a mid grey for its black).
+    static const QColor standard[] = {QColor(228, 26, 28),   QColor(55, 126, 184), QColor(77, 175, 74),
+                                      QColor(152, 78, 163),  QColor(255, 127, 0),  QColor(166, 86, 40),
+                                      QColor(247, 129, 191), QColor(153, 153, 153)};
+    static const QColor safe[] = {QColor(213, 94, 0),    QColor(0, 114, 178),  QColor(0, 158, 115),
+                                  QColor(204, 121, 167), QColor(230, 159, 0),  QColor(86, 180, 233),
+                                  QColor(240, 228, 66),  QColor(128, 128, 128)};
+    const QColor* colors = colourScheme() == ColourScheme::ColourBlindSafe ? safe : standard;
+    return colors[((head % 8) + 8) % 8];
 }
 
 namespace {
@@ -335,10 +342,7 @@ void RoutingView::paint(QPainter& p, QSize size) const {
 }
 
 QImage RoutingView::render(QSize size) const {
-    QImage image(size, QImage::Format_ARGB32_Premultiplied);
-    QPainter p(&image);
-    paint(p, size);
-    return image;
+    return paintImage({size}, [this](QPainter& p, QSize s) { paint(p, s); });
 }
 
 void RoutingView::paintEvent(QPaintEvent*) {

@@ -53,7 +53,8 @@ public:
     // The column (step) and position under `pos`, as {column, position}; {-1, -1} over no token.
     std::pair<int, int> tokenAt(const QPoint& pos) const;
 
-    // The picture at `size`, as painted on screen.
+    // The picture at `size`, as painted on screen, with `p` on any device (an image, a PDF, an SVG).
+    void paint(QPainter& p, QSize size) const;
     QImage render(QSize size) const;
 
     QSize minimumSizeHint() const override;
@@ -80,7 +81,6 @@ private:
     std::vector<std::pair<QColor, QString>> legend() const;
     int legendLines(int width) const;
     Geometry geometryFor(QSize size) const;
-    void paint(QPainter& p, QSize size) const;
     int lastStep() const; // the last column drawn in full colour
 
     std::shared_ptr<const ndr::Trace> trace_;

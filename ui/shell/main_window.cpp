@@ -8,6 +8,7 @@
 #include "ui/inspector/expression_input.h"
 #include "ui/inspector/inspector.h"
 #include "ui/panel/experiment_panel.h"
+#include "ui/plots/figure.h"
 
 #include <QAction>
 #include <QApplication>
@@ -16,11 +17,13 @@
 #include <QFileInfo>
 #include <QGuiApplication>
 #include <QLabel>
+#include <QLocale>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
+#include <QSignalBlocker>
 #include <QStatusBar>
 #include <QTabWidget>
 
@@ -81,6 +84,7 @@ MainWindow::MainWindow(bool persistent, QWidget* parent)
     connect(&session_, &TrainingSession::progressed, this, &MainWindow::onProgress);
     connect(&session_, &TrainingSession::stateChanged, this, &MainWindow::onStateChanged);
     connect(&session_, &TrainingSession::runChanged, this, &MainWindow::onRunChanged);
+    connect(&session_, &TrainingSession::followChanged, this, &MainWindow::onFollowChanged);
     connect(&session_, &TrainingSession::saved, this, [this](const QString& file) {
         statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(file)), 5000);
         addRecent(file);
@@ -106,12 +110,41 @@ MainWindow::MainWindow(bool persistent, QWidget* parent)
         size = size.boundedTo(screen->availableSize());
     resize(size);
     resizeDocks({panelDock_}, {430}, Qt::Horizontal);
+    exportChoice_.scheme = colourScheme();
+    connect(compare_, &CompareView::openRunRequested, this, [this](const QString& file) {
+        afterSaveOrDiscard(tr("opening another run"), [this, file] {
+            if (openRun(file))
+                showDashboard();
+        });
+    });
+    connect(compare_, &CompareView::exportChosen, this, [this](const ExportChoice& choice) {
+        if (persistent_)
+            choice.remember("files/compareExportDir");
+    });
     if (persistent_) {
         QSettings settings;
         restoreGeometry(settings.value("window/geometry").toByteArray());
         restoreState(settings.value("window/state").toByteArray());
+        ColourScheme scheme = ColourScheme::Standard;
+        if (schemeNamed(settings.value("view/colours").toString(), &scheme))
+            setColourScheme(scheme);
+        compare_->setExportChoice(ExportChoice::remembered("files/compareExportDir", colourScheme()));
     }
     updateTitle();
+}
+
+void MainWindow::setColourScheme(ColourScheme scheme) {
+    {
+        const QSignalBlocker block(colourBlindAction_);
+        colourBlindAction_->setChecked(scheme == ColourScheme::ColourBlindSafe);
+    }
+    if (persistent_)
+        QSettings().setValue("view/colours", schemeName(scheme));
+    if (scheme == colourScheme())
+        return;
+    ndrui::setColourScheme(scheme);
+    exportChoice_.scheme = scheme;
+    recolour(this);
 }
 
 MainWindow::~MainWindow() = default;
@@ -147,6 +180,13 @@ void MainWindow::createMenus() {
     view->addAction(tr("&Inspector"), QKeySequence(tr("Ctrl+3")), this, &MainWindow::showInspector);
     view->addAction(tr("&Compare"), QKeySequence(tr("Ctrl+4")), this, &MainWindow::showCompare);
     view->addSeparator();
+    colourBlindAction_ = view->addAction(tr("Colour-&blind-safe colours"));
+    colourBlindAction_->setObjectName("view.colourBlind");
+    colourBlindAction_->setCheckable(true);
+    colourBlindAction_->setToolTip(tr("Okabe-Ito colours for models and splits, cividis for heatmaps"));
+    connect(colourBlindAction_, &QAction::toggled, this, [this](bool on) {
+        setColourScheme(on ? ColourScheme::ColourBlindSafe : ColourScheme::Standard);
+    });
     view->addAction(tr("&Redraw now"), QKeySequence(tr("F5")), this, &MainWindow::redrawNow);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
@@ -218,8 +258,29 @@ void MainWindow::onProgress(const SnapshotPtr& s) {
     scheduleRedraw();
 }
 
+QString MainWindow::followedText() const {
+    if (!session_.isFollowing())
+        return {};
+    const ndr::RunFileHolder holder = session_.followedHolder();
+    const QString who = holder.pid > 0
+                            ? tr("pid %1 on %2").arg(holder.pid).arg(QString::fromStdString(holder.host))
+                            : QString::fromStdString(holder.line);
+    return tr("trained by %1, last save %2")
+        .arg(who, QLocale().toString(session_.followedSave().time(), "HH:mm"));
+}
+
+void MainWindow::onFollowChanged() {
+    const bool following = session_.isFollowing();
+    if (following != wasFollowing_ && !following && session_.hasRun())
+        statusBar()->showMessage(tr("The process that trained this run has ended: it is an ordinary run now"),
+                                 8000);
+    wasFollowing_ = following;
+    onStateChanged(session_.state());
+}
+
 void MainWindow::onStateChanged(TrainingSession::State state) {
-    statusState_->setText(stateText(state));
+    statusState_->setText(session_.isFollowing() ? tr("Read-only: %1").arg(followedText())
+                                                 : stateText(state));
     // Continuing a run changes its steps to go before the first progress report comes.
     for (size_t i = 0; i < session_.models().size(); ++i)
         showModelProgress(int(i));
@@ -235,8 +296,9 @@ void MainWindow::onStateChanged(TrainingSession::State state) {
         break;
     }
     const bool hasRun = session_.hasRun();
-    saveAction_->setEnabled(hasRun);
-    saveAsAction_->setEnabled(hasRun);
+    // A followed run is saved by the process that trains it.
+    saveAction_->setEnabled(hasRun && !session_.isFollowing());
+    saveAsAction_->setEnabled(hasRun && !session_.isFollowing());
     exportAction_->setEnabled(hasRun);
     updateTitle();
 }
@@ -264,7 +326,9 @@ void MainWindow::redrawNow() {
 
 void MainWindow::updateTitle() {
     QString title = tr("NDR Studio");
-    if (!session_.runFile().isEmpty())
+    if (session_.isFollowing())
+        title = QFileInfo(session_.runFile()).dir().dirName() + " (" + followedText() + ") — " + title;
+    else if (!session_.runFile().isEmpty())
         title = QFileInfo(session_.runFile()).dir().dirName() + " — " + title;
     else if (session_.hasRun())
         title = QString::fromStdString(session_.config().preset) + " — " + title;

@@ -3,6 +3,7 @@
 // behaviour of its own beyond that wiring.
 #pragma once
 
+#include "ui/common/export_dialog.h"
 #include "ui/shell/recent_runs.h"
 #include "ui/training/training_session.h"
 
@@ -43,7 +44,9 @@ public:
     void startTraining();
     // Fills the experiment panel with `config` (e.g. a preset).
     void showConfig(const ndr::RunConfig& config);
-    // Opens a run file; on failure shows the message and leaves the current run as it was.
+    // Opens a run file; on failure shows the message and leaves the current run as it was. A run
+    // that another process trains opens read-only and follows that process's saves; the title and
+    // the status bar say who trains it and when it last saved.
     bool openRun(const QString& file);
     // Saves the run to `file` (asks for a file when empty); the answer comes in the status bar.
     void saveRun(const QString& file = {});
@@ -51,7 +54,14 @@ public:
     // and the inspector's steps (frames and GIF) into folder/inspector when it shows an expression;
     // asks before replacing files unless `overwrite` (without asking, see setAskBeforeDiscarding, it
     // refuses). Says where the files went in the status bar; on failure says why in *error when given.
+    // The formats, style and colours are the export choice's (the dialog's last, PNG in the screen's
+    // style and the app's colours before it). Nothing is written into a folder whose run another
+    // process trains.
     bool exportTo(const QString& folder, bool overwrite, QString* error = nullptr);
+    const ExportChoice& exportChoice() const { return exportChoice_; }
+    void setExportChoice(const ExportChoice& choice) { exportChoice_ = choice; }
+    // The colours of every view (View > Colour-blind-safe colours), remembered when persistent.
+    void setColourScheme(ColourScheme scheme);
     // Redraws the dashboard now instead of at the next coalesced redraw (for tests and exports).
     void redrawNow();
 
@@ -104,6 +114,9 @@ private:
     void onProgress(const SnapshotPtr& s);
     void onStateChanged(TrainingSession::State state);
     void onRunChanged();
+    void onFollowChanged();
+    // "trained by pid 1234 on host, last save 10:42" while the run shown is followed; empty otherwise.
+    QString followedText() const;
     void scheduleRedraw();
     void updateTitle();
     void addRecent(const QString& file);
@@ -137,6 +150,9 @@ private:
     bool closeConfirmed_ = false; // the user chose to close: no second question after the save
     bool ask_ = true;
     std::function<void()> afterSave_; // what the user asked for once the pending save is written
+    ExportChoice exportChoice_;
+    QAction* colourBlindAction_ = nullptr;
+    bool wasFollowing_ = false;
 };
 
 } // namespace ndrui

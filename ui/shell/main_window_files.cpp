@@ -2,9 +2,11 @@
 // recent runs, dropped files and closing.
 #include "ui/shell/main_window.h"
 
+#include "ui/common/export_dialog.h"
 #include "ui/export/exporter.h"
 #include "ui/inspector/inspector.h"
 #include "ui/panel/experiment_panel.h"
+#include "ui/plots/figure.h"
 
 #include <QApplication>
 #include <QCloseEvent>
@@ -115,7 +117,12 @@ void MainWindow::showOpenedRun(const QString& file, bool recovered) {
         return;
     }
     addRecent(file);
-    if (session_.hasWeights())
+    if (session_.isFollowing())
+        statusBar()->showMessage(tr("Opened %1 read-only: another process trains it, and it is shown anew at "
+                                    "each of that process's saves")
+                                     .arg(QDir::toNativeSeparators(file)),
+                                 8000);
+    else if (session_.hasWeights())
         statusBar()->showMessage(tr("Opened %1").arg(QDir::toNativeSeparators(file)), 5000);
     else
         statusBar()->showMessage(
@@ -231,20 +238,33 @@ void MainWindow::chooseAndOpen() {
 void MainWindow::exportDialog() {
     if (!session_.hasRun())
         return;
-    const QString last = persistent_ ? QSettings().value("files/exportDir").toString() : QString();
-    const QString folder =
-        QFileDialog::getExistingDirectory(this, tr("Export the dashboard to a folder"), last);
-    if (folder.isEmpty())
-        return;
+    ExportChoice initial = exportChoice_;
     if (persistent_)
-        QSettings().setValue("files/exportDir", folder);
-    exportTo(folder, false);
+        initial = ExportChoice::remembered("files/exportDir", colourScheme());
+    ExportDialog dialog(tr("Export the dashboard"), initial, this);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    exportChoice_ = dialog.choice();
+    if (persistent_)
+        exportChoice_.remember("files/exportDir");
+    exportTo(exportChoice_.folder, false);
 }
 
 bool MainWindow::exportTo(const QString& folder, bool overwrite, QString* why) {
+    const auto refuse = [&](const QString& message) {
+        if (why)
+            *why = message;
+        showError(tr("Export failed"), message);
+        return false;
+    };
+    if (const QString locked = lockedFolderProblem(folder); !locked.isEmpty())
+        return refuse(locked);
     const ndr::RunRecord record = session_.record();
     ExportOptions options;
     options.overwrite = overwrite;
+    options.formats = exportChoice_.formats;
+    options.style = exportChoice_.style;
+    options.scheme = exportChoice_.scheme;
     ExportPlan plan =
         planExport(record, folder, options, inspector_->tracesComplete() ? inspector_->maxStep() : -1);
     if (const QStringList existing = plan.existing(); !overwrite && !existing.isEmpty()) {
@@ -273,17 +293,16 @@ bool MainWindow::exportTo(const QString& folder, bool overwrite, QString* why) {
     QString error;
     const int count = writeExport(
         record, plan,
-        [this](const QString& dir, bool replace, QString* e) {
-            return inspector_->exportFrames(dir, e, replace);
+        [this](const QString& dir, const ExportOptions& o, QString* e) {
+            return inspector_->exportFrames(dir, o, e);
         },
         &error);
     QApplication::restoreOverrideCursor();
-    if (!error.isEmpty()) {
-        if (why)
-            *why = error;
-        showError(tr("Export failed"), error);
-        return false;
-    }
+    // Views of the window that drew while the export's colours were on take the window's again.
+    if (options.scheme != colourScheme())
+        recolour(this);
+    if (!error.isEmpty())
+        return refuse(error);
     statusBar()->showMessage(tr("Exported %1 files to %2").arg(count).arg(QDir::toNativeSeparators(folder)),
                              8000);
     return true;

@@ -5,6 +5,7 @@
 #include "core/task/ctl_task.h"
 #include "ui/common/tsan_handover.h"
 #include "ui/training/pending_save.h"
+#include "ui/training/run_follower.h"
 #include "ui/training/training_worker.h"
 
 #include <QMetaObject>
@@ -19,6 +20,7 @@ TrainingSession::TrainingSession(QObject* parent) : QObject(parent) {
 
 TrainingSession::~TrainingSession() {
     tearDownWorkers();
+    follower_.reset();
     dropRecoveryFolder();
 }
 
@@ -42,6 +44,7 @@ bool TrainingSession::start(const ndr::RunConfig& config, QString* error) {
         return false;
     }
     tearDownWorkers();
+    stopFollowing();
     dropRecoveryFolder();
     run_ = std::move(run);
     missingWeights_.clear();
@@ -73,7 +76,8 @@ bool TrainingSession::start(const ndr::RunConfig& config, QString* error) {
 }
 
 bool TrainingSession::hasSameSettings(const ndr::RunConfig& config) const {
-    if (!run_ || state_ != State::Ready)
+    // A followed run is another process's to train.
+    if (!run_ || state_ != State::Ready || follower_)
         return false;
     ndr::RunConfig asked = config, current = config_;
     asked.train.steps = current.train.steps = 0;
@@ -95,6 +99,7 @@ bool TrainingSession::startOrContinue(const ndr::RunConfig& config, QString* err
 
 void TrainingSession::clear() {
     tearDownWorkers();
+    stopFollowing();
     dropRecoveryFolder();
     run_.reset();
     missingWeights_.clear();
@@ -125,6 +130,22 @@ bool TrainingSession::open(const QString& runFile, QString* error) {
         *error = tr("Stop the current training before opening a run.");
         return false;
     }
+    // A run another process trains is read as that process saves it, never written.
+    const ndr::RunFileHolder holder = ndr::runFileHolder(runFile.toStdString());
+    if (holder.held) {
+        const FollowedRead read = RunFollower::read(runFile);
+        if (!read.run) {
+            *error = read.error;
+            return false;
+        }
+        adopt(read.run, read.missingWeights, runFile, false);
+        follower_ = std::make_unique<RunFollower>(runFile, read.holder, read.saved);
+        follower_->setPollInterval(followPollMs_);
+        connect(follower_.get(), &RunFollower::saved, this, &TrainingSession::onFollowedSaved);
+        connect(follower_.get(), &RunFollower::released, this, &TrainingSession::onFollowedReleased);
+        emit followChanged();
+        return true;
+    }
     std::unique_ptr<ndr::Run> run;
     QStringList missing;
     try {
@@ -145,14 +166,27 @@ bool TrainingSession::open(const QString& runFile, QString* error) {
             return false;
         }
     }
+    adopt(std::move(run), missing, runFile, false);
+    return true;
+}
+
+void TrainingSession::adopt(std::shared_ptr<ndr::Run> run, const QStringList& missing, const QString& runFile,
+                            bool same) {
     tearDownWorkers();
-    dropRecoveryFolder();
+    if (!same) {
+        stopFollowing();
+        dropRecoveryFolder();
+    }
     missingWeights_ = missing;
     run_ = std::move(run);
     config_ = run_->config();
     probe_ = run_->probe();
     runFile_ = runFile;
-    ++runId_;
+    if (!same)
+        ++runId_;
+    std::vector<size_t> evaluations;
+    for (const auto& m : models_)
+        evaluations.push_back(m.history.size());
     models_.clear();
     const ndr::RunRecord rec = run_->record();
     savedSteps_.clear();
@@ -174,13 +208,31 @@ bool TrainingSession::open(const QString& runFile, QString* error) {
     }
     setUpWorkers();
     paused_ = false;
-    emit runChanged();
+    if (!same)
+        emit runChanged();
     updateState();
-    return true;
+    if (!same)
+        return;
+    // The followed process's save as progress of the same run: the views draw it as they draw
+    // training here, and the inspector traces its expression again with the new weights.
+    for (size_t i = 0; i < models_.size(); ++i) {
+        const ModelProgress& m = models_[i];
+        auto s = std::make_shared<Snapshot>();
+        s->runId = runId_;
+        s->model = int(i);
+        s->step = m.step;
+        s->totalSteps = m.totalSteps;
+        s->stepsPerSecond = m.stepsPerSecond;
+        s->bestEval = m.bestEval;
+        s->status = m.status;
+        if (!m.history.empty() && (i >= evaluations.size() || m.history.size() != evaluations[i]))
+            s->eval = m.history.back();
+        emit progressed(s);
+    }
 }
 
 void TrainingSession::continueTraining(int totalSteps) {
-    if (!run_ || state_ == State::Training || state_ == State::Paused)
+    if (!run_ || state_ == State::Training || state_ == State::Paused || follower_)
         return;
     totalSteps = std::max(totalSteps, stepsDone());
     run_->setTotalSteps(totalSteps); // the workers are idle: nothing else touches the run now

@@ -6,6 +6,7 @@
 #include "core/train/run.h"
 #include "ui/training/snapshot.h"
 
+#include <QDateTime>
 #include <QElapsedTimer>
 #include <QLockFile>
 #include <QObject>
@@ -18,6 +19,8 @@
 namespace ndrui {
 
 class TrainingWorker;
+class RunFollower;
+struct FollowedRead;
 
 // What the window knows of one model: its name and everything reported so far.
 struct ModelProgress {
@@ -55,8 +58,19 @@ public:
     bool canContinue(const ndr::RunConfig& config) const;
     // Forgets the run (File > New run): its workers stop and go, the session is Empty.
     void clear();
-    // Opens a saved run (history and weights); Ready to inspect or to train further.
+    // Opens a saved run (history and weights); Ready to inspect or to train further. A run that
+    // another process trains (its lock is held) opens read-only and is followed: each of that
+    // process's saves is read again (runSaved), and when the process ends it becomes an ordinary run.
     bool open(const QString& runFile, QString* error);
+    // The run shown is one another process trains: nothing saves, continues or copies it for
+    // recovery into its folder until that process lets go of it.
+    bool isFollowing() const { return follower_ != nullptr; }
+    // Who trains the followed run ("pid 1234 on host, since …": pid and host) and the time of its
+    // last save read; empty while not following.
+    ndr::RunFileHolder followedHolder() const;
+    QDateTime followedSave() const;
+    // How often the followed run's files are looked at besides the file system's events (2 s).
+    void setFollowPollInterval(int ms);
     // Trains an opened or stopped run further, up to `totalSteps` in all (at least the steps done).
     void continueTraining(int totalSteps);
     void pause();
@@ -121,6 +135,9 @@ signals:
     void recoverySaved(const QString& runFile); // into the recovery folder
     void saveFailed(const QString& message);
     void traced(ndrui::TraceResultPtr result);
+    // Following began, a save of the followed run was read (its models also report `progressed`),
+    // or the process that trained it let go (isFollowing() is false then).
+    void followChanged();
 
 private:
     void onSnapshot(const SnapshotPtr& s);
@@ -135,9 +152,17 @@ private:
     bool takeRecoveryFolder(const QString& dir, QString* error);
     void dropRecoveryFolder();
     bool recoveryCopyIsBehind() const; // the models have trained past the last recovery copy
+    // Takes an opened run in (open and a followed run's saves); `same` keeps the run's id and
+    // reports the models' new figures as progress instead of a new run.
+    void adopt(std::shared_ptr<ndr::Run> run, const QStringList& missing, const QString& runFile, bool same);
+    void onFollowedSaved(const FollowedRead& read);
+    void onFollowedReleased(const FollowedRead& read);
+    void stopFollowing();
 
     struct PendingSave;
-    std::unique_ptr<ndr::Run> run_;
+    std::shared_ptr<ndr::Run> run_;
+    std::unique_ptr<RunFollower> follower_; // while the run shown is another process's
+    int followPollMs_ = 2000;
     ndr::RunConfig config_;
     ndr::Example probe_;
     QStringList missingWeights_;

@@ -2,6 +2,8 @@
 // lock that marks a live session's folder, and the folders that dead sessions left.
 #include "ui/training/training_session.h"
 
+#include "ui/training/run_follower.h"
+
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QDir>
@@ -35,8 +37,9 @@ bool TrainingSession::recoveryCopyIsBehind() const {
 }
 
 void TrainingSession::saveForRecovery() {
-    if (recoveryBase_.isEmpty() || !run_ || saving_ || !isModified() || !missingWeights_.isEmpty() ||
-        (!recoveryDir_.isEmpty() && !recoveryCopyIsBehind()))
+    // A followed run is another process's, saved by it: never copied (isModified is false for it too).
+    if (recoveryBase_.isEmpty() || !run_ || saving_ || follower_ || !isModified() ||
+        !missingWeights_.isEmpty() || (!recoveryDir_.isEmpty() && !recoveryCopyIsBehind()))
         return;
     if (recoveryDir_.isEmpty()) {
         const QString name = QStringLiteral("run-%1-%2-%3")

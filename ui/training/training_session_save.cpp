@@ -5,6 +5,7 @@
 
 #include "core/task/ctl_task.h"
 #include "ui/common/tsan_handover.h"
+#include "ui/training/run_follower.h"
 #include "ui/training/training_worker.h"
 
 #include <QDir>
@@ -25,6 +26,13 @@ void TrainingSession::save(const QString& runFile) {
     }
     if (saving_) {
         emit saveFailed(tr("A save is already in progress."));
+        return;
+    }
+    if (follower_) {
+        const ndr::RunFileHolder holder = follower_->holder();
+        emit saveFailed(tr("This run is being trained by another process (%1), which saves it itself; it can "
+                           "be saved here once that process has ended.")
+                            .arg(QString::fromStdString(holder.line)));
         return;
     }
     startSave(runFile, false);
@@ -99,9 +107,15 @@ void TrainingSession::finishSave() {
             // Not into a run that another process trains (a recovery folder is this session's alone).
             std::optional<ndr::RunFileLock> lock;
             if (!recovery) {
+                // Nor beside it, under another name: the folder is that process's while it trains, and
+                // asking (unlike the lock) creates nothing there.
+                const std::filesystem::path folder = std::filesystem::path(job->file).parent_path();
+                if (const ndr::RunFileHolder holder = ndr::folderHolder(folder); holder.held)
+                    throw ndr::FileError(folder.string() + " holds a run that another process trains (" +
+                                         holder.line + "); save into another folder");
                 // A missing folder is made (saveRunFiles would), so that the lock has its place.
                 std::error_code made;
-                std::filesystem::create_directories(std::filesystem::path(job->file).parent_path(), made);
+                std::filesystem::create_directories(folder, made);
                 lock.emplace(job->file);
             }
             ndr::saveRunFiles(job->file, job->record, job->checkpoints);
