@@ -49,6 +49,8 @@ Command addPredictCommand(CLI::App& root);
 Command addBenchCommand(CLI::App& root);
 Command addExportCommand(CLI::App& root);
 Command addTable1Command(CLI::App& root);
+Command addExportWeightsCommand(CLI::App& root);
+Command addImportWeightsCommand(CLI::App& root);
 
 // Prints the Table 1 report of a table1 sweep folder and saves table1.json and table1.csv beside the
 // plan; returns how many runs it covers (cmd_table1.cpp; `ndr sweep collect` uses it too).

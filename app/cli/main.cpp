@@ -42,6 +42,8 @@ int main(int argc, char** argv) {
 #ifdef NDR_WITH_EXPORT
     commands.push_back(addExportCommand(app));
 #endif
+    commands.push_back(addExportWeightsCommand(app));
+    commands.push_back(addImportWeightsCommand(app));
     if (argc <= 1) {
         std::cerr << app.help();
         return kExitUsage;
