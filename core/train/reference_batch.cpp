@@ -1,6 +1,7 @@
 // The reference batch of a run's models: one training step without dropout, written down (see
 // reference_batch.h).
 #include "core/train/reference_batch.h"
+#include "core/config/model_kind.h"
 
 #include "core/nn/model.h"
 #include "core/train/weights.h"
@@ -31,12 +32,15 @@ SafetensorsFile referenceBatch(const Run& run, int perDepth, uint64_t seed) {
         // A training step of the same model with every dropout off: a copy of its weights in a model
         // whose dropout rates are 0.
         ModelConfig config = ckpt.model;
-        config.dropout = config.attentionDropout = config.gateDropout = 0;
+        if (auto* e = std::get_if<EncoderConfig>(&config.kind))
+            e->dropout = e->attentionDropout = e->gateDropout = 0;
+        if (auto* l = std::get_if<LstmConfig>(&config.kind))
+            l->dropout = 0;
         auto model = makeModel<float>(config, ckpt.vocabSize, ckpt.symbols);
         model->params().values().assign(ckpt.params.begin(), ckpt.params.end());
         model->params().zeroGrad();
         Rng dropoutRng(0);
-        const double loss = double(model->forward(batch, config.steps, true, dropoutRng, true));
+        const double loss = double(model->forward(batch, factsOf(config).steps, true, dropoutRng, true));
         model->backward();
         const ForwardStats& stats = model->stats();
         const std::string stem = stems[size_t(i)] + "/";
@@ -48,7 +52,7 @@ SafetensorsFile referenceBatch(const Run& run, int perDepth, uint64_t seed) {
             {stem + "loss",
              {4},
              {float(loss), float(stats.crossEntropy), float(stats.routeEntropy), float(stats.gateCost)}});
-        out.tensors.push_back({stem + "steps", {1}, {float(config.steps)}});
+        out.tensors.push_back({stem + "steps", {1}, {float(factsOf(config).steps)}});
         const std::vector<float> grads(model->params().grads().begin(), model->params().grads().end());
         for (SafetensorsTensor& t : weightsToSafetensors(model->params().layout(), grads).tensors) {
             t.name = stem + "grad/" + t.name;

@@ -1,6 +1,7 @@
 // Exported models: the safetensors weights under the engine's tensor names and the JSON description
 // beside them, written from a run and read back into a run record (see weights.h).
 #include "core/train/weights.h"
+#include "core/config/model_kind.h"
 
 #include "core/io/serialize.h"
 #include "core/nn/model.h"
@@ -36,18 +37,6 @@ template <typename Read> auto withPrefix(const std::string& prefix, Read&& read)
     } catch (const std::exception& e) {
         throw FileError(prefix + e.what());
     }
-}
-
-const char* kindName(ModelKind k) {
-    switch (k) {
-    case ModelKind::Encoder:
-        return "encoder";
-    case ModelKind::Lstm:
-        return "lstm";
-    case ModelKind::ThoughtNet:
-        return "thoughtnet";
-    }
-    return "?";
 }
 
 std::vector<std::string> vocabularyOf(const Task& task) {
@@ -304,7 +293,7 @@ std::vector<ExportedModel> exportModels(const Run& run, bool best) {
         m.weights = weightsToSafetensors(ckpt.layout, m.bestWeights ? ckpt.bestParams : ckpt.params);
         m.weights.metadata = {
             {"format", kWeightsFormat},          {"version", "1"},
-            {"model", ckpt.model.name},          {"kind", kindName(ckpt.model.kind)},
+            {"model", ckpt.model.name},          {"kind", kindOf(ckpt.model).id},
             {"step", std::to_string(ckpt.step)}, {"weights", m.bestWeights ? "best" : "final"}};
         ordered_json d;
         d["format"] = kModelDescriptionFormat;
@@ -399,8 +388,8 @@ ImportedRun importModels(const fs::path& path) {
     }
     if (const auto problems = validate(config); !problems.empty()) {
         std::string all;
-        for (const std::string& p : problems)
-            all += (all.empty() ? "" : "; ") + p;
+        for (const Problem& p : problems)
+            all += (all.empty() ? "" : "; ") + p.text();
         throw refuse(first, "the configuration it describes is not valid: " + all);
     }
 

@@ -246,9 +246,9 @@ private slots:
     void engineNamesAreUnique() {
         RunConfig c = tinyConfig();
         ModelConfig routed = ndrModel(8, 2, 8, 3);
-        routed.headRouting = true;
+        routed.as<EncoderConfig>().headRouting = true;
         ModelConfig separate = tableOneModel("absrel-gate", 8, 2, 8, 3);
-        separate.sharedWeights = false;
+        separate.as<EncoderConfig>().sharedWeights = false;
         separate.name = "separate";
         for (const ModelConfig& m :
              {c.models[0], c.models[1], routed, separate, lstmModel(8, 4), thoughtNetModel(8, 2, 8, 3, 3)}) {

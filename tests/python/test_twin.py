@@ -37,6 +37,8 @@ def encoder(name, **fields):
 
 
 NDR = dict(attention="geometric", update="copy-gate", positional="none")
+# ThoughtNet's sizes under the same keys; it has no dropout.
+TINY_THOUGHTNET = {k: v for k, v in TINY.items() if "ropout" not in k}
 # Every model kind, four to a run (a run holds at most four models).
 RUNS = {
     "softmax": ("stub", [
@@ -62,14 +64,14 @@ RUNS = {
     ]),
     "others": ("stub", [
         {"preset": "lstm", "name": "lstm", "lstmHidden": 12, "lstmEmbedding": 6, "dropout": 0.5},
-        dict(TINY, preset="thoughtnet", name="thoughtnet", operators=2, positionDims=4, dropout=0.0,
+        dict(TINY_THOUGHTNET, preset="thoughtnet", name="thoughtnet", operators=2, positionDims=4,
              thoughtCost=0.01),
         encoder("rel-separate-layers", attention="softmax", update="residual", positional="relative",
                 sharedWeights=False),
         encoder("absrel-copy-gate", attention="softmax", update="copy-gate", positional="abs-rel"),
     ]),
     "multidigit": ("thoughtnet", [
-        dict(TINY, preset="thoughtnet", name="thoughtnet-9-readouts", operators=2, positionDims=4, dropout=0.0,
+        dict(TINY_THOUGHTNET, preset="thoughtnet", name="thoughtnet-9-readouts", operators=2, positionDims=4,
              thoughtCost=0.01),
         encoder("ndr-9-readouts", **NDR),
     ]),

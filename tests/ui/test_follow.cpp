@@ -166,8 +166,8 @@ private slots:
             QCOMPARE(session.models()[m].history.size(), onDisk.models[m].history.size());
         }
         QTRY_COMPARE_WITH_TIMEOUT(captionStep(window.dashboard()), kSteps, ndrtest::waitMs(5000));
-        QTRY_VERIFY2_WITH_TIMEOUT(!compare.statusText().contains("trained by"), qPrintable(compare.statusText()),
-                                  ndrtest::waitMs(20000));
+        QTRY_VERIFY2_WITH_TIMEOUT(!compare.statusText().contains("trained by"),
+                                  qPrintable(compare.statusText()), ndrtest::waitMs(20000));
 
         // Nothing of the app's in the folder, and the child's files as it left them.
         const std::map<QString, QDateTime> left = filesIn(folder);

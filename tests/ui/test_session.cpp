@@ -285,7 +285,7 @@ private slots:
             const ndr::RunFileLock elsewhere(file.toStdString());
             s.save(file);
             QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, ndrtest::waitMs(10000));
-            QVERIFY2(failed.at(0).at(0).toString().contains("is being trained by another process (pid "),
+            QVERIFY2(failed.at(0).at(0).toString().contains("holds a run that another process trains (pid "),
                      qPrintable(failed.at(0).at(0).toString()));
             QVERIFY(!QFileInfo::exists(file));
             QCOMPARE(s.runFile(), dir.filePath("new/run.json"));

@@ -79,9 +79,10 @@ QString trainedBy(const QString& name, const std::filesystem::path& runFile) {
     const ndr::RunFileHolder holder = ndr::runFileHolder(runFile);
     if (!holder.held)
         return {};
-    const QString who = holder.pid > 0
-                            ? QStringLiteral("pid %1 on %2").arg(holder.pid).arg(QString::fromStdString(holder.host))
-                            : QString::fromStdString(holder.line);
+    const QString who =
+        holder.pid > 0
+            ? QStringLiteral("pid %1 on %2").arg(holder.pid).arg(QString::fromStdString(holder.host))
+            : QString::fromStdString(holder.line);
     QString text = QStringLiteral("%1: trained by %2").arg(name, who);
     const QFileInfo info(QString::fromStdString(runFile.string()));
     if (info.exists())
@@ -109,7 +110,8 @@ CompareData loadCompareData(const std::vector<CompareSource>& sources) {
                 const ndr::SweepPlan plan = ndr::loadSweepPlan(src.path);
                 for (const ndr::SweepEntry& e : plan.runs) {
                     const std::filesystem::path runFile = src.path / e.dir / "run.json";
-                    if (QString t = trainedBy(name + "/" + QString::fromStdString(e.name), runFile); !t.isEmpty()) {
+                    if (QString t = trainedBy(name + "/" + QString::fromStdString(e.name), runFile);
+                        !t.isEmpty()) {
                         data.training << t;
                         data.trainingFiles.push_back(runFile);
                     }

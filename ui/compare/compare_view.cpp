@@ -293,8 +293,9 @@ QStringList CompareView::exportTo(const QString& folder, bool overwrite, QString
             FigurePage titled = figure;
             titled.title = name;
             PlotView* drawn = view;
-            if (!writeFigure(dir.filePath(name + "." + formatName(f)), f, titled,
-                             [drawn](QPainter& p, QSize size) { drawn->paint(p, size); }, error))
+            if (!writeFigure(
+                    dir.filePath(name + "." + formatName(f)), f, titled,
+                    [drawn](QPainter& p, QSize size) { drawn->paint(p, size); }, error))
                 return {};
         }
     QStringList written;

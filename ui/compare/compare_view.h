@@ -86,7 +86,7 @@ private:
     QTimer poll_;
     QFileSystemWatcher watcher_; // the folders of the runs another process trains
     QTimer settle_;              // a save changes several files: read once they have settled
-    QString lastDir_; // where the last dialog was left: the next one opens there
+    QString lastDir_;            // where the last dialog was left: the next one opens there
     ExportChoice exportChoice_;
     std::thread loader_;
     std::atomic<bool> loading_{false};
