@@ -26,13 +26,6 @@ std::string joinLines(const std::vector<std::string>& lines) {
     return s;
 }
 
-std::string joinLines(const std::vector<ndr::Problem>& problems) {
-    std::string s;
-    for (const auto& p : problems)
-        s += "\n  " + p.text();
-    return s;
-}
-
 } // namespace
 
 ndr::RunConfig loadRunConfig(const std::string& preset, const std::string& configFile,
@@ -80,7 +73,7 @@ ndr::RunConfig loadRunConfig(const std::string& preset, const std::string& confi
         if (problems.size() == 1)
             throw CliError("invalid configuration (" + source + "): " + problems[0].text());
         throw CliError("invalid configuration (" + source + "), " + std::to_string(problems.size()) +
-                       " problems:" + joinLines(problems));
+                       " problems:" + joinLines(ndr::problemTexts(problems)));
     }
     return config;
 }
