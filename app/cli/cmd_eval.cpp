@@ -18,13 +18,17 @@ namespace ndrcli {
 
 namespace {
 
+// What `--on` measures on: the evaluation sets, each problem of a fixed training set once, or examples
+// drawn as the task draws them.
+enum class MeasureOn { HeldOut, Training, Independent };
+
 struct EvalOptions {
     std::string runFile;
     int steps = 0;
-    std::string weights = "final";
-    double haltThreshold = -1; // below 0: each model's own
-    std::string haltOn;        // empty: each model's own
-    std::string on = "held-out";
+    WeightsChoice weights = WeightsChoice::Final;
+    double haltThreshold = -1;             // below 0: each model's own
+    std::optional<ndr::HaltSignal> haltOn; // none: each model's own
+    MeasureOn on = MeasureOn::HeldOut;
     int examples = 0;    // --on independent: per depth; 0: the task's evaluation set size
     int sampleSeed = -1; // --on independent: the sample's seed; below 0: 1
     bool byOperation = false;
@@ -36,10 +40,10 @@ int sampleSeedOf(const EvalOptions& o) {
 
 // What each model is measured on: the evaluation sets (nullopt), or the sets `--on` names.
 std::optional<ndr::Trainer::DepthSets> setsToMeasure(const EvalOptions& o, const ndr::Task& task) {
-    if (o.on == "held-out")
+    if (o.on == MeasureOn::HeldOut)
         return std::nullopt;
     ndr::Trainer::DepthSets sets;
-    if (o.on == "training") {
+    if (o.on == MeasureOn::Training) {
         for (int d : task.depths(ndr::Split::Train)) {
             std::optional<std::vector<ndr::Example>> examples = task.fixedTrainingExamples(d);
             if (!examples)
@@ -145,7 +149,7 @@ void printByOperation(const LoadedRun& run, const std::vector<ModelResult>& resu
 }
 
 int runEval(const EvalOptions& o) {
-    if (o.on != "independent" && (o.examples > 0 || o.sampleSeed >= 0))
+    if (o.on != MeasureOn::Independent && (o.examples > 0 || o.sampleSeed >= 0))
         throw CliError("--examples and --sample-seed go with --on independent", kExitUsage);
     LoadedRun run = loadRun(o.runFile, o.weights);
     const ndr::Task& task = *run.task;
@@ -158,18 +162,16 @@ int runEval(const EvalOptions& o) {
         depths = task.allDepths();
     const size_t n = run.trainers.size();
     // A model without the signal to halt on (hasHaltSignal) runs every step.
-    for (size_t m = 0; m < n && (o.haltThreshold >= 0 || !o.haltOn.empty()); ++m) {
+    for (size_t m = 0; m < n && (o.haltThreshold >= 0 || o.haltOn); ++m) {
         ndr::ModelConfig& config = run.record.models[m].config;
         const ndr::ModelFacts facts = ndr::factsOf(config);
         const double threshold = o.haltThreshold >= 0 ? o.haltThreshold : facts.haltThreshold;
-        const ndr::HaltSignal on = o.haltOn.empty()       ? facts.haltOn
-                                   : o.haltOn == "change" ? ndr::HaltSignal::Change
-                                                          : ndr::HaltSignal::Gates;
+        const ndr::HaltSignal on = o.haltOn.value_or(facts.haltOn);
         ndr::kindOf(config).setHalting(config, threshold, on);
         run.trainers[m]->model().setHalting(threshold, on);
     }
 
-    if (!o.haltOn.empty() && o.haltThreshold < 0 &&
+    if (o.haltOn && o.haltThreshold < 0 &&
         std::none_of(run.record.models.begin(), run.record.models.end(),
                      [](const ndr::ModelRecord& m) { return ndr::factsOf(m.config).haltThreshold > 0; }))
         std::cerr
@@ -199,7 +201,7 @@ int runEval(const EvalOptions& o) {
         const ndr::ModelFacts facts = ndr::factsOf(cfg);
         const int steps = o.steps > 0 ? o.steps : facts.evalSteps;
         // A model that reads token by token (the LSTM) has no steps ("-").
-        std::vector<std::string> row = {cfg.name, run.weightsUsed[m],
+        std::vector<std::string> row = {cfg.name, weightsName(run.weightsUsed[m]),
                                         facts.stepped ? std::to_string(steps) : "-"};
         for (double a : results[m].eval.accuracy)
             row.push_back(fixed(a, 3));
@@ -225,7 +227,7 @@ int runEval(const EvalOptions& o) {
             row.push_back(std::to_string(examples.size()));
         table.addRow(row);
         const std::vector<double> shares =
-            o.on == "independent" ? shareInTraining(*sets, task) : std::vector<double>{};
+            o.on == MeasureOn::Independent ? shareInTraining(*sets, task) : std::vector<double>{};
         if (!shares.empty()) {
             row = {"share in training", "", ""};
             for (double share : shares)
@@ -233,8 +235,8 @@ int runEval(const EvalOptions& o) {
             table.addRow(row);
         }
     }
-    const std::string what = o.on == "training" ? "the problems of the fixed training set, each once"
-                             : o.on == "independent"
+    const std::string what = o.on == MeasureOn::Training ? "the problems of the fixed training set, each once"
+                             : o.on == MeasureOn::Independent
                                  ? std::to_string((*sets).front().second.size()) +
                                        " examples per depth sampled independently of training, sample seed " +
                                        std::to_string(sampleSeedOf(o))
@@ -265,23 +267,26 @@ Command addEvalCommand(CLI::App& root) {
     cmd->add_option("run", opts->runFile, "Run file (run.json) written by `ndr train`")->required();
     cmd->add_option("--steps", opts->steps, "Steps to run each model (default: the model's evaluation steps)")
         ->check(CLI::Range(1, 1024)); // traces grow with steps; beyond this is a typo
-    cmd->add_option("--weights", opts->weights, "Weights to load: final, or best (at the best validation)")
-        ->check(CLI::IsMember({"final", "best"}));
+    addWeightsOption(cmd, opts->weights, "Weights to load: final, or best (at the best validation)");
     cmd->add_option(
            "--halt-threshold", opts->haltThreshold,
            "Halting threshold of every model that has the --halt-on signal (0: run every step; default: "
            "each model's own)")
         ->check(CLI::Range(0.0, 1.0));
-    cmd->add_option(
-           "--halt-on", opts->haltOn,
+    cmd->add_option_function<ndr::HaltSignal>(
+           "--halt-on", [opts](const ndr::HaltSignal& on) { opts->haltOn = on; },
            "What halting reads: gates (copy gates, ThoughtNet's operators' weight) or change (how far "
            "a step moved each position's state; every model but the LSTM). Default: each model's own")
-        ->check(CLI::IsMember({"gates", "change"}));
+        ->transform(CLI::CheckedTransformer(std::map<std::string, ndr::HaltSignal>{
+            {"gates", ndr::HaltSignal::Gates}, {"change", ndr::HaltSignal::Change}}));
     cmd->add_option("--on", opts->on,
                     "What to measure on: held-out (the evaluation sets), training (each problem of a fixed "
                     "training set once: multi-digit arithmetic), or independent (examples drawn as the task "
                     "draws them, training problems included)")
-        ->check(CLI::IsMember({"held-out", "training", "independent"}));
+        ->transform(CLI::CheckedTransformer(
+            std::map<std::string, MeasureOn>{{"held-out", MeasureOn::HeldOut},
+                                             {"training", MeasureOn::Training},
+                                             {"independent", MeasureOn::Independent}}));
     cmd->add_option("--examples", opts->examples,
                     "With --on independent: examples per depth (default: the task's evaluation set size)")
         ->check(CLI::Range(1, 1000000));

@@ -22,7 +22,7 @@ using json = nlohmann::ordered_json;
 struct PredictOptions {
     std::string runFile, expression, model;
     int steps = 0;
-    std::string weights = "final";
+    WeightsChoice weights = WeightsChoice::Final;
 };
 
 // Six decimals are far below what a plot or a reader can tell apart and keep the attention arrays small.
@@ -210,7 +210,7 @@ int runPredict(const PredictOptions& o) {
         for (int k = 0; tr.readouts > 1 && k < tr.readouts; ++k)
             probs.push_back(probsOf(k));
         models.push_back({{"name", cfg.name},
-                          {"weights", run.weightsUsed[m]},
+                          {"weights", weightsName(run.weightsUsed[m])},
                           {"steps", stepped ? json(steps) : json(nullptr)},
                           {"stepsBelowDepth", below},
                           {"haltedAfter", halted >= 0 ? json(halted) : json(nullptr)},
@@ -249,8 +249,7 @@ Command addPredictCommand(CLI::App& root) {
     cmd->add_option("--model", opts->model, "Only this model (by name, any case)");
     cmd->add_option("--steps", opts->steps, "Steps to run (default: the model's evaluation steps)")
         ->check(CLI::Range(1, 1024)); // traces grow with steps; beyond this is a typo
-    cmd->add_option("--weights", opts->weights, "Weights to load: final, or best (at the best validation)")
-        ->check(CLI::IsMember({"final", "best"}));
+    addWeightsOption(cmd, opts->weights, "Weights to load: final, or best (at the best validation)");
     cmd->footer(
         "Any depth up to twice the run's deepest test depth is answered by every model with its "
         "steps (or --steps); a model with fewer steps than the depth + 1 that route the expression one "

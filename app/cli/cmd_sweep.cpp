@@ -188,8 +188,10 @@ int collect(const fs::path& dir, const ndr::SweepPlan& plan) {
                        {"mostCommonAnswer", baseline},
                        {"config", json::parse(nlohmann::json(g.config).dump())}});
     }
-    const json summary = {
-        {"format", "ndr-studio-sweep"}, {"version", 2}, {"kind", plan.kind}, {"groups", out}};
+    const json summary = {{"format", "ndr-studio-sweep"},
+                          {"version", 2},
+                          {"kind", ndr::sweepKindName(plan.kind)},
+                          {"groups", out}};
     try {
         ndr::writeFileAtomic(dir / "summary.json", summary.dump(2) + "\n");
     } catch (const std::exception& e) {
@@ -275,7 +277,7 @@ Command addSweepCommand(CLI::App& root) {
                     return printStatus(sub->dir);
                 if (collectCmd->parsed()) {
                     const ndr::SweepPlan plan = loadPlan(sub->dir);
-                    if (plan.kind == "table1")
+                    if (plan.kind == ndr::SweepKind::Table1)
                         return printTableOne(sub->dir) > 0 ? 0 : kExitError;
                     if (collect(sub->dir, plan) == 0)
                         throw CliError("no run of " + sub->dir + " has finished yet (see `ndr sweep status " +

@@ -15,17 +15,18 @@ namespace ndrcli {
 namespace {
 
 struct ExportWeightsOptions {
-    std::string runFile, out, weights = "final", checkBatch;
+    std::string runFile, out, checkBatch;
+    WeightsChoice weights = WeightsChoice::Final;
     bool overwrite = false;
     int perDepth = 2;
     uint64_t seed = 1;
 };
 
 int runExportWeights(const ExportWeightsOptions& o) {
-    LoadedRun run = loadRun(o.runFile, "final");
+    LoadedRun run = loadRun(o.runFile, WeightsChoice::Final);
     std::vector<ndr::ExportedModel> models;
     try {
-        models = ndr::exportModels(*run.run, o.weights == "best");
+        models = ndr::exportModels(*run.run, o.weights == WeightsChoice::Best);
         ndr::writeExportedModels(o.out, models, o.overwrite);
         if (!o.checkBatch.empty())
             ndr::saveSafetensors(o.checkBatch, ndr::referenceBatch(*run.run, o.perDepth, o.seed));
@@ -40,7 +41,7 @@ int runExportWeights(const ExportWeightsOptions& o) {
     if (!o.checkBatch.empty())
         std::cout << "  the reference batch: " << o.checkBatch << "\n";
     for (const auto& m : models)
-        if (o.weights == "best" && !m.bestWeights)
+        if (o.weights == WeightsChoice::Best && !m.bestWeights)
             std::cout << "Note: " << m.stem
                       << " has no best-validation weights; its final weights were written\n";
     return 0;
@@ -76,8 +77,7 @@ Command addExportWeightsCommand(CLI::App& root) {
                                                       "JSON descriptions, for PyTorch");
     cmd->add_option("run", o->runFile, "The run file (run.json)")->required();
     cmd->add_option("--out", o->out, "Folder to write <model>.safetensors and <model>.json into")->required();
-    cmd->add_option("--weights", o->weights, "Weights to write: final, or best (at the best validation)")
-        ->check(CLI::IsMember({"final", "best"}));
+    addWeightsOption(cmd, o->weights, "Weights to write: final, or best (at the best validation)");
     cmd->add_flag("--overwrite", o->overwrite,
                   "Replace files that already exist (otherwise nothing is written)");
     cmd->add_option(

@@ -78,7 +78,18 @@ ndr::RunConfig loadRunConfig(const std::string& preset, const std::string& confi
     return config;
 }
 
-LoadedRun loadRun(const fs::path& runFile, const std::string& weights, const std::vector<int>& only) {
+const char* weightsName(WeightsChoice weights) {
+    return weights == WeightsChoice::Best ? "best" : "final";
+}
+
+void addWeightsOption(CLI::App* cmd, WeightsChoice& out, const std::string& description) {
+    const std::map<std::string, WeightsChoice> names = {
+        {weightsName(WeightsChoice::Final), WeightsChoice::Final},
+        {weightsName(WeightsChoice::Best), WeightsChoice::Best}};
+    cmd->add_option("--weights", out, description)->transform(CLI::CheckedTransformer(names));
+}
+
+LoadedRun loadRun(const fs::path& runFile, WeightsChoice weights, const std::vector<int>& only) {
     LoadedRun out;
     out.file = runFile;
     try {
@@ -92,12 +103,14 @@ LoadedRun loadRun(const fs::path& runFile, const std::string& weights, const std
         const bool wanted = only.empty() || std::find(only.begin(), only.end(), i) != only.end();
         if (!wanted) {
             out.trainers.push_back(nullptr);
-            out.weightsUsed.emplace_back();
+            out.weightsUsed.push_back(WeightsChoice::Final);
             continue;
         }
         ndr::Trainer& t = out.run->trainer(i);
         out.trainers.push_back(&t);
-        out.weightsUsed.push_back(weights == "best" && t.useBestWeights() ? "best" : "final");
+        out.weightsUsed.push_back(weights == WeightsChoice::Best && t.useBestWeights()
+                                      ? WeightsChoice::Best
+                                      : WeightsChoice::Final);
     }
     return out;
 }

@@ -9,7 +9,10 @@
 #include "core/train/run.h"
 #include "core/train/trainer.h"
 
+#include <CLI/CLI.hpp>
+
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -44,20 +47,27 @@ struct ConfigOverrides {
 ndr::RunConfig loadRunConfig(const std::string& preset, const std::string& configFile,
                              const ConfigOverrides& overrides);
 
+// Which weights of a checkpoint a command uses: the final ones, or those of the best validation.
+enum class WeightsChoice { Final, Best };
+// "final" or "best", as `--weights` and the commands' output spell it.
+const char* weightsName(WeightsChoice weights);
+// `--weights final|best` on `cmd`, read into `out`.
+void addWeightsOption(CLI::App* cmd, WeightsChoice& out, const std::string& description);
+
 // A saved run with one trainer per model holding the saved weights, ready to evaluate or trace.
 struct LoadedRun {
     fs::path file;
     std::unique_ptr<ndr::Run> run;
-    ndr::RunRecord record;                // as saved
-    const ndr::Task* task = nullptr;      // the run's task
-    std::vector<ndr::Trainer*> trainers;  // (models) null for a model not loaded
-    std::vector<std::string> weightsUsed; // (models) "final" or "best"
+    ndr::RunRecord record;                  // as saved
+    const ndr::Task* task = nullptr;        // the run's task
+    std::vector<ndr::Trainer*> trainers;    // (models) null for a model not loaded
+    std::vector<WeightsChoice> weightsUsed; // (models) the weights loaded
 };
 
 // Loads RUN.json, rebuilds its task with the saved tables and each model's checkpoint (path relative to
-// the run file). `weights` is "final" or "best"; a checkpoint without best weights falls back to the
-// final ones (weightsUsed says so). Only models whose index is in `only` are loaded when it is non-empty.
-LoadedRun loadRun(const fs::path& runFile, const std::string& weights, const std::vector<int>& only = {});
+// the run file). A checkpoint without best weights falls back to the final ones (weightsUsed says so). Only
+// models whose index is in `only` are loaded when it is non-empty.
+LoadedRun loadRun(const fs::path& runFile, WeightsChoice weights, const std::vector<int>& only = {});
 
 // Local time as YYYYmmdd-HHMMSS.
 std::string timestamp();

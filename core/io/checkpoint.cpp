@@ -5,6 +5,7 @@
 
 #include "core/io/file_io.h"
 #include "core/io/json_fields.h"
+#include "core/io/migrations.h"
 
 #include <nlohmann/json.hpp>
 
@@ -88,13 +89,45 @@ std::string headerString(const json& h, const char* key, const std::string& wher
     return v.get<std::string>();
 }
 
+double headerSeconds(const json& h, const char* key, const std::string& where) {
+    const json& v = headerField(h, key);
+    if (!v.is_number() || !(v.get<double>() >= 0) || v.get<double>() > 1e15)
+        throw FileError("header field " + where + "." + key + ": expected a number of seconds, got " +
+                        v.dump());
+    return v.get<double>();
+}
+
+// The training state: null (weights alone) or the generators, Adam's step and the seconds.
+std::optional<TrainingState> headerTraining(const json& h) {
+    const json& t = headerField(h, "training");
+    if (t.is_null())
+        return std::nullopt;
+    if (!t.is_object())
+        throw FileError("header field training: expected an object or null");
+    TrainingState s;
+    s.batchRng = headerString(t, "batchRng", "training");
+    s.dropoutRng = headerString(t, "dropoutRng", "training");
+    s.adamStep = headerInt(t, "adamStep", 0, INT64_MAX, "training");
+    s.seconds = headerSeconds(t, "seconds", "training");
+    return s;
+}
+
+json trainingJson(const std::optional<TrainingState>& s) {
+    if (!s)
+        return nullptr;
+    return {{"batchRng", s->batchRng},
+            {"dropoutRng", s->dropoutRng},
+            {"adamStep", s->adamStep},
+            {"seconds", s->seconds}};
+}
+
 struct Counts {
     int64_t params = 0, bestParams = 0, adamM = 0, adamV = 0;
     int64_t total() const { return params + bestParams + adamM + adamV; }
 };
 
 // Fills everything but the buffers and returns their lengths, all checked against each other.
-Counts parseHeader(const std::string& text, CheckpointData& d) {
+Counts parseHeader(const std::string& text, int64_t fileVersion, CheckpointData& d) {
     try {
         jsonio::checkJsonSize(text, SIZE_MAX); // the header's length bounds the number of values
     } catch (const std::runtime_error& e) {
@@ -114,9 +147,10 @@ Counts parseHeader(const std::string& text, CheckpointData& d) {
     if (format != CheckpointData::kFormat)
         throw FileError("not an NDR Studio checkpoint (header format '" + format + "')");
     const int64_t version = headerInt(h, "version", 0, INT32_MAX);
-    if (version != CheckpointData::kVersion)
+    if (version != fileVersion)
         throw FileError("header version " + std::to_string(version) + " does not match the file version " +
-                        std::to_string(CheckpointData::kVersion));
+                        std::to_string(fileVersion));
+    migrations::upgradeCheckpointHeader(h, version);
     try {
         from_json(headerField(h, "model"), d.model);
     } catch (const FileError&) {
@@ -127,7 +161,7 @@ Counts parseHeader(const std::string& text, CheckpointData& d) {
     d.vocabSize = int(headerInt(h, "vocabSize", 1, kMaxTensorSide));
     d.symbols = int(headerInt(h, "symbols", 1, kMaxTensorSide));
     d.step = headerInt(h, "step", 0, INT64_MAX);
-    d.rngState = headerString(h, "rngState");
+    d.training = headerTraining(h);
 
     const json& layout = headerField(h, "layout");
     if (!layout.is_array())
@@ -262,7 +296,7 @@ CheckpointData readCheckpoint(ByteSource& in) {
     uint64_t hash = fnv1a(fnv1a(kFnvOffset, pre, kPreambleBytes), header.data(), header.size());
 
     CheckpointData d;
-    const Counts counts = parseHeader(header, d);
+    const Counts counts = parseHeader(header, version, d);
     const uint64_t expected =
         kPreambleBytes + headerBytes + uint64_t(counts.total()) * sizeof(float) + kChecksumBytes;
     if (fileSize < expected)
@@ -336,7 +370,7 @@ std::string checkpointToBytes(const CheckpointData& data) {
                            {"bestParams", data.bestParams.size()},
                            {"adamM", data.adamM.size()},
                            {"adamV", data.adamV.size()}}},
-                         {"rngState", data.rngState}};
+                         {"training", trainingJson(data.training)}};
     const std::string headerText = header.dump(-1, ' ', false, json::error_handler_t::replace);
     if (headerText.size() > kMaxHeaderBytes)
         throw FileError("its header would be " + humanSize(headerText.size()) + ", more than the limit of " +
@@ -382,7 +416,7 @@ CheckpointData checkpointFromBytes(std::string_view bytes) {
 }
 
 void checkCheckpointMatches(const CheckpointData& data, const ModelConfig& model,
-                            const std::vector<TensorInfo>& layout, const fs::path& path) {
+                            const std::vector<TensorInfo>& layout) {
     std::vector<std::string> problems;
     // Architecture only: dropouts, evalSteps and the name may change between training and use.
     const ModelKindInfo &savedKind = kindOf(data.model), &wantedKind = kindOf(model);
@@ -432,7 +466,7 @@ void checkCheckpointMatches(const CheckpointData& data, const ModelConfig& model
     const auto buffers = bufferProblems(data);
     problems.insert(problems.end(), buffers.begin(), buffers.end());
     if (!problems.empty())
-        throw FileError("cannot use checkpoint " + quote(path) + ": " + joinProblems(problems));
+        throw FileError(joinProblems(problems));
 }
 
 } // namespace ndr

@@ -5,6 +5,7 @@
 
 #include "core/io/file_io.h"
 #include "core/io/json_fields.h"
+#include "core/io/migrations.h"
 
 #include <nlohmann/json.hpp>
 
@@ -306,6 +307,9 @@ RunRecord parseRunRecord(std::string_view text, RunFileParts parts) {
                     if (auto probe = e.is_object() ? e.find("probe") : e.end();
                         probe != e.end() && probe->is_object())
                         *probe = Trace{};
+    if (const auto version = j.is_object() ? j.find("version") : j.end();
+        version != j.end() && version->is_number_integer())
+        migrations::upgradeRunFile(j, version->get<int64_t>());
     return j.get<RunRecord>();
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -46,17 +47,26 @@ RunRecord loadRunRecord(const std::filesystem::path& path, RunFileParts parts = 
 // hold the bytes.
 RunRecord runRecordFromText(std::string_view text, RunFileParts parts = RunFileParts::All);
 
+// What training needs, beside the weights and the moments, to go on exactly where it stopped.
+struct TrainingState {
+    std::string batchRng;   // the batch generator's state, as it streams itself
+    std::string dropoutRng; // the dropout generator's state, as it streams itself
+    int64_t adamStep = 0;   // Adam's updates done (its bias correction)
+    double seconds = 0;     // training time so far
+    bool operator==(const TrainingState&) const = default;
+};
+
 struct CheckpointData {
     static constexpr const char* kFormat = "ndr-studio-checkpoint";
-    static constexpr int kVersion = 1;
+    static constexpr int kVersion = 2;
     ModelConfig model;
     int vocabSize = 0, symbols = 0;
     int64_t step = 0;
-    std::vector<TensorInfo> layout;  // tensors in the order they sit in each buffer below
-    std::vector<float> params;       // current weights
-    std::vector<float> bestParams;   // weights at the best validation (may be empty)
-    std::vector<float> adamM, adamV; // optimiser moments (may be empty)
-    std::string rngState;            // training generator state, text (may be empty)
+    std::vector<TensorInfo> layout;        // tensors in the order they sit in each buffer below
+    std::vector<float> params;             // current weights
+    std::vector<float> bestParams;         // weights at the best validation (may be empty)
+    std::vector<float> adamM, adamV;       // optimiser moments (may be empty)
+    std::optional<TrainingState> training; // none: weights alone (an imported model)
 };
 
 // The bytes saveCheckpoint writes; FileError (without a file name) when the buffers do not fit the layout.
@@ -67,9 +77,10 @@ CheckpointData loadCheckpoint(const std::filesystem::path& path);
 // The checkpoint held in `bytes` (a checkpoint file's contents), checked as loadCheckpoint checks a
 // file; FileError without a file name.
 CheckpointData checkpointFromBytes(std::string_view bytes);
-// Throws FileError unless `data` fits a model with this configuration and tensor layout.
+// Throws FileError, saying each difference but not the file, unless `data` fits a model with this
+// configuration and tensor layout.
 void checkCheckpointMatches(const CheckpointData& data, const ModelConfig& model,
-                            const std::vector<TensorInfo>& layout, const std::filesystem::path& path);
+                            const std::vector<TensorInfo>& layout);
 
 // This machine's host name ("localhost" when it cannot be read).
 std::string hostName();

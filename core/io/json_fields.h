@@ -319,7 +319,7 @@ public:
             out = toEnum(*v, path(key), names);
     }
 
-    // A field that files written before it existed lack: absent, `out` keeps its value.
+    // A field a configuration may leave out: absent, `out` keeps its value (the default).
     template <typename T, typename... Options>
     void readOptional(const char* key, T& out, Options... options) const {
         if (find(j_, key))

@@ -16,7 +16,7 @@ namespace jsonio {
 
 void readTask(const json& j, TaskConfig& c, const std::string& path, bool required) {
     const Fields f(j, path, required);
-    // Added with the arithmetic and ListOps tasks: optional, absent means compositional table lookup.
+    // Optional: absent means compositional table lookup.
     f.readEnumOptional("kind", c.kind, kTaskKinds);
     f.read("symbols", c.symbols);
     f.read("functions", c.functions);
@@ -141,10 +141,10 @@ void readTrain(const json& j, TrainConfig& c, const std::string& path, bool requ
     f.read("evalInterval", c.evalInterval);
     f.read("seed", c.seed);
     f.read("threads", c.threads);
-    // Added with early stopping: optional, absent means training for every step.
+    // Optional: absent means training for every step.
     f.readOptional("stopPatience", c.stopPatience);
     f.readOptional("stopIid", c.stopIid);
-    // Added with the learning-rate decay: absent means a constant rate.
+    // Optional: absent means a constant rate.
     f.readOptional("lrDecaySteps", c.lrDecaySteps);
     f.readOptional("lrDecayFactor", c.lrDecayFactor);
     f.readOptional("warmupSteps", c.warmupSteps);

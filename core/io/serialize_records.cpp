@@ -64,9 +64,7 @@ void readTrace(const json& j, Trace& t, const std::string& path) {
     t.symbols = toIntIn(*f.get("symbols"), f.path("symbols"), 0, kMaxTraceSymbols);
     const size_t steps = size_t(t.steps), heads = size_t(t.heads), T = size_t(t.positions),
                  S = size_t(t.symbols);
-    // Added with multi-digit arithmetic: optional, one readout ([E]) when absent.
-    if (j.contains("readouts"))
-        t.readouts = toIntIn(*f.get("readouts"), f.path("readouts"), 1, kMaxTracePositions);
+    t.readouts = toIntIn(*f.get("readouts"), f.path("readouts"), 1, kMaxTracePositions);
     const size_t R = size_t(t.readouts);
     // An empty trace (no probe example) has no per-step readouts either.
     const size_t readouts = T > 0 ? steps + 1 : 0;
@@ -105,34 +103,25 @@ void readTrace(const json& j, Trace& t, const std::string& path) {
                                          " values, or none, got " + std::to_string(channels.size()));
     t.gateChannels = toArray<float>(channels, f.path("gateChannels"), anyFloat);
 
-    // Added with head routing (run format 2): optional.
-    if (j.contains("routing")) {
-        const json& routing = *f.get("routing");
-        expectArray(routing, f.path("routing"));
-        if (!routing.empty())
-            checkSize(routing, f.path("routing"), steps * T * heads, "steps*positions*heads, or none");
-        t.routing = toArray<float>(routing, f.path("routing"), anyFloat);
-    }
+    const json& routing = *f.get("routing");
+    expectArray(routing, f.path("routing"));
+    if (!routing.empty())
+        checkSize(routing, f.path("routing"), steps * T * heads, "steps*positions*heads, or none");
+    t.routing = toArray<float>(routing, f.path("routing"), anyFloat);
 
-    // Added with ThoughtNet: optional, none when absent.
-    if (j.contains("selection")) {
-        t.operators = toIntIn(*f.get("operators"), f.path("operators"), 0, 64);
-        const json& selection = *f.get("selection");
-        expectArray(selection, f.path("selection"));
-        if (!selection.empty())
-            checkSize(selection, f.path("selection"), steps * T * size_t(t.operators),
-                      "steps*positions*operators, or none");
-        t.selection = toArray<float>(selection, f.path("selection"), anyFloat);
-    }
+    t.operators = toIntIn(*f.get("operators"), f.path("operators"), 0, 64);
+    const json& selection = *f.get("selection");
+    expectArray(selection, f.path("selection"));
+    if (!selection.empty())
+        checkSize(selection, f.path("selection"), steps * T * size_t(t.operators),
+                  "steps*positions*operators, or none");
+    t.selection = toArray<float>(selection, f.path("selection"), anyFloat);
 
-    // Added with the state-change strip: optional, none when absent.
-    if (j.contains("change")) {
-        const json& change = *f.get("change");
-        expectArray(change, f.path("change"));
-        if (!change.empty())
-            checkSize(change, f.path("change"), steps * T, "steps*positions, or none");
-        t.change = toArray<float>(change, f.path("change"), anyFloat);
-    }
+    const json& change = *f.get("change");
+    expectArray(change, f.path("change"));
+    if (!change.empty())
+        checkSize(change, f.path("change"), steps * T, "steps*positions, or none");
+    t.change = toArray<float>(change, f.path("change"), anyFloat);
 
     const json& probs = *f.get("stepProbs");
     checkSize(probs, f.path("stepProbs"), readouts * R * S, "(steps+1)*readouts*symbols");
@@ -171,10 +160,8 @@ void readEval(const json& j, EvalRecord& r, const std::string& path) {
     if (r.loss.size() != r.depths.size())
         fail(f.path("loss"), "has " + std::to_string(r.loss.size()) + " values for " +
                                  std::to_string(r.depths.size()) + " depths");
-    // An optional (depths) array of shares between 0 and 1, empty or one per depth.
+    // A (depths) array of shares between 0 and 1, empty or one per depth.
     const auto readShares = [&](const char* key, std::vector<double>& out) {
-        if (!j.contains(key))
-            return;
         out = toArray<double>(*f.get(key), f.path(key), [](const json& v, const std::string& p) {
             const double share = toDouble(v, p, false);
             if (!(share >= 0 && share <= 1))
@@ -190,11 +177,9 @@ void readEval(const json& j, EvalRecord& r, const std::string& path) {
     f.read("validAccuracy", r.validAccuracy, true);
     f.read("testAccuracy", r.testAccuracy, true);
     readTrace(*f.get("probe"), r.probe, f.path("probe"));
-    // Added with head routing and gate halting (run format 2): optional.
-    f.readOptional("routeEntropy", r.routeEntropy, true);
-    if (j.contains("headShare"))
-        r.headShare = toArray<double>(*f.get("headShare"), f.path("headShare"), nullable);
-    if (j.contains("haltCounts")) {
+    f.read("routeEntropy", r.routeEntropy, true);
+    r.headShare = toArray<double>(*f.get("headShare"), f.path("headShare"), nullable);
+    {
         const json& counts = *f.get("haltCounts");
         expectArray(counts, f.path("haltCounts"));
         if (!counts.empty() && counts.size() != r.depths.size())
@@ -207,7 +192,7 @@ void readEval(const json& j, EvalRecord& r, const std::string& path) {
                              [](const json& v, const std::string& p) { return toIntIn(v, p, 0, INT_MAX); });
     }
     readShares("everyStepAccuracy", r.everyStepAccuracy);
-    // Added with the per-operation accuracy: optional, all three or none.
+    // On tasks with operations: all three, or none.
     if (j.contains("operations")) {
         r.operations = toArray<std::string>(*f.get("operations"), f.path("operations"), toString);
         for (size_t o = 0; o < r.operations.size(); ++o)
@@ -254,9 +239,8 @@ void readModelRecord(const json& j, ModelRecord& r, const std::string& path) {
                                      std::to_string(r.history.size()) + " evaluations, got " +
                                      std::to_string(r.bestEval));
     r.stepsDone = toIntIn(*f.get("stepsDone"), f.path("stepsDone"), 0, INT_MAX);
-    // Optional: records written before the loss log existed have none.
-    if (const json* log = find(j, "lossLog")) {
-        const Fields lf(*log, f.path("lossLog"), true);
+    {
+        const Fields lf(*f.get("lossLog"), f.path("lossLog"), true);
         r.lossLog.steps =
             toArray<int>(*lf.get("steps"), lf.path("steps"),
                          [](const json& v, const std::string& p) { return toIntIn(v, p, 0, INT_MAX); });

@@ -65,13 +65,17 @@ std::string nestingFolder(const std::set<std::string>& dirs, const std::string& 
 
 } // namespace
 
+const char* sweepKindName(SweepKind kind) {
+    return kind == SweepKind::Table1 ? "table1" : "seeds";
+}
+
 std::string sweepPlanToText(const SweepPlan& plan) {
     json runs = json::array();
     for (const SweepEntry& e : plan.runs)
         runs.push_back({{"name", e.name}, {"dir", e.dir}, {"group", e.group}, {"config", e.config}});
     const json j = {{"format", SweepPlan::kFormat},
                     {"version", SweepPlan::kVersion},
-                    {"kind", plan.kind},
+                    {"kind", sweepKindName(plan.kind)},
                     {"runs", runs}};
     return j.dump(1) + "\n";
 }
@@ -98,9 +102,13 @@ SweepPlan sweepPlanFromText(std::string_view text) {
             fail("version", std::to_string(version.get<int64_t>()) + " is newer than this program reads (" +
                                 std::to_string(SweepPlan::kVersion) + "); update NDR Studio");
         SweepPlan plan;
-        plan.kind = stringMember(j, "kind", "");
-        if (plan.kind != "seeds" && plan.kind != "table1")
-            fail("kind", "expected \"seeds\" or \"table1\", got \"" + plan.kind + "\"");
+        const std::string kind = stringMember(j, "kind", "");
+        if (kind == sweepKindName(SweepKind::Seeds))
+            plan.kind = SweepKind::Seeds;
+        else if (kind == sweepKindName(SweepKind::Table1))
+            plan.kind = SweepKind::Table1;
+        else
+            fail("kind", "expected \"seeds\" or \"table1\", got \"" + kind + "\"");
         const json& runs = member(j, "runs", "");
         if (!runs.is_array())
             fail("runs", "expected an array");

@@ -20,11 +20,16 @@ struct SweepEntry {
     bool operator==(const SweepEntry&) const = default;
 };
 
+// A sweep over seeds of one configuration, or the rows of Table 1 in both orders over seeds.
+enum class SweepKind { Seeds, Table1 };
+// "seeds" or "table1", as sweep.json and summary.json spell it.
+const char* sweepKindName(SweepKind kind);
+
 struct SweepPlan {
     static constexpr const char* kFormat = "ndr-studio-sweep-plan";
     static constexpr int kVersion = 1;
     static constexpr const char* kFileName = "sweep.json";
-    std::string kind = "seeds"; // "seeds" or "table1"
+    SweepKind kind = SweepKind::Seeds;
     std::vector<SweepEntry> runs;
     bool operator==(const SweepPlan&) const = default;
 };

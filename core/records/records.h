@@ -204,7 +204,7 @@ struct ModelRecord {
 
 struct RunRecord {
     static constexpr const char* kFormat = "ndr-studio-run";
-    static constexpr int kVersion = 2;
+    static constexpr int kVersion = 3;
     RunConfig config;
     std::vector<std::vector<int>> tables; // function tables used (tables[f][x])
     Example probe;                        // the example traced at every evaluation

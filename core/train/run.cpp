@@ -136,13 +136,9 @@ std::unique_ptr<Run> Run::load(const std::filesystem::path& runFile, const std::
             if (data.step > INT_MAX)
                 throw FileError("checkpoint step " + std::to_string(data.step) + " is beyond the " +
                                 std::to_string(INT_MAX) + " steps a run can record");
-            run->trainers_[i]->restore(data, model, ckptPath);
+            run->trainers_[i]->restore(data, model);
         } catch (const std::exception& e) {
-            // Every refusal names its file; the trainer's own messages may not.
-            const std::string what = e.what();
-            if (what.find(ckptPath.string()) != std::string::npos)
-                throw;
-            throw FileError("cannot use checkpoint '" + ckptPath.string() + "': " + what);
+            throw FileError("cannot use checkpoint '" + ckptPath.string() + "': " + e.what());
         }
     }
     return run;

@@ -137,7 +137,7 @@ std::string seedsText(const std::vector<uint64_t>& seeds) {
 
 SweepPlan seedPlan(const RunConfig& base, const std::vector<uint64_t>& seeds) {
     SweepPlan plan;
-    plan.kind = "seeds";
+    plan.kind = SweepKind::Seeds;
     for (const uint64_t s : seeds) {
         SweepEntry e;
         e.name = e.dir = "seed-" + std::to_string(s);

@@ -143,7 +143,7 @@ SweepPlan tableOnePlan(TableOneRecipe recipe, const std::vector<uint64_t>& seeds
             throw std::invalid_argument("unknown Table 1 row '" + id + "': the rows are " + known);
         }
     SweepPlan plan;
-    plan.kind = "table1";
+    plan.kind = SweepKind::Table1;
     // Seed by seed, so that a sweep run in order fills every cell with one seed first.
     for (const uint64_t s : seeds)
         for (const PaperTableOneRow& row : paperTableOne()) {

@@ -253,25 +253,33 @@ CheckpointData Trainer::checkpoint() const {
     d.bestParams = bestParams_;
     d.adamM = adam_.m;
     d.adamV = adam_.v;
-    std::ostringstream os;
-    os << batchRng_ << ' ' << dropoutRng_ << ' ' << adam_.t << ' ' << trainSeconds_;
-    d.rngState = os.str();
+    std::ostringstream batch, dropout;
+    batch << batchRng_;
+    dropout << dropoutRng_;
+    d.training = TrainingState{batch.str(), dropout.str(), adam_.t, trainSeconds_};
     return d;
 }
 
-void Trainer::restore(const CheckpointData& data, const ModelRecord& record,
-                      const std::filesystem::path& path) {
-    checkCheckpointMatches(data, model_.config(), model_.params().layout(), path);
+void Trainer::restore(const CheckpointData& data, const ModelRecord& record) {
+    checkCheckpointMatches(data, model_.config(), model_.params().layout());
+    // Everything is read before anything changes, so a refused checkpoint leaves the trainer as it was.
+    auto batchRng = batchRng_;
+    auto dropoutRng = dropoutRng_;
+    if (data.training) {
+        std::istringstream batch(data.training->batchRng), dropout(data.training->dropoutRng);
+        batch >> batchRng;
+        dropout >> dropoutRng;
+        if (!batch || !dropout)
+            throw FileError("the training generator state is damaged");
+        adam_.t = data.training->adamStep;
+        trainSeconds_ = data.training->seconds;
+    }
+    batchRng_ = batchRng;
+    dropoutRng_ = dropoutRng;
     model_.params().values().assign(data.params.begin(), data.params.end());
     bestParams_ = data.bestParams;
     adam_.m = data.adamM;
     adam_.v = data.adamV;
-    if (!data.rngState.empty()) {
-        std::istringstream is(data.rngState);
-        is >> batchRng_ >> dropoutRng_ >> adam_.t >> trainSeconds_;
-        if (!is)
-            throw FileError("checkpoint: the training generator state is damaged");
-    }
     record_ = record;
     record_.stepsDone = int(data.step);
     lastEvalStep_ = record_.stepsDone;

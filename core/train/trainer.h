@@ -58,9 +58,9 @@ public:
     // `task` must outlive the trainer. Initialises the model from config.train.seed.
     Trainer(const RunConfig& config, int modelIndex, const Task& task, const Example& probe);
 
-    // Continues from a checkpoint (read from `path`, named in messages) and the model's history;
-    // throws FileError when they do not fit.
-    void restore(const CheckpointData& data, const ModelRecord& record, const std::filesystem::path& path);
+    // Continues from a checkpoint and the model's history; throws FileError, saying what does not fit
+    // but not naming the file, and changes nothing when they do not fit.
+    void restore(const CheckpointData& data, const ModelRecord& record);
 
     // Trains until config.train.steps are done, early stopping says so (earlyStopReason, the reason in
     // the Finished status's message), `stop` becomes true, or the loss is not finite.

@@ -224,7 +224,7 @@ private slots:
         Result r = runNdr({"table1", "--seeds", "2", "--steps", "30", "--out", dir, "--plan-only"});
         QVERIFY2(r.exitCode == 0, describe(r));
         const ndr::SweepPlan plan = ndr::loadSweepPlan(dir.toStdString());
-        QCOMPARE(plan.kind, std::string("table1"));
+        QVERIFY(plan.kind == ndr::SweepKind::Table1);
         QCOMPARE(int(plan.runs.size()), 7 * 2 * 2);
         // Seed by seed: every cell gets its first seed before any gets a second.
         QCOMPARE(plan.runs[0].group, std::string("lstm/forward"));

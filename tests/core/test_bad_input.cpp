@@ -161,7 +161,8 @@ CheckpointParts split(const std::string& bytes) {
 }
 
 // A checkpoint around header text and `payload` with a correct length field and checksum.
-std::string assembleText(const std::string& text, const std::string& payload, uint32_t version = 1) {
+std::string assembleText(const std::string& text, const std::string& payload,
+                         uint32_t version = ndr::CheckpointData::kVersion) {
     std::string s = "NDRSCKPT";
     putRaw(s, version);
     putRaw(s, uint32_t(text.size()));
@@ -170,7 +171,8 @@ std::string assembleText(const std::string& text, const std::string& payload, ui
     return s;
 }
 
-std::string assemble(const json& header, const std::string& payload, uint32_t version = 1) {
+std::string assemble(const json& header, const std::string& payload,
+                     uint32_t version = ndr::CheckpointData::kVersion) {
     return assembleText(header.dump(), payload, version);
 }
 
@@ -811,7 +813,7 @@ void TestBadInput::runFileRows() {
     const size_t brace = text.find('{');
     runFile("bit flip in a brace", flipBit(text, brace, 2), "invalid JSON at byte 1");
     runFile("bit flip in a key", flipBit(text, text.find("\"format\"") + 1, 0), "no 'format' field");
-    runFile("bit flip in a version", flipBit(text, text.find("\"version\": 2") + 11, 1), // '2' -> '0'
+    runFile("version 0", std::string(text).replace(text.find("\"version\": 3") + 11, 1, "0"),
             "version: must be at least 1");
     runFile("bit flip to invalid UTF-8", flipBit(text, text.find("\"finished\"") + 2, 7), "invalid JSON");
     runFile("NUL byte", std::string(text).insert(text.size() / 3, 1, '\0'), "invalid JSON");
@@ -832,7 +834,7 @@ void TestBadInput::checkpointRows() {
     checkpoint("five bytes", "NDRSC", "truncated");
     checkpoint("another file's magic", "\x89PNG\r\n\x1a\n" + b.substr(8), "not an NDR Studio checkpoint");
     checkpoint("a run file instead", runText_, "not an NDR Studio checkpoint");
-    checkpoint("newer version", assemble(parts.header, parts.payload, 2), "version 2 is newer");
+    checkpoint("newer version", assemble(parts.header, parts.payload, 3), "version 3 is newer");
     checkpoint("version 0", assemble(parts.header, parts.payload, 0), "version 0 is not valid");
     checkpoint("header length 4 GB", std::string(b).replace(12, 4, "\xff\xff\xff\xff"),
                "the header claims 4294967295");
@@ -848,7 +850,7 @@ void TestBadInput::checkpointRows() {
     checkpoint("bit flip in the weights", flipBit(b, payloadAt + 5, 3), "checksum mismatch");
     checkpoint("bit flip in the checksum", flipBit(b, b.size() - 1, 7), "checksum mismatch");
     checkpoint("bit flip in the magic", flipBit(b, 2, 1), "not an NDR Studio checkpoint");
-    checkpoint("bit flip in the version", flipBit(b, 8, 1), "version 3 is newer");
+    checkpoint("bit flip in the version", flipBit(b, 8, 0), "version 3 is newer");
     checkpoint("bit flip in the header length", flipBit(b, 15, 1), "the header claims");
     checkpoint("bit flip in a header key", flipBit(b, b.find("\"layout\"") + 1, 0), "no 'layout' field");
     checkpoint("header not JSON", std::string(b).replace(16, 1, "!"), "the header is not valid JSON");
@@ -879,14 +881,20 @@ void TestBadInput::checkpointRows() {
                "counts.adamM: 7 values");
     checkpoint("negative step", header([](json& h) { h["step"] = -1; }), "header field step");
     checkpoint("vocabulary 0", header([](json& h) { h["vocabSize"] = 0; }), "header field vocabSize");
-    checkpoint("no generator state", header([](json& h) { h.erase("rngState"); }), "no 'rngState' field");
+    checkpoint("no training state", header([](json& h) { h.erase("training"); }), "no 'training' field");
+    checkpoint("training state a number", header([](json& h) { h["training"] = 7; }),
+               "header field training: expected an object or null");
+    checkpoint("negative Adam step", header([](json& h) { h["training"]["adamStep"] = -1; }),
+               "header field training.adamStep");
+    checkpoint("training seconds a string", header([](json& h) { h["training"]["seconds"] = "long"; }),
+               "header field training.seconds: expected a number of seconds");
     checkpoint("step beyond int", header([](json& h) { h["step"] = int64_t(1) << 40; }),
                "steps a run can record", true);
     checkpoint("another model size", otherSizeBytes_, "saved for dModel 16 but the run's model has dModel 8",
                true);
     checkpoint("the other model's", vanillaBytes_, "saved for attention softmax", true);
     checkpoint("another task's shapes", otherTaskBytes_, "was the task changed?", true);
-    checkpoint("damaged generator state", header([](json& h) { h["rngState"] = "12 x"; }),
+    checkpoint("damaged generator state", header([](json& h) { h["training"]["batchRng"] = "12 x"; }),
                "generator state is damaged", true);
 }
 

@@ -149,7 +149,7 @@ CheckpointData smallCheckpoint(bool withOptional) {
         fill(d.bestParams);
         fill(d.adamM);
         fill(d.adamV);
-        d.rngState = "123 456\n789 text";
+        d.training = ndr::TrainingState{"123 456\n789 text", "1 2 3 4", 42, 1.5};
     }
     return d;
 }
@@ -382,24 +382,40 @@ private slots:
         QVERIFY(v1.models[0].history[0].haltCounts.empty());
         QVERIFY(v1.models[0].history[0].everyStepAccuracy.empty());
 
-        // An evaluation without the majority baseline opens with none.
+        // A version 2 evaluation without the majority baseline opens with none; in version 3 every
+        // evaluation has one.
         json noBaseline = smallRun();
         for (json& model : noBaseline["models"])
             for (json& eval : model["history"])
                 eval.erase("baseline");
         writeAll(path("no-baseline.json"), noBaseline.dump());
+        EXPECT_ERROR(FileError, loadRunRecord(path("no-baseline.json")),
+                     "models[0].history[0].baseline: missing");
+        noBaseline["version"] = 2;
+        writeAll(path("no-baseline.json"), noBaseline.dump());
         const RunRecord nb = loadRunRecord(path("no-baseline.json"));
         QVERIFY(nb.models[0].history[0].baseline.empty());
         QCOMPARE(nb.models[0].history[0].accuracy, smallRun().models[0].history[0].accuracy);
 
-        // A trace saved before traces recorded each step's change opens without it.
+        // A version 2 trace without each step's change, its readouts, operator selection or a loss
+        // log opens without them: one readout, no selector, no change, no loss log.
         json noChange = smallRun();
-        for (json& model : noChange["models"])
+        for (json& model : noChange["models"]) {
+            model.erase("lossLog");
             for (json& eval : model["history"])
-                eval["probe"].erase("change");
+                for (const char* key : {"change", "readouts", "operators", "selection"})
+                    eval["probe"].erase(key);
+        }
+        writeAll(path("no-change.json"), noChange.dump());
+        EXPECT_ERROR(FileError, loadRunRecord(path("no-change.json")),
+                     "models[0].history[0].probe.readouts: missing");
+        noChange["version"] = 2;
         writeAll(path("no-change.json"), noChange.dump());
         const RunRecord nc = loadRunRecord(path("no-change.json"));
         QVERIFY(nc.models[0].history[0].probe.change.empty());
+        QCOMPARE(nc.models[0].history[0].probe.readouts, 1);
+        QCOMPARE(nc.models[0].history[0].probe.operators, 0);
+        QVERIFY(nc.models[0].lossLog.steps.empty());
         QVERIFY(sameBits(nc.models[0].history[0].probe.gates, smallRun().models[0].history[0].probe.gates));
     }
 
@@ -585,8 +601,8 @@ private slots:
             QVERIFY(sameBits(back.bestParams, d.bestParams));
             QVERIFY(sameBits(back.adamM, d.adamM));
             QVERIFY(sameBits(back.adamV, d.adamV));
-            QCOMPARE(back.rngState, d.rngState);
-            checkCheckpointMatches(back, d.model, d.layout, path("model.ckpt"));
+            QVERIFY(back.training == d.training);
+            checkCheckpointMatches(back, d.model, d.layout);
         }
     }
 
@@ -605,10 +621,10 @@ private slots:
         EXPECT_ERROR(FileError, loadCheckpoint(bad), "not an NDR Studio checkpoint");
 
         b = bytes;
-        b[8] = 2;
+        b[8] = 3;
         writeAll(bad, b);
         EXPECT_ERROR(FileError, loadCheckpoint(bad),
-                     "checkpoint version 2 is newer than this NDR Studio understands");
+                     "checkpoint version 3 is newer than this NDR Studio understands");
         b[8] = 0;
         writeAll(bad, b);
         EXPECT_ERROR(FileError, loadCheckpoint(bad), "version 0 is not valid");
@@ -696,6 +712,22 @@ private slots:
         QVERIFY(d.bestParams.empty());
         QCOMPARE(int(d.adamV.size()), 8);
         QCOMPARE(d.step, int64_t(10));
+        QVERIFY(!d.training); // version 1 without a generator state: weights alone
+
+        // Version 1 keeps the generators, Adam's step and the seconds in one text; they read into
+        // their fields, the batch generator's words first, then the dropout generator's four.
+        json v1 = validHeader();
+        v1["rngState"] = "5 6 7 8 9 10 11 12 13 1000 2.5";
+        writeAll(path("v1.ckpt"), handMadeCheckpoint(v1, 24));
+        const CheckpointData old = loadCheckpoint(path("v1.ckpt"));
+        QVERIFY(old.training);
+        QCOMPARE(old.training->batchRng, std::string("5 6 7 8 9"));
+        QCOMPARE(old.training->dropoutRng, std::string("10 11 12 13"));
+        QCOMPARE(old.training->adamStep, int64_t(1000));
+        QCOMPARE(old.training->seconds, 2.5);
+        v1["rngState"] = "5 6 7 8 9 10 11 12 13 1000 soon";
+        writeAll(path("v1.ckpt"), handMadeCheckpoint(v1, 24));
+        EXPECT_ERROR(FileError, loadCheckpoint(path("v1.ckpt")), "the training generator state is damaged");
     }
 
     void checkpointMismatch() {
@@ -705,33 +737,31 @@ private slots:
         other.as<ndr::EncoderConfig>().gateDropout = 0;
         other.as<ndr::EncoderConfig>().evalSteps = 10;
         other.name = "renamed";
-        checkCheckpointMatches(d, other, d.layout, "x.ckpt");
+        checkCheckpointMatches(d, other, d.layout);
 
         other = d.model;
         other.as<ndr::EncoderConfig>().dModel = 16;
-        EXPECT_ERROR(FileError, checkCheckpointMatches(d, other, d.layout, "x.ckpt"),
+        EXPECT_ERROR(FileError, checkCheckpointMatches(d, other, d.layout),
                      "checkpoint was saved for dModel 8 but the run's model has dModel 16");
         other = d.model;
         other.as<ndr::EncoderConfig>().attention = AttentionKind::Softmax;
         other.as<ndr::EncoderConfig>().sharedWeights = false;
-        const QString both =
-            errorOf<FileError>([&] { checkCheckpointMatches(d, other, d.layout, "x.ckpt"); });
+        const QString both = errorOf<FileError>([&] { checkCheckpointMatches(d, other, d.layout); });
         QVERIFY2(both.contains("saved for attention geometric but the run's model has attention softmax"),
                  qPrintable(both));
         QVERIFY2(both.contains("sharedWeights true but the run's model has sharedWeights false"),
                  qPrintable(both));
-        QVERIFY2(both.contains("'x.ckpt'"), qPrintable(both));
+        QVERIFY2(!both.contains(".ckpt"), qPrintable(both)); // the caller names the file
 
         std::vector<TensorInfo> layout = d.layout;
         layout[0].rows = 13; // another vocabulary
-        EXPECT_ERROR(FileError, checkCheckpointMatches(d, d.model, layout, "x.ckpt"), "'embedding' 11x8");
+        EXPECT_ERROR(FileError, checkCheckpointMatches(d, d.model, layout), "'embedding' 11x8");
         layout.pop_back();
-        EXPECT_ERROR(FileError, checkCheckpointMatches(d, d.model, layout, "x.ckpt"), "4 tensors");
+        EXPECT_ERROR(FileError, checkCheckpointMatches(d, d.model, layout), "4 tensors");
 
         CheckpointData shortMoments = d;
         shortMoments.adamM.pop_back();
-        EXPECT_ERROR(FileError, checkCheckpointMatches(shortMoments, d.model, d.layout, "x.ckpt"),
-                     "adamM has");
+        EXPECT_ERROR(FileError, checkCheckpointMatches(shortMoments, d.model, d.layout), "adamM has");
         EXPECT_ERROR(FileError, saveCheckpoint(path("never.ckpt"), shortMoments), "cannot save checkpoint");
         QVERIFY(!QFile::exists(QString::fromStdString(path("never.ckpt"))));
     }

@@ -291,11 +291,11 @@ private slots:
         QCOMPARE(back.params, ckpt.params);
         const ModelConfig encoder = ndrModel(16, 2, 32, 5);
         QVERIFY(errorOf([&] {
-                    checkCheckpointMatches(back, encoder, ckpt.layout, "x.ckpt");
+                    checkCheckpointMatches(back, encoder, ckpt.layout);
                 }).contains("saved for kind lstm but the run's model has kind encoder"));
         ModelConfig wider = lstmModel(32, 8);
         QVERIFY(errorOf([&] {
-                    checkCheckpointMatches(back, wider, ckpt.layout, "x.ckpt");
+                    checkCheckpointMatches(back, wider, ckpt.layout);
                 }).contains("saved for lstmHidden 24 but the run's model has lstmHidden 32"));
     }
 

@@ -311,7 +311,7 @@ private slots:
         for (int i = 0; i < 3; ++i)
             rest.push_back(a.trainStep());
         Trainer b(run, 0, *task, probe);
-        b.restore(ckpt, rec, "memory");
+        b.restore(ckpt, rec);
         for (int i = 0; i < 3; ++i)
             resumed.push_back(b.trainStep());
         omp_set_num_threads(1);

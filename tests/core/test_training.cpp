@@ -178,7 +178,7 @@ private slots:
         const ModelRecord rec = a.record();
         const auto rest = ndrtest::nextLosses(a, 10);
         Trainer b(c, 0, task, defaultProbe(task));
-        b.restore(ckpt, rec, "memory");
+        b.restore(ckpt, rec);
         QCOMPARE(b.step(), 10);
         const auto resumed = ndrtest::nextLosses(b, 10);
         for (size_t i = 0; i < rest.size(); ++i)
@@ -224,7 +224,7 @@ private slots:
         const ModelRecord rec = b.record();
         const auto rest = ndrtest::nextLosses(b, 6);
         Trainer c(decayed, 0, task, defaultProbe(task));
-        c.restore(ckpt, rec, "memory");
+        c.restore(ckpt, rec);
         const auto resumed = ndrtest::nextLosses(c, 6);
         for (size_t i = 0; i < rest.size(); ++i)
             QCOMPARE(resumed[i], rest[i]);
@@ -461,7 +461,7 @@ private slots:
         QCOMPARE(a.step(), c.train.evalInterval);
         QVERIFY(a.record().history.empty());
         Trainer b(c, 0, task, defaultProbe(task));
-        b.restore(a.checkpoint(), a.record(), "memory");
+        b.restore(a.checkpoint(), a.record());
         stop = false;
         const auto stopAfterEvaluation = [&](const TrainProgress& p) { stop = p.eval != nullptr; };
         QVERIFY(b.run(stopAfterEvaluation, &stop).state == ModelState::Stopped);
@@ -475,7 +475,7 @@ private slots:
         QCOMPARE(b.record().history[0].accuracy, a.record().history[0].accuracy);
         // A restored run whose last step was evaluated does not evaluate it again.
         Trainer d(c, 0, task, defaultProbe(task));
-        d.restore(b.checkpoint(), b.record(), "memory");
+        d.restore(b.checkpoint(), b.record());
         stop = false;
         const auto stopAtStep = [&](const TrainProgress& p) {
             stop = p.evaluating >= 0 || p.eval || p.step > 20;
@@ -559,7 +559,7 @@ private slots:
         shorter.pop_back();
         QVERIFY(!earlyStopReason(c, shorter)); // it stopped at the first evaluation that allowed it
         Trainer b(c, 0, task, defaultProbe(task));
-        b.restore(a.checkpoint(), a.record(), "memory");
+        b.restore(a.checkpoint(), a.record());
         QVERIFY(b.run({}, nullptr).state == ModelState::Finished);
         QCOMPARE(b.step(), a.step());
         // Through a file: the run opens finished, with how it finished, and trains no further.

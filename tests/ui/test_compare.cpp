@@ -436,7 +436,7 @@ private slots:
         const std::filesystem::path dir = tmp_.filePath("t1").toStdString();
         std::filesystem::create_directories(dir);
         ndr::SweepPlan plan;
-        plan.kind = "table1";
+        plan.kind = ndr::SweepKind::Table1;
         for (const char* row : {"transformer", "ndr"})
             for (ndr::Order order : {ndr::Order::Forward, ndr::Order::Backward}) {
                 ndr::SweepEntry e;

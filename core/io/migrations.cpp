@@ -1,0 +1,117 @@
+// The older versions of the run file and the checkpoint header, brought to the current shape before
+// they are read (docs/design.md §7).
+#include "core/io/migrations.h"
+
+#include "core/io/files.h"
+
+#include <nlohmann/json.hpp>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace ndr::migrations {
+
+using nlohmann::json;
+
+namespace {
+
+// Sets each absent key of an object to its value; anything but an object is left alone.
+void fillAbsent(json& object, std::initializer_list<std::pair<const char*, json>> defaults) {
+    if (!object.is_object())
+        return;
+    for (const auto& [key, value] : defaults)
+        if (!object.contains(key))
+            object[key] = value;
+}
+
+template <typename F> void forEachIn(json& object, const char* key, F f) {
+    if (!object.is_object())
+        return;
+    const auto it = object.find(key);
+    if (it != object.end() && it->is_array())
+        for (json& x : *it)
+            f(x);
+}
+
+// Version 2: an evaluation of a run without head routing or halting, a trace with one readout, no
+// operator selection and no record of state changes, a model without a loss log. Version 1 lacks
+// the head routing and halting fields as well.
+void upgradeTrace(json& trace) {
+    fillAbsent(trace, {{"routing", json::array()},
+                       {"readouts", 1},
+                       {"operators", 0},
+                       {"selection", json::array()},
+                       {"change", json::array()}});
+}
+
+void upgradeEvaluation(json& eval) {
+    fillAbsent(eval, {{"baseline", json::array()},
+                      {"routeEntropy", nullptr},
+                      {"headShare", json::array()},
+                      {"haltCounts", json::array()},
+                      {"everyStepAccuracy", json::array()}});
+    if (eval.is_object() && eval.contains("probe"))
+        upgradeTrace(eval["probe"]);
+}
+
+void upgradeModel(json& model) {
+    fillAbsent(model, {{"lossLog", {{"steps", json::array()}, {"loss", json::array()}}}});
+    forEachIn(model, "history", upgradeEvaluation);
+}
+
+} // namespace
+
+void upgradeRunFile(json& run, int64_t version) {
+    if (version < 3)
+        forEachIn(run, "models", upgradeModel);
+}
+
+void upgradeCheckpointHeader(json& header, int64_t version) {
+    if (version >= 2 || !header.is_object())
+        return;
+    // Version 1: "rngState" is "<batch generator> <dropout generator> <Adam's step> <seconds>" as the
+    // generators stream themselves: the batch generator's words, then the dropout generator's four.
+    const auto it = header.find("rngState");
+    if (it == header.end())
+        throw FileError("the header has no 'rngState' field");
+    if (!it->is_string())
+        throw FileError("header field rngState: expected a string");
+    const std::string text = it->get<std::string>();
+    header.erase(it);
+    if (text.empty()) {
+        header["training"] = nullptr;
+        return;
+    }
+    std::istringstream is(text);
+    std::vector<std::string> words;
+    for (std::string w; is >> w;)
+        words.push_back(w);
+    constexpr size_t kDropoutWords = 4;
+    if (words.size() < kDropoutWords + 3)
+        throw FileError("the training generator state is damaged");
+    const auto join = [&](size_t from, size_t to) {
+        std::string s;
+        for (size_t i = from; i < to; ++i)
+            s += (i > from ? " " : "") + words[i];
+        return s;
+    };
+    const size_t n = words.size(), dropoutFrom = n - 2 - kDropoutWords;
+    json training = {{"batchRng", join(0, dropoutFrom)}, {"dropoutRng", join(dropoutFrom, n - 2)}};
+    try {
+        size_t used = 0;
+        const long long step = std::stoll(words[n - 2], &used);
+        if (used != words[n - 2].size())
+            throw std::invalid_argument("step");
+        const double seconds = std::stod(words[n - 1], &used);
+        if (used != words[n - 1].size())
+            throw std::invalid_argument("seconds");
+        training["adamStep"] = step;
+        training["seconds"] = seconds;
+    } catch (const std::exception&) {
+        throw FileError("the training generator state is damaged");
+    }
+    header["training"] = training;
+}
+
+} // namespace ndr::migrations
