@@ -2,7 +2,6 @@
 #include "training.h"
 
 #include "commands.h"
-#include "core/task/ctl_task.h"
 #include "progress.h"
 #include "routing_report.h"
 #include "table.h"
@@ -144,7 +143,7 @@ struct Autosave {
                 return false;
             dirty = false;
             rec.config = run.config();
-            rec.tables = ndr::tablesOf(run.task());
+            rec.tables = run.task().savedTables();
             rec.probe = run.probe();
             for (const auto& s : latest) {
                 rec.models.push_back(s->record);

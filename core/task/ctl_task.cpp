@@ -95,12 +95,6 @@ void CtlTask::setTables(const std::vector<std::vector<int>>& tables) {
     tables_ = tables;
 }
 
-std::vector<std::vector<int>> tablesOf(const Task& task) {
-    if (const auto* ctl = dynamic_cast<const CtlTask*>(&task))
-        return ctl->tables();
-    return {};
-}
-
 // Shared with ctl_text.cpp: refuses an example outside the task's symbols and functions.
 void checkExample(const TaskConfig& c, const Example& e) {
     if (!e.tokens.empty())

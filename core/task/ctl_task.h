@@ -30,6 +30,8 @@ public:
     const std::vector<std::vector<int>>& tables() const { return tables_; }
     // Replaces the tables (e.g. from a run file); throws std::invalid_argument unless each is a bijection.
     void setTables(const std::vector<std::vector<int>>& tables);
+    std::vector<std::vector<int>> savedTables() const override { return tables_; }
+    void restoreTables(const std::vector<std::vector<int>>& tables) override { setTables(tables); }
 
     int answer(const Example& e) const override;
     // Model input `[B] ... [E]` in the configured presentation order.
@@ -62,8 +64,5 @@ private:
     // parse(); `limit` says in the too-deep message where maxDepth comes from (empty: nothing).
     ParseResult parseLimited(const std::string& text, int maxDepth, const std::string& limit) const;
 };
-
-// The function tables of a table lookup task; none for the other tasks.
-std::vector<std::vector<int>> tablesOf(const Task& task);
 
 } // namespace ndr

@@ -184,6 +184,11 @@ Split Task::splitOf(const TaskConfig& config_, int depth) {
 
 // ---- Batches ----
 
+void Task::restoreTables(const std::vector<std::vector<int>>& tables) {
+    if (!tables.empty())
+        throw std::invalid_argument("function tables: only a table lookup task has them");
+}
+
 Batch Task::trainBatch(int batchSize, std::mt19937_64& rng) const {
     if (batchSize < 0)
         throw std::invalid_argument("trainBatch: negative batch size");

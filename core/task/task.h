@@ -109,6 +109,13 @@ public:
     const TaskConfig& config() const { return config_; }
     TaskKind kind() const { return config_.kind; }
 
+    // ---- State beyond the configuration, kept in the run record ----
+    // Table lookup's function tables (tables[f][x] = f(x)); none for the expression tasks.
+    virtual std::vector<std::vector<int>> savedTables() const { return {}; }
+    // Puts back what savedTables gave; std::invalid_argument naming what does not fit (tables for a
+    // task without any, a table that is no bijection of the symbols).
+    virtual void restoreTables(const std::vector<std::vector<int>>& tables);
+
     // ---- Vocabulary and answers ----
     virtual int vocabSize() const = 0;
     virtual int padToken() const = 0;

@@ -1,8 +1,6 @@
 // Runs in memory and run folders on disk (see run.h).
 #include "core/train/run.h"
 
-#include "core/task/ctl_task.h"
-
 #include <algorithm>
 #include <cctype>
 #include <climits>
@@ -71,7 +69,7 @@ Run::Run(const RunConfig& config) {
     }
     record_.config = config;
     task_ = makeTask(config.task);
-    record_.tables = tablesOf(*task_);
+    record_.tables = task_->savedTables();
     record_.probe = defaultProbe(*task_);
     for (int i = 0; i < int(config.models.size()); ++i) {
         trainers_.push_back(std::make_unique<Trainer>(config, i, *task_, record_.probe));
@@ -111,10 +109,7 @@ std::unique_ptr<Run> Run::load(const std::filesystem::path& runFile, const std::
                         " configured models; the file is damaged");
     try {
         run->task_ = makeTask(rec.config.task);
-        if (auto* ctl = dynamic_cast<CtlTask*>(run->task_.get()))
-            ctl->setTables(rec.tables);
-        else if (!rec.tables.empty())
-            throw std::invalid_argument("function tables: only a table lookup run has them");
+        run->task_->restoreTables(rec.tables);
         run->task_->answer(rec.probe); // throws when the probe is no expression of the task
     } catch (const std::exception& e) {
         throw FileError(runFile.string() + ": " + e.what());

@@ -5,7 +5,6 @@
 
 #include "core/io/serialize.h"
 #include "core/nn/model.h"
-#include "core/task/ctl_task.h"
 
 #include <nlohmann/json.hpp>
 
@@ -396,12 +395,8 @@ ImportedRun importModels(const fs::path& path) {
     std::unique_ptr<Task> task;
     try {
         task = makeTask(config.task);
-        if (first.hasTables) {
-            auto* ctl = dynamic_cast<CtlTask*>(task.get());
-            if (!ctl)
-                throw std::invalid_argument("tables: only a table lookup task has function tables");
-            ctl->setTables(first.tables);
-        }
+        if (first.hasTables)
+            task->restoreTables(first.tables);
     } catch (const std::invalid_argument& e) {
         throw refuse(first, e.what());
     }
@@ -417,7 +412,7 @@ ImportedRun importModels(const fs::path& path) {
 
     ImportedRun out;
     out.record.config = config;
-    out.record.tables = tablesOf(*task);
+    out.record.tables = task->savedTables();
     out.record.probe = defaultProbe(*task);
     for (const Description& d : ds) {
         std::unique_ptr<Model<float>> model;

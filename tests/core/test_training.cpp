@@ -241,7 +241,7 @@ private slots:
         const auto opened = Run::open(file);
         QCOMPARE(opened->record().models[1].history.size(), size_t(1));
         QCOMPARE(opened->record().models[0].checkpointFile, std::string("ndr@6.ckpt"));
-        QCOMPARE(tablesOf(opened->task()), tablesOf(halves.task()));
+        QCOMPARE(opened->task().savedTables(), halves.task().savedTables());
         for (int m = 0; m < 2; ++m) {
             QCOMPARE(opened->trainer(m).step(), 6);
             QCOMPARE(ndrtest::nextLosses(opened->trainer(m), 6), expected[m]);

@@ -44,7 +44,7 @@ namespace {
 ndr::RunRecord richRecord(const viewtest::Run& run) {
     ndr::RunRecord r;
     r.config = run.config;
-    r.tables = ndr::tablesOf(*run.task);
+    r.tables = run.task->savedTables();
     r.probe = ndr::defaultProbe(*run.task);
     for (int m = 0; m < 2; ++m) {
         ndr::ModelRecord mr;

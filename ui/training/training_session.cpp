@@ -2,7 +2,6 @@
 // training_session_save.cpp, recovery copies in training_session_recovery.cpp).
 #include "ui/training/training_session.h"
 
-#include "core/task/ctl_task.h"
 #include "ui/common/tsan_handover.h"
 #include "ui/training/pending_save.h"
 #include "ui/training/run_follower.h"
@@ -300,7 +299,7 @@ ndr::RunRecord TrainingSession::record() const {
     ndr::RunRecord r;
     r.config = config_;
     if (run_)
-        r.tables = ndr::tablesOf(run_->task());
+        r.tables = run_->task().savedTables();
     r.probe = probe_;
     for (const auto& m : models_) {
         ndr::ModelRecord mr;

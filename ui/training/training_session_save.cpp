@@ -3,7 +3,6 @@
 // same way into the session's recovery folder.
 #include "ui/training/pending_save.h"
 
-#include "core/task/ctl_task.h"
 #include "ui/common/tsan_handover.h"
 #include "ui/training/run_follower.h"
 #include "ui/training/training_worker.h"
@@ -88,7 +87,7 @@ void TrainingSession::finishSave() {
     job->file = saving_->file.toStdString();
     ndr::RunRecord& rec = job->record;
     rec.config = config_;
-    rec.tables = ndr::tablesOf(run_->task());
+    rec.tables = run_->task().savedTables();
     rec.probe = probe_;
     for (const auto& st : saving_->states) {
         ndr::ModelRecord mr = st->record;
