@@ -90,11 +90,15 @@ void readTrace(const json& j, Trace& t, const std::string& path) {
     checkSize(attention, f.path("attention"), steps * heads * T * T, "steps*heads*positions*positions");
     t.attention = toArray<float>(attention, f.path("attention"), anyFloat);
 
-    const json& gates = *f.get("gates");
-    expectArray(gates, f.path("gates"));
-    if (!gates.empty())
-        checkSize(gates, f.path("gates"), steps * T, "steps*positions, or none");
-    t.gates = toArray<float>(gates, f.path("gates"), anyFloat);
+    // An array of `size` floats (`what` spells the product), or none.
+    const auto floatsOrNone = [&](const char* key, size_t size, const char* what) {
+        const json& v = *f.get(key);
+        expectArray(v, f.path(key));
+        if (!v.empty())
+            checkSize(v, f.path(key), size, what);
+        return toArray<float>(v, f.path(key), anyFloat);
+    };
+    t.gates = floatsOrNone("gates", steps * T, "steps*positions, or none");
 
     const json& channels = *f.get("gateChannels");
     expectArray(channels, f.path("gateChannels"));
@@ -103,25 +107,11 @@ void readTrace(const json& j, Trace& t, const std::string& path) {
                                          " values, or none, got " + std::to_string(channels.size()));
     t.gateChannels = toArray<float>(channels, f.path("gateChannels"), anyFloat);
 
-    const json& routing = *f.get("routing");
-    expectArray(routing, f.path("routing"));
-    if (!routing.empty())
-        checkSize(routing, f.path("routing"), steps * T * heads, "steps*positions*heads, or none");
-    t.routing = toArray<float>(routing, f.path("routing"), anyFloat);
-
+    t.routing = floatsOrNone("routing", steps * T * heads, "steps*positions*heads, or none");
     t.operators = toIntIn(*f.get("operators"), f.path("operators"), 0, 64);
-    const json& selection = *f.get("selection");
-    expectArray(selection, f.path("selection"));
-    if (!selection.empty())
-        checkSize(selection, f.path("selection"), steps * T * size_t(t.operators),
-                  "steps*positions*operators, or none");
-    t.selection = toArray<float>(selection, f.path("selection"), anyFloat);
-
-    const json& change = *f.get("change");
-    expectArray(change, f.path("change"));
-    if (!change.empty())
-        checkSize(change, f.path("change"), steps * T, "steps*positions, or none");
-    t.change = toArray<float>(change, f.path("change"), anyFloat);
+    t.selection =
+        floatsOrNone("selection", steps * T * size_t(t.operators), "steps*positions*operators, or none");
+    t.change = floatsOrNone("change", steps * T, "steps*positions, or none");
 
     const json& probs = *f.get("stepProbs");
     checkSize(probs, f.path("stepProbs"), readouts * R * S, "(steps+1)*readouts*symbols");
