@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <thread>
 #include <unordered_set>
@@ -273,20 +272,25 @@ Command addEvalCommand(CLI::App& root) {
            "Halting threshold of every model that has the --halt-on signal (0: run every step; default: "
            "each model's own)")
         ->check(CLI::Range(0.0, 1.0));
-    cmd->add_option_function<ndr::HaltSignal>(
-           "--halt-on", [opts](const ndr::HaltSignal& on) { opts->haltOn = on; },
+    cmd->add_option_function<std::string>(
+           "--halt-on",
+           [opts](const std::string& on) {
+               opts->haltOn = on == "change" ? ndr::HaltSignal::Change : ndr::HaltSignal::Gates;
+           },
            "What halting reads: gates (copy gates, ThoughtNet's operators' weight) or change (how far "
            "a step moved each position's state; every model but the LSTM). Default: each model's own")
-        ->transform(CLI::CheckedTransformer(std::map<std::string, ndr::HaltSignal>{
-            {"gates", ndr::HaltSignal::Gates}, {"change", ndr::HaltSignal::Change}}));
-    cmd->add_option("--on", opts->on,
-                    "What to measure on: held-out (the evaluation sets), training (each problem of a fixed "
-                    "training set once: multi-digit arithmetic), or independent (examples drawn as the task "
-                    "draws them, training problems included)")
-        ->transform(CLI::CheckedTransformer(
-            std::map<std::string, MeasureOn>{{"held-out", MeasureOn::HeldOut},
-                                             {"training", MeasureOn::Training},
-                                             {"independent", MeasureOn::Independent}}));
+        ->check(CLI::IsMember({"gates", "change"}));
+    cmd->add_option_function<std::string>(
+           "--on",
+           [opts](const std::string& on) {
+               opts->on = on == "training"      ? MeasureOn::Training
+                          : on == "independent" ? MeasureOn::Independent
+                                                : MeasureOn::HeldOut;
+           },
+           "What to measure on: held-out (the evaluation sets), training (each problem of a fixed "
+           "training set once: multi-digit arithmetic), or independent (examples drawn as the task "
+           "draws them, training problems included)")
+        ->check(CLI::IsMember({"held-out", "training", "independent"}));
     cmd->add_option("--examples", opts->examples,
                     "With --on independent: examples per depth (default: the task's evaluation set size)")
         ->check(CLI::Range(1, 1000000));

@@ -83,10 +83,13 @@ const char* weightsName(WeightsChoice weights) {
 }
 
 void addWeightsOption(CLI::App* cmd, WeightsChoice& out, const std::string& description) {
-    const std::map<std::string, WeightsChoice> names = {
-        {weightsName(WeightsChoice::Final), WeightsChoice::Final},
-        {weightsName(WeightsChoice::Best), WeightsChoice::Best}};
-    cmd->add_option("--weights", out, description)->transform(CLI::CheckedTransformer(names));
+    cmd->add_option_function<std::string>(
+           "--weights",
+           [&out](const std::string& name) {
+               out = name == weightsName(WeightsChoice::Best) ? WeightsChoice::Best : WeightsChoice::Final;
+           },
+           description)
+        ->check(CLI::IsMember({weightsName(WeightsChoice::Final), weightsName(WeightsChoice::Best)}));
 }
 
 LoadedRun loadRun(const fs::path& runFile, WeightsChoice weights, const std::vector<int>& only) {

@@ -12,7 +12,6 @@
 #include <CLI/CLI.hpp>
 
 #include <filesystem>
-#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
