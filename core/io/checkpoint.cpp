@@ -1,7 +1,8 @@
 // The binary checkpoint of a model: a JSON header (configuration, tensor layout, buffer sizes) and the
 // raw float buffers, checksummed. The loader bounds every size it reads before allocating from it.
-#include "core/config/model_kind.h"
 #include "core/io/files.h"
+
+#include "core/io/checkpoint_problems.h"
 
 #include "core/io/file_io.h"
 #include "core/io/json_fields.h"
@@ -20,6 +21,8 @@ namespace ndr {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
+using checkpointio::checkpointBufferProblems;
+using checkpointio::joinProblems;
 using fileio::asFileError;
 using fileio::Fd;
 using fileio::humanSize;
@@ -325,35 +328,10 @@ CheckpointData loadCheckpointOrThrow(const fs::path& path) {
     return readCheckpoint(in);
 }
 
-// Differences between the sizes of a checkpoint's buffers and its layout, one message each.
-std::vector<std::string> bufferProblems(const CheckpointData& d) {
-    std::vector<std::string> problems;
-    uint64_t total = 0;
-    for (const TensorInfo& t : d.layout)
-        total += uint64_t(std::max(t.rows, 0)) * uint64_t(std::max(t.cols, 0));
-    if (d.params.size() != total)
-        problems.push_back("it has " + std::to_string(d.params.size()) +
-                           " parameters but its layout adds up to " + std::to_string(total));
-    const std::pair<const char*, const std::vector<float>*> optional[] = {
-        {"bestParams", &d.bestParams}, {"adamM", &d.adamM}, {"adamV", &d.adamV}};
-    for (const auto& [name, buffer] : optional)
-        if (!buffer->empty() && buffer->size() != d.params.size())
-            problems.push_back(std::string(name) + " has " + std::to_string(buffer->size()) +
-                               " values, expected 0 or " + std::to_string(d.params.size()));
-    return problems;
-}
-
-std::string joinProblems(const std::vector<std::string>& problems) {
-    std::string s;
-    for (const std::string& p : problems)
-        s += (s.empty() ? "" : "; ") + p;
-    return s;
-}
-
 } // namespace
 
 std::string checkpointToBytes(const CheckpointData& data) {
-    if (const auto problems = bufferProblems(data); !problems.empty())
+    if (const auto problems = checkpointBufferProblems(data); !problems.empty())
         throw FileError(joinProblems(problems));
     json layout = json::array();
     for (const TensorInfo& t : data.layout)
@@ -413,60 +391,6 @@ CheckpointData checkpointFromBytes(std::string_view bytes) {
         MemorySource in(bytes);
         return readCheckpoint(in);
     });
-}
-
-void checkCheckpointMatches(const CheckpointData& data, const ModelConfig& model,
-                            const std::vector<TensorInfo>& layout) {
-    std::vector<std::string> problems;
-    // Architecture only: dropouts, evalSteps and the name may change between training and use.
-    const ModelKindInfo &savedKind = kindOf(data.model), &wantedKind = kindOf(model);
-    if (&savedKind != &wantedKind) {
-        problems.push_back("checkpoint was saved for kind " + savedKind.id +
-                           " but the run's model has kind " + wantedKind.id);
-    } else {
-        const auto show = [](const FieldValue& v) {
-            return std::visit(
-                [](const auto& x) -> std::string {
-                    using T = std::decay_t<decltype(x)>;
-                    if constexpr (std::is_same_v<T, std::string>)
-                        return x;
-                    else if constexpr (std::is_same_v<T, bool>)
-                        return x ? "true" : "false";
-                    else if constexpr (std::is_same_v<T, double>)
-                        return numberText(x);
-                    else
-                        return std::to_string(x);
-                },
-                v);
-        };
-        for (const std::string& key : wantedKind.parameterFields)
-            for (const ModelField& f : wantedKind.fields)
-                if (f.key == key && !(f.get(data.model) == f.get(model)))
-                    problems.push_back("checkpoint was saved for " + key + " " + show(f.get(data.model)) +
-                                       " but the run's model has " + key + " " + show(f.get(model)));
-    }
-    // With the same architecture a different layout means a different task (vocabulary, symbols).
-    if (problems.empty() && data.layout != layout) {
-        if (data.layout.size() != layout.size()) {
-            problems.push_back("checkpoint has " + std::to_string(data.layout.size()) +
-                               " tensors but the run's model has " + std::to_string(layout.size()));
-        } else {
-            for (size_t i = 0; i < layout.size(); ++i) {
-                const TensorInfo &a = data.layout[i], &b = layout[i];
-                if (a == b)
-                    continue;
-                problems.push_back("checkpoint tensor " + std::to_string(i) + " is '" + a.name + "' " +
-                                   std::to_string(a.rows) + "x" + std::to_string(a.cols) +
-                                   " but the run's model has '" + b.name + "' " + std::to_string(b.rows) +
-                                   "x" + std::to_string(b.cols) + " (was the task changed?)");
-                break;
-            }
-        }
-    }
-    const auto buffers = bufferProblems(data);
-    problems.insert(problems.end(), buffers.begin(), buffers.end());
-    if (!problems.empty())
-        throw FileError(joinProblems(problems));
 }
 
 } // namespace ndr
