@@ -97,20 +97,15 @@ void upgradeCheckpointHeader(json& header, int64_t version) {
         return s;
     };
     const size_t n = words.size(), dropoutFrom = n - 2 - kDropoutWords;
-    json training = {{"batchRng", join(0, dropoutFrom)}, {"dropoutRng", join(dropoutFrom, n - 2)}};
-    try {
-        size_t used = 0;
-        const long long step = std::stoll(words[n - 2], &used);
-        if (used != words[n - 2].size())
-            throw std::invalid_argument("step");
-        const double seconds = std::stod(words[n - 1], &used);
-        if (used != words[n - 1].size())
-            throw std::invalid_argument("seconds");
-        training["adamStep"] = step;
-        training["seconds"] = seconds;
-    } catch (const std::exception&) {
+    std::istringstream tail(words[n - 2] + " " + words[n - 1]);
+    int64_t step = 0;
+    double seconds = 0;
+    if (!(tail >> step >> seconds) || !(tail >> std::ws).eof())
         throw FileError("the training generator state is damaged");
-    }
+    const json training = {{"batchRng", join(0, dropoutFrom)},
+                           {"dropoutRng", join(dropoutFrom, n - 2)},
+                           {"adamStep", step},
+                           {"seconds", seconds}};
     header["training"] = training;
 }
 
