@@ -6,6 +6,8 @@
 #include "routing_report.h"
 #include "table.h"
 
+#include "core/config/task_kinds.h"
+
 #include <algorithm>
 #include <chrono>
 #include <csignal>
@@ -63,7 +65,7 @@ bool stopRequested() {
 
 std::string splitSummary(const ndr::TaskConfig& t) {
     std::string s;
-    if (t.kind == ndr::TaskKind::ListOps && t.operations != ndr::listOpsOperationNames()) {
+    if (ndr::factsOf(t.kind).operations && t.operations != ndr::listOpsOperationNames()) {
         s = "operations";
         for (const std::string& op : t.operations)
             s += " " + op;

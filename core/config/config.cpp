@@ -2,6 +2,7 @@
 // about, so a config file or the experiment panel can point at what to fix.
 #include "core/config/config.h"
 #include "core/config/model_kind.h"
+#include "core/config/task_kinds.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,15 +13,6 @@
 namespace ndr {
 
 namespace {
-
-// Depth 40 is already far beyond what a few dozen steps can route; the bound keeps evaluation sets
-// (one per depth) and input lengths small.
-constexpr int kMaxDepth = 40;
-// An arithmetic or ListOps expression has at most 50 tokens (docs/design.md §1): past depth 10 hardly
-// one draw in a million fits, so evaluation sets could not be drawn. A lone digit (depth 1) is no question.
-constexpr int kMinTreeDepth = 2, kMaxTreeDepth = 10;
-// Multi-digit arithmetic's depths are its eight problem kinds (docs/design.md §1).
-constexpr int kMultiDigitKinds = 8;
 
 std::string num(double x) {
     return numberText(x);
@@ -37,7 +29,7 @@ struct DepthRange {
 // ListOps' operation subset: at least one, each known and listed once. Other tasks have none to choose.
 void validateOperations(const TaskConfig& t, Problems& p) {
     const std::vector<std::string>& known = listOpsOperationNames();
-    if (t.kind != TaskKind::ListOps) {
+    if (!factsOf(t.kind).operations) {
         if (t.operations != known)
             p.add("task.operations", "chooses ListOps' operations; this task has none: leave it out");
         return;
@@ -54,15 +46,12 @@ void validateOperations(const TaskConfig& t, Problems& p) {
 }
 
 void validateTask(const TaskConfig& t, Problems& p) {
-    const bool ctl = t.kind == TaskKind::Ctl;
-    if (ctl) {
+    const TaskKindFacts& kind = factsOf(t.kind);
+    if (kind.tables) {
         p.intRange("task.symbols", t.symbols, 2, 64);
         p.intRange("task.functions", t.functions, 1, 26);
     }
-    const bool digits = t.kind == TaskKind::MultiDigit;
-    const int minDepth = ctl || digits ? 1 : kMinTreeDepth, maxDepth = ctl      ? kMaxDepth
-                                                                       : digits ? kMultiDigitKinds
-                                                                                : kMaxTreeDepth;
+    const int minDepth = kind.minDepth, maxDepth = kind.maxDepth;
     p.intRange("task.evalExamplesPerDepth", t.evalExamplesPerDepth, 1, 100000);
     validateOperations(t, p);
 

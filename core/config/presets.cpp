@@ -147,7 +147,7 @@ RunConfig paperPreset(const char* name, Order order) {
 // the arithmetic in 3000 steps). Both at d 64: a step takes about half the time of d 128, so twice the
 // steps fit in the same minutes, and there NDR fits more of the training depths and leads by more on
 // the test depths (docs/results.md, "Half the width").
-RunConfig treePreset(const char* name, TaskKind kind) {
+RunConfig treePreset(const char* name, TaskKind kind, int steps, int evalInterval) {
     RunConfig c;
     c.preset = name;
     c.task.kind = kind;
@@ -156,16 +156,13 @@ RunConfig treePreset(const char* name, TaskKind kind) {
     c.task.testMinDepth = 8, c.task.testMaxDepth = 9;
     c.task.seed = 1;
     c.task.evalExamplesPerDepth = 500;
-    const bool arith = kind == TaskKind::Arith;
     c.models = {ndrModel(64, 4, 128, 10), vanillaModel(64, 4, 128, 6)};
     c.train.batchSize = 64;
     c.train.learningRate = 1e-3;
     c.train.weightDecay = 0.01;
     c.train.gradClip = 5.0;
-    // ListOps examples are longer (up to 50 tokens against arithmetic's 50 characters of mostly short
-    // expressions): 5000 steps keep its run within 15 minutes on two cores.
-    c.train.steps = arith ? 12000 : 5000;
-    c.train.evalInterval = arith ? 1000 : 500;
+    c.train.steps = steps;
+    c.train.evalInterval = evalInterval;
     c.train.seed = 1;
     c.train.threads = 1;
     return c;
@@ -227,9 +224,11 @@ RunConfig presetConfig(const std::string& name) {
     if (name == "paper-backward")
         return paperPreset("paper-backward", Order::Backward);
     if (name == "arith")
-        return treePreset("arith", TaskKind::Arith);
+        return treePreset("arith", TaskKind::Arith, 12000, 1000);
+    // ListOps examples are longer (up to 50 tokens against arithmetic's 50 characters of mostly short
+    // expressions): 5000 steps keep its run within 15 minutes on two cores.
     if (name == "listops")
-        return treePreset("listops", TaskKind::ListOps);
+        return treePreset("listops", TaskKind::ListOps, 5000, 500);
     if (name == "thoughtnet")
         return multiDigitPreset();
     for (const ModelKindInfo* k : modelKinds())

@@ -2,6 +2,7 @@
 // serialize_records.cpp (run records). Every error names the field's path.
 #pragma once
 
+#include "core/config/task_kinds.h"
 #include "core/io/serialize.h"
 
 #include <nlohmann/json.hpp>
@@ -10,6 +11,7 @@
 #include <charconv>
 #include <climits>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -242,20 +244,29 @@ template <typename E> struct EnumName {
 };
 
 constexpr EnumName<Order> kOrders[] = {{Order::Forward, "forward"}, {Order::Backward, "backward"}};
-constexpr EnumName<TaskKind> kTaskKinds[] = {{TaskKind::Ctl, "ctl"},
-                                             {TaskKind::Arith, "arith"},
-                                             {TaskKind::ListOps, "listops"},
-                                             {TaskKind::MultiDigit, "multidigit"}};
+// The task kinds by their names in files, from the one list of task kinds (core/config/task_kinds.h).
+inline const std::vector<EnumName<TaskKind>>& taskKindNames() {
+    static const std::vector<EnumName<TaskKind>> names = [] {
+        std::vector<EnumName<TaskKind>> out;
+        for (const TaskKindFacts& f : taskKinds())
+            out.push_back({f.kind, f.name});
+        return out;
+    }();
+    return names;
+}
 
-template <typename E, size_t N> std::string enumName(E value, const EnumName<E> (&names)[N]) {
+// `Names`: an array or vector of EnumName.
+template <typename E, typename Names> std::string enumName(E value, const Names& names) {
     for (const auto& n : names)
         if (n.value == value)
             return n.name;
     return "invalid(" + std::to_string(int(value)) + ")";
 }
 
-template <typename E, size_t N>
-inline E toEnum(const json& v, const std::string& path, const EnumName<E> (&names)[N]) {
+template <typename Names>
+inline auto toEnum(const json& v, const std::string& path, const Names& names)
+    -> decltype(std::begin(names)->value) {
+    const size_t N = std::size(names);
     std::string expected;
     for (size_t i = 0; i < N; ++i)
         expected += std::string(i == 0 ? "" : i + 1 == N ? " or " : ", ") + names[i].name;
@@ -313,8 +324,7 @@ public:
         if (const json* v = get(key))
             out = toString(*v, path(key));
     }
-    template <typename E, size_t N>
-    void readEnum(const char* key, E& out, const EnumName<E> (&names)[N]) const {
+    template <typename E, typename Names> void readEnum(const char* key, E& out, const Names& names) const {
         if (const json* v = get(key))
             out = toEnum(*v, path(key), names);
     }
@@ -325,8 +335,8 @@ public:
         if (find(j_, key))
             read(key, out, options...);
     }
-    template <typename E, size_t N>
-    void readEnumOptional(const char* key, E& out, const EnumName<E> (&names)[N]) const {
+    template <typename E, typename Names>
+    void readEnumOptional(const char* key, E& out, const Names& names) const {
         if (find(j_, key))
             readEnum(key, out, names);
     }

@@ -17,7 +17,7 @@ namespace jsonio {
 void readTask(const json& j, TaskConfig& c, const std::string& path, bool required) {
     const Fields f(j, path, required);
     // Optional: absent means compositional table lookup.
-    f.readEnumOptional("kind", c.kind, kTaskKinds);
+    f.readEnumOptional("kind", c.kind, taskKindNames());
     f.read("symbols", c.symbols);
     f.read("functions", c.functions);
     f.read("trainMinDepth", c.trainMinDepth);
@@ -174,7 +174,7 @@ using namespace jsonio;
 // --- Configuration ---
 
 void to_json(json& j, const TaskConfig& c) {
-    j = json{{"kind", enumName(c.kind, kTaskKinds)},
+    j = json{{"kind", enumName(c.kind, taskKindNames())},
              {"symbols", c.symbols},
              {"functions", c.functions},
              {"trainMinDepth", c.trainMinDepth},
@@ -186,7 +186,7 @@ void to_json(json& j, const TaskConfig& c) {
              {"order", enumName(c.order, kOrders)},
              {"seed", c.seed},
              {"evalExamplesPerDepth", c.evalExamplesPerDepth}};
-    if (c.kind == TaskKind::ListOps)
+    if (factsOf(c.kind).operations)
         j["operations"] = c.operations;
 }
 void from_json(const json& j, TaskConfig& c) {
@@ -307,9 +307,16 @@ void checkFieldNames(const json& j) {
     // "comment": JSON has no comments, so a config file may carry one note.
     unknownFields(j, "", {"preset", "task", "models", "train", "comment"}, problems);
     if (const json* task = find(j, "task")) {
-        TaskConfig every; // ListOps' section is written with every task field
-        every.kind = TaskKind::ListOps;
-        unknownFields(*task, "task", keysOf(json(every)), problems);
+        std::vector<std::string> known; // every field of every task kind's section
+        for (const TaskKindFacts& f : taskKinds()) {
+            TaskConfig ofKind;
+            ofKind.kind = f.kind;
+            for (std::string& k : keysOf(json(ofKind)))
+                if (std::find(known.begin(), known.end(), k) == known.end())
+                    known.push_back(std::move(k));
+        }
+        std::sort(known.begin(), known.end());
+        unknownFields(*task, "task", known, problems);
     }
     if (const json* train = find(j, "train"))
         unknownFields(*train, "train", keysOf(json(TrainConfig{})), problems);

@@ -372,7 +372,7 @@ void from_json(const json& j, RunRecord& r) {
     // Table shapes and the probe's range are checked here so that no later index can go out of bounds;
     // whether each table is a bijection is CtlTask::setTables' business, whether an expression probe
     // is well formed the task's (Run::load).
-    const bool ctl = task.kind == TaskKind::Ctl;
+    const bool ctl = factsOf(task.kind).tables;
     const json& tables = require(j, "tables", "");
     expectArray(tables, "tables");
     if (!ctl && !tables.empty())

@@ -2,6 +2,7 @@
 // examples, balanced training batches, and makeTask().
 #include "core/task/task.h"
 
+#include "core/config/task_kinds.h"
 #include "core/task/ctl_task.h"
 #include "core/task/expression_task.h"
 #include "core/task/multidigit_task.h"
@@ -93,7 +94,7 @@ std::string depthMeaning(const TaskConfig& config) {
 }
 
 bool depthsAreSizes(const TaskConfig& config) {
-    return config.kind == TaskKind::MultiDigit;
+    return factsOf(config.kind).depthsAreSizes;
 }
 
 std::string depthLabel(const TaskConfig& config, int depth) {

@@ -1,5 +1,6 @@
 // Tests of the CTL task (docs/design.md §1): tables, ground truth in both orders, text round trips, parser
 // errors, balanced training batches that never touch held-out examples, and deterministic evaluation sets.
+#include "core/config/task_kinds.h"
 #include "core/task/ctl_task.h"
 #include "testutil.h"
 
@@ -70,6 +71,44 @@ class TestTask : public QObject {
     Q_OBJECT
 
 private slots:
+    // Each task kind's row says what its task does: the depths it accepts, whether it has tables and
+    // whether its depths are sizes.
+    void everyTaskKindHasItsRow() {
+        std::set<std::string> names;
+        for (const TaskKindFacts& f : taskKinds()) {
+            QVERIFY2(names.insert(f.name).second, f.name);
+            QCOMPARE(factsOf(f.kind).name, f.name);
+            TaskConfig c;
+            c.kind = f.kind;
+            c.trainMinDepth = c.trainMaxDepth = f.minDepth;
+            c.validMinDepth = 1, c.validMaxDepth = 0;
+            c.testMinDepth = c.testMaxDepth = f.maxDepth;
+            c.evalExamplesPerDepth = 4;
+            const auto problems = validate(c);
+            QVERIFY2(problems.empty(), problems.empty() ? "" : problems.front().text().c_str());
+            const auto task = makeTask(c);
+            QVERIFY(task->kind() == f.kind);
+            QCOMPARE(depthsAreSizes(c), f.depthsAreSizes);
+            QCOMPARE(!task->savedTables().empty(), f.tables);
+
+            auto fields = [](const TaskConfig& bad) {
+                std::set<std::string> out;
+                for (const Problem& p : validate(bad))
+                    out.insert(p.field);
+                return out;
+            };
+            TaskConfig shallow = c, deep = c;
+            shallow.trainMinDepth = f.minDepth - 1;
+            deep.testMaxDepth = f.maxDepth + 1;
+            QVERIFY2(fields(shallow).count("task.trainMinDepth"), f.name);
+            QVERIFY2(fields(deep).count("task.testMaxDepth"), f.name);
+            // Only the kind with operations takes a subset of them.
+            TaskConfig fewer = c;
+            fewer.operations = {"MIN"};
+            QCOMPARE(fields(fewer).count("task.operations") == 0, f.operations);
+        }
+    }
+
     void tablesAreBijections() {
         for (auto [s, f] : std::vector<std::pair<int, int>>{{8, 9}, {4, 4}, {2, 1}, {5, 26}, {64, 3}}) {
             TaskConfig c;

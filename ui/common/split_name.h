@@ -25,8 +25,8 @@ inline QString splitName(ndr::Split split, const QString& none = {}) {
 
 // "depth 3", or the problem size ("2+2") of multi-digit arithmetic, whose depths are sizes.
 inline QString depthName(const ndr::TaskConfig& task, int depth) {
-    return task.kind == ndr::TaskKind::MultiDigit ? QString::fromStdString(ndr::depthLabel(task, depth))
-                                                  : QObject::tr("depth %1").arg(depth);
+    return ndr::depthsAreSizes(task) ? QString::fromStdString(ndr::depthLabel(task, depth))
+                                     : QObject::tr("depth %1").arg(depth);
 }
 
 } // namespace ndrui

@@ -245,7 +245,7 @@ CompareData loadCompareData(const std::vector<CompareSource>& sources) {
         std::set<int> sizes;
         const ndr::TaskConfig* sized = nullptr;
         for (const Group& g : groups)
-            if (g.summary.config.task.kind == ndr::TaskKind::MultiDigit) {
+            if (ndr::depthsAreSizes(g.summary.config.task)) {
                 sized = &g.summary.config.task;
                 for (const ndr::ModelSummary& ms : g.summary.models)
                     sizes.insert(ms.depths.begin(), ms.depths.end());
@@ -278,8 +278,7 @@ CompareData loadCompareData(const std::vector<CompareSource>& sources) {
                     }
                 for (int size : sizes) {
                     const auto at = std::find(ms.depths.begin(), ms.depths.end(), size);
-                    const bool known = g.summary.config.task.kind == ndr::TaskKind::MultiDigit &&
-                                       at != ms.depths.end() &&
+                    const bool known = ndr::depthsAreSizes(g.summary.config.task) && at != ms.depths.end() &&
                                        size_t(at - ms.depths.begin()) < ms.perDepth.size();
                     row << (known ? cell(statsOf(ms.perDepth[size_t(at - ms.depths.begin())]))
                                   : QStringLiteral("-"));

@@ -2,6 +2,7 @@
 // box ranges only keep typing sane, so every problem the core can report stays reachable and visible.
 #include "ui/panel/experiment_panel.h"
 
+#include "core/config/task_kinds.h"
 #include "core/io/serialize.h"
 #include "core/task/multidigit_task.h"
 #include "ui/panel/depth_spin_box.h"
@@ -141,7 +142,7 @@ ndr::RunConfig ExperimentPanel::config() const {
     t.order = ndr::Order(order_->currentData().toInt());
     parseSeed(taskSeed_, &t.seed);
     t.evalExamplesPerDepth = evalExamples_->value();
-    if (t.kind == ndr::TaskKind::ListOps) {
+    if (ndr::factsOf(t.kind).operations) {
         t.operations.clear();
         for (const QString& op : operations_->text().split(' ', Qt::SkipEmptyParts))
             t.operations.push_back(op.toUpper().toStdString());
@@ -266,6 +267,7 @@ void ExperimentPanel::onValidToggled(bool on) {
 
 void ExperimentPanel::onTaskKindChanged() {
     const auto kind = ndr::TaskKind(taskKind_->currentData().toInt());
+    const ndr::TaskKindFacts& facts = ndr::factsOf(kind);
     // A field another task has no use for is disabled (it does not count) and its row hidden. An
     // editor's parent is its row's field: the editor with its note.
     auto applies = [this](QWidget* editor, bool on) {
@@ -273,8 +275,8 @@ void ExperimentPanel::onTaskKindChanged() {
         taskForm_->setRowVisible(editor->parentWidget(), on);
     };
     for (QWidget* w : std::initializer_list<QWidget*>{symbols_, functions_, order_})
-        applies(w, kind == ndr::TaskKind::Ctl);
-    applies(operations_, kind == ndr::TaskKind::ListOps);
+        applies(w, facts.tables);
+    applies(operations_, facts.operations);
     // Depths that are problem sizes are shown by name in the fields.
     ndr::TaskConfig ofKind;
     ofKind.kind = kind;

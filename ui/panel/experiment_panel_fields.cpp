@@ -2,6 +2,7 @@
 // training, each field with the note under it where the core's problems show.
 #include "ui/panel/experiment_panel.h"
 
+#include "core/config/task_kinds.h"
 #include "ui/panel/depth_spin_box.h"
 #include "ui/panel/form_fields.h"
 #include "ui/panel/models_group.h"
@@ -90,10 +91,9 @@ QWidget* ExperimentPanel::buildTaskGroup() {
     auto add = [&](const QString& label, const QString& path, QWidget* editor, const QString& tip) {
         form->addRow(label, withNote(editor, notes_.add(path, editor, tip, box)));
     };
-    taskKind_ = makeComboField({{tr("table lookup"), int(ndr::TaskKind::Ctl)},
-                                {tr("arithmetic"), int(ndr::TaskKind::Arith)},
-                                {tr("ListOps"), int(ndr::TaskKind::ListOps)},
-                                {tr("multi-digit arithmetic"), int(ndr::TaskKind::MultiDigit)}});
+    taskKind_ = makeComboField({});
+    for (const ndr::TaskKindFacts& f : ndr::taskKinds())
+        taskKind_->addItem(tr(f.title), int(f.kind));
     add(tr("task"), "task.kind", taskKind_,
         tr("table lookup: compositional table lookup (the paper's CTL).\n"
            "arithmetic: ((3*4)+7), digits with + and * mod 10 (paper §3.2).\n"
