@@ -85,18 +85,20 @@ template <typename S> struct ReadoutHead {
         }
     }
     // The mean over readouts of -log softmax(logits_r)[target_r].
-    double crossEntropy(const Batch& batch) const {
+    double crossEntropy(const Batch& batch) const { return crossEntropy(batch.targets); }
+    double crossEntropy(const std::vector<int>& targets) const {
         double loss = 0;
         for (Index r = 0; r < probs.rows(); ++r)
-            loss -= std::log(std::max(double(probs(r, batch.targets[size_t(r)])), 1e-300));
+            loss -= std::log(std::max(double(probs(r, targets[size_t(r)])), 1e-300));
         return loss / double(std::max<Index>(1, probs.rows()));
     }
     // Accumulates the readout's parameter gradients of crossEntropy() and assigns dRows (B*R, C), the
     // gradient at the rows read.
-    void backwardRows(ParamStore<S>& store, const Batch& batch) {
+    void backwardRows(ParamStore<S>& store, const Batch& batch) { backwardRows(store, batch.targets); }
+    void backwardRows(ParamStore<S>& store, const std::vector<int>& targets) {
         dLogits = probs;
         for (Index r = 0; r < dLogits.rows(); ++r)
-            dLogits(r, batch.targets[size_t(r)]) -= S(1);
+            dLogits(r, targets[size_t(r)]) -= S(1);
         dLogits /= S(dLogits.rows());
         biasBackward(dLogits, store.grad(b));
         linearBackward<S>(dLogits, rows, store.value(w), store.grad(w), &dRows);

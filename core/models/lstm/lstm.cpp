@@ -27,8 +27,7 @@ Lstm<S>::Lstm(const ModelConfig& config, int vocabSize, int symbols)
     // to twice the step of one parameter, as in the paper's training.
     bIh_ = store_.add("lstm.b_ih", 1, 4 * H);
     bHh_ = store_.add("lstm.b_hh", 1, 4 * H);
-    readoutW_ = store_.add("readout.w", symbols_, H);
-    readoutB_ = store_.add("readout.b", 1, symbols_);
+    head_.declare(store_, symbols_, H);
     store_.finalize();
 }
 
@@ -37,7 +36,7 @@ template <typename S> void Lstm<S>::init(uint64_t seed) {
     standardNormal<S>(store_.value(embedding_), rng);
     const double bound = 1.0 / std::sqrt(double(hidden_));
     std::uniform_real_distribution<double> uniform(-bound, bound);
-    for (int id : {wIh_, wHh_, bIh_, bHh_, readoutW_, readoutB_}) {
+    for (int id : {wIh_, wHh_, bIh_, bHh_, head_.w, head_.b}) {
         auto v = store_.value(id);
         for (Index i = 0; i < v.size(); ++i)
             v.data()[i] = S(uniform(rng));
@@ -77,16 +76,6 @@ template <typename S> void Lstm<S>::arrange(const Batch& batch) {
         for (int r = 0; r < offset_[t + 1] - offset_[t]; ++r)
             tokens_[size_t(offset_[t] + r)] = batch.tokens[size_t(order[r]) * T + 1 + t];
     targets_ = batch.targets;
-}
-
-template <typename S> void Lstm<S>::readout(const Mat<S>& states) {
-    linearForwardBias<S>(states, store_.value(readoutW_), store_.valuePtr(readoutB_), logits_);
-    probs_.resize(logits_.rows(), symbols_);
-    for (Index b = 0; b < logits_.rows(); ++b) {
-        const S mx = logits_.row(b).maxCoeff();
-        probs_.row(b) = (logits_.row(b).array() - mx).exp().matrix();
-        probs_.row(b) /= probs_.row(b).sum();
-    }
 }
 
 template <typename S>
@@ -132,16 +121,13 @@ S Lstm<S>::forward(const Batch& batch, int /*steps*/, bool training, Rng& rng, b
         tanhC_.middleRows(o, k).array() = c.array().tanh();
         h_.middleRows(o, k).array() = g.rightCols(H).array() * tanhC_.middleRows(o, k).array();
     }
-    last_.setZero(B, H);
+    head_.rows.setZero(B, H);
     for (int b = 0; b < B; ++b)
         if (count_[size_t(b)] > 0)
-            last_.row(b) = h_.row(offset_[size_t(count_[size_t(b)] - 1)] + rank_[size_t(b)]);
-    readout(last_);
-    double loss = 0;
-    for (int b = 0; b < B; ++b)
-        loss -= std::log(std::max(double(probs_(b, targets_[size_t(b)])), 1e-300));
+            head_.rows.row(b) = h_.row(offset_[size_t(count_[size_t(b)] - 1)] + rank_[size_t(b)]);
+    head_.apply(store_);
     stats_ = {};
-    stats_.crossEntropy = loss / std::max(1, B);
+    stats_.crossEntropy = head_.crossEntropy(targets_);
     return S(stats_.crossEntropy);
 }
 
@@ -151,18 +137,13 @@ template <typename S> void Lstm<S>::backward() {
     const int B = int(count_.size()), H = hidden_, steps = int(offset_.size()) - 1;
     const Index R = offset_.back();
     // loss = mean_b -log softmax(logits_b)[target_b]
-    dLogits_ = probs_;
-    for (int b = 0; b < B; ++b)
-        dLogits_(b, targets_[size_t(b)]) -= S(1);
-    dLogits_ /= S(B);
-    biasBackward(dLogits_, store_.grad(readoutB_));
-    linearBackward<S>(dLogits_, last_, store_.value(readoutW_), store_.grad(readoutW_), &dLast_);
+    head_.backwardRows(store_, targets_);
     dH_.setZero(R, H);
     dC_.setZero(R, H);
     dG_.resize(R, 4 * H); // d loss / d gate pre-activations
     for (int b = 0; b < B; ++b)
         if (count_[size_t(b)] > 0)
-            dH_.row(offset_[size_t(count_[size_t(b)] - 1)] + rank_[size_t(b)]) = dLast_.row(b);
+            dH_.row(offset_[size_t(count_[size_t(b)] - 1)] + rank_[size_t(b)]) = head_.dRows.row(b);
     const auto wHh = store_.value(wHh_);
     for (int t = steps - 1; t >= 0; --t) {
         // dH_ and dC_ of step t already hold what steps after t passed back.
@@ -225,10 +206,10 @@ Trace Lstm<S>::trace(const std::vector<int>& tokens, int readouts, int /*steps*/
     forward(batch, 0, false, unused, false);
     const int n = count_[0];
     // The output after 0..n tokens; one example, so step t's block is row t - 1.
-    Mat<S> states = Mat<S>::Zero(n + 1, hidden_);
+    head_.rows.setZero(n + 1, hidden_);
     for (int t = 1; t <= n; ++t)
-        states.row(t) = h_.row(t - 1);
-    readout(states);
+        head_.rows.row(t) = h_.row(t - 1);
+    head_.apply(store_);
     Trace tr;
     tr.tokens = tokens;
     tr.steps = n;
@@ -236,7 +217,7 @@ Trace Lstm<S>::trace(const std::vector<int>& tokens, int readouts, int /*steps*/
     tr.positions = int(tokens.size());
     tr.symbols = symbols_;
     for (int t = 0; t <= n; ++t)
-        recordReadouts(probs_.middleRows(t, 1), tr);
+        recordReadouts(head_.probs.middleRows(t, 1), tr);
     return tr;
 }
 

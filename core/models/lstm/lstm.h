@@ -5,6 +5,7 @@
 
 #include "core/models/lstm/kind.h"
 #include "core/nn/model.h"
+#include "core/nn/readout.h"
 
 #include <vector>
 
@@ -20,7 +21,7 @@ public:
     // `steps` does not apply: each example runs for as many time steps as it has tokens.
     S forward(const Batch& batch, int steps, bool training, Rng& rng, bool keepCaches) override;
     void backward() override;
-    const Mat<S>& logits() const override { return logits_; }
+    const Mat<S>& logits() const override { return head_.logits; }
     // steps = the number of tokens read (positions - 2), heads = 0, no attention and no gates; the
     // readout after step t is that of the output after the t-th token (step 0: the zero state).
     Trace trace(const std::vector<int>& tokens, int readouts, int steps, bool fullGates = false) override;
@@ -36,11 +37,12 @@ private:
     const LstmConfig& tc() const { return cfg_.template as<LstmConfig>(); }
     // The row layout of a batch: count_, rank_, offset_, tokens_ (see below).
     void arrange(const Batch& batch);
-    // logits_ and probs_ of the readout of `states` (rows, H).
-    void readout(const Mat<S>& states);
 
     int hidden_, embed_; // H, E
-    int embedding_ = -1, wIh_ = -1, wHh_ = -1, bIh_ = -1, bHh_ = -1, readoutW_ = -1, readoutB_ = -1;
+    int embedding_ = -1, wIh_ = -1, wHh_ = -1, bIh_ = -1, bHh_ = -1;
+    // The shared readout; its rows are each example's output after its last token (B, H), zero for
+    // an example without tokens.
+    ReadoutHead<S> head_;
 
     // State of the last forward. Rows are time-major: the block of time step t holds the examples that
     // have a t-th token, in order of rank (examples ranked by token count, longest first, ties by
@@ -51,14 +53,12 @@ private:
     std::vector<int> tokens_;  // (R) the token of each row
     std::vector<int> targets_; // (B)
     bool kept_ = false;
-    Mat<S> x_;              // (R, E) embeddings after dropout
-    Mat<S> xMask_;          // (R, E) dropout multipliers (empty: no dropout)
-    Mat<S> bias_;           // (1, 4H) b_ih + b_hh
-    Mat<S> gates_;          // (R, 4H) [i f g o] after their sigmoid / tanh
-    Mat<S> c_, tanhC_, h_;  // (R, H) cell, tanh(cell), output
-    Mat<S> last_;           // (B, H) each example's output after its last token (0 without tokens)
-    Mat<S> logits_, probs_; // (B, S)
-    Mat<S> dLogits_, dLast_, dH_, dC_, dG_, hPrev_, dX_; // backward temporaries, kept between calls
+    Mat<S> x_;                         // (R, E) embeddings after dropout
+    Mat<S> xMask_;                     // (R, E) dropout multipliers (empty: no dropout)
+    Mat<S> bias_;                      // (1, 4H) b_ih + b_hh
+    Mat<S> gates_;                     // (R, 4H) [i f g o] after their sigmoid / tanh
+    Mat<S> c_, tanhC_, h_;             // (R, H) cell, tanh(cell), output
+    Mat<S> dH_, dC_, dG_, hPrev_, dX_; // backward temporaries, kept between calls
 };
 
 } // namespace ndr
