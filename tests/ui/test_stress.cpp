@@ -268,6 +268,17 @@ class TestStress : public QObject {
             {14, [&] { changeControl(); }},
             {4,
              [&] {
+                 // The inspector's Show box during training: the sequence that once read a freed trace.
+                 w_->showInspector();
+                 auto* show = visible<QComboBox>("inspector.picture");
+                 if (!show)
+                     return record("show: no expression traced");
+                 const int i = uniform(0, show->count() - 1);
+                 record("show " + show->itemText(i));
+                 show->setCurrentIndex(i);
+             }},
+            {4,
+             [&] {
                  record("random example");
                  if (click("inspector.random"))
                      validTexts_ << w_->inspector().input()->text();
