@@ -1,10 +1,14 @@
-// Animated GIFs written with giflib decode again, with giflib and with Qt: frame count, size, loop.
+// Animated GIFs written with giflib decode again, with giflib and with Qt: frame count, size, loop; and
+// which evaluations an export draws as the training frames.
+#include "ui/export/exporter.h"
 #include "ui/export/gif_writer.h"
 
 #include <QImageReader>
 #include <QPainter>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <algorithm>
+#include <functional>
 
 using namespace ndrui;
 
@@ -12,6 +16,20 @@ class TestGif : public QObject {
     Q_OBJECT
 
 private slots:
+    // A long history is exported as kMaxTrainingFrames evenly spaced evaluations, first and last
+    // included; a short one frame per evaluation.
+    void trainingFramesAreBounded() {
+        QVERIFY(ndrui::trainingFrameEvaluations(0).empty());
+        QCOMPARE(ndrui::trainingFrameEvaluations(4), (std::vector<int>{0, 1, 2, 3}));
+        for (int n : {ndrui::kMaxTrainingFrames, ndrui::kMaxTrainingFrames + 1, 1000}) {
+            const std::vector<int> f = ndrui::trainingFrameEvaluations(n);
+            QCOMPARE(int(f.size()), std::min(n, ndrui::kMaxTrainingFrames));
+            QCOMPARE(f.front(), 0);
+            QCOMPARE(f.back(), n - 1);
+            QVERIFY(std::adjacent_find(f.begin(), f.end(), std::greater_equal<int>()) == f.end());
+        }
+    }
+
     void framesDecodeWithGiflibAndQt() {
         std::vector<QImage> frames;
         for (int i = 0; i < 5; ++i) {

@@ -37,6 +37,23 @@ QString frameName(int i) {
     return QStringLiteral("frames/frame-%1.png").arg(i, 3, 10, QLatin1Char('0'));
 }
 
+} // namespace
+
+std::vector<int> trainingFrameEvaluations(int evaluations) {
+    std::vector<int> out;
+    if (evaluations <= kMaxTrainingFrames) {
+        for (int i = 0; i < evaluations; ++i)
+            out.push_back(i);
+        return out;
+    }
+    // Evenly spaced, the first and the last among them.
+    for (int k = 0; k < kMaxTrainingFrames; ++k)
+        out.push_back(int(std::lround(double(k) * (evaluations - 1) / (kMaxTrainingFrames - 1))));
+    return out;
+}
+
+namespace {
+
 bool savePngAtomic(const QImage& image, const QString& path, QString* error) {
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly) || !image.save(&file, "PNG") || !file.commit()) {
@@ -200,7 +217,7 @@ QStringList dashboardExportFiles(const ndr::RunRecord& record, const ExportOptio
     if (ndr::hasOperationCounts(record))
         files << kOperationTable;
     if (options.frames) {
-        const int n = Dashboard::evaluationCount(record);
+        const int n = int(trainingFrameEvaluations(Dashboard::evaluationCount(record)).size());
         for (int i = 0; i < n; ++i)
             files << frameName(i);
         if (n > 0)
@@ -369,10 +386,11 @@ QStringList exportDashboard(const ndr::RunRecord& record, const QString& folder,
 
     if (!options.frames)
         return written;
-    const int n = Dashboard::evaluationCount(record);
+    const std::vector<int> shown = trainingFrameEvaluations(Dashboard::evaluationCount(record));
+    const int n = int(shown.size());
     std::vector<QImage> frames;
     for (int i = 0; i < n; ++i) {
-        dashboard.showRecord(record, i);
+        dashboard.showRecord(record, shown[size_t(i)]);
         QApplication::processEvents();
         const QString frameCaption = dashboard.caption();
         frames.push_back(paintImage({options.dashboardSize}, [&](QPainter& p, QSize size) {

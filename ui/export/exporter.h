@@ -2,7 +2,8 @@
 // length generalisation, head usage, steps used and accuracy per operation, once per model that has
 // them), the whole dashboard, each model's steps figure (its gates and attention over all steps of the
 // probe), the history as CSV tables (evaluations, accuracy per depth per evaluation, the loss log), one
-// frame per evaluation (the training's dynamics, on fixed axes) and an animated GIF of those frames, in
+// frame per evaluation, or 60 evenly spaced ones of a longer history (the training's dynamics, on fixed
+// axes), and an animated GIF of those frames, in
 // the screen's style or a paper's, in the standard or the colour-blind-safe colours. Every image says
 // which step (or model) it shows. Used by File > Export in the app and by `ndr export` headless.
 #pragma once
@@ -14,6 +15,7 @@
 #include <QString>
 #include <QStringList>
 #include <functional>
+#include <vector>
 
 namespace ndrui {
 
@@ -27,6 +29,13 @@ struct ExportOptions {
     FigureStyle style = FigureStyle::Screen;
     ColourScheme scheme = ColourScheme::Standard;
 };
+
+// The training frames of a history of `evaluations`: every evaluation up to kMaxTrainingFrames, otherwise
+// that many evenly spaced, the first and the last among them. Each frame is drawn on the GUI thread and
+// held until the GIF is written (1600x1000 pixels, 6.4 MB), so the bound keeps an export of a long run
+// to seconds and a few hundred MB.
+constexpr int kMaxTrainingFrames = 60;
+std::vector<int> trainingFrameEvaluations(int evaluations);
 
 // Where an export's figures may not go: into the folder of a run another process trains (its lock
 // is held), whose files that process alone writes. Empty when `folder` may be written; otherwise
