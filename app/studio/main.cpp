@@ -203,8 +203,8 @@ int main(int argc, char** argv) {
                 meter.stop();
                 std::printf("%s", qPrintable(meter.report()));
                 for (const auto& m : window.session().models())
-                    std::printf("%s: step %d, %.1f steps/s (training time only)\n", qPrintable(m.name),
-                                m.step,
+                    std::printf("%s: step %d, %.1f steps/s (training time only)\n", qPrintable(m.name()),
+                                m.stepsDone,
                                 m.history.empty() ? m.stepsPerSecond : m.history.back().stepsPerSecond);
             }
             auto& session = window.session();

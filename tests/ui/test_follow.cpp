@@ -161,7 +161,7 @@ private slots:
         const ndr::RunRecord onDisk =
             ndr::loadRunRecord(runFile.toStdString(), ndr::RunFileParts::WithoutTraces);
         for (size_t m = 0; m < session.models().size(); ++m) {
-            QCOMPARE(session.models()[m].step, onDisk.models[m].stepsDone);
+            QCOMPARE(session.models()[m].stepsDone, onDisk.models[m].stepsDone);
             QCOMPARE(session.models()[m].status.state, ndr::ModelState::Finished);
             QCOMPARE(session.models()[m].history.size(), onDisk.models[m].history.size());
         }

@@ -82,7 +82,7 @@ private slots:
                 .stepsDone;
         };
         const int first = stepsKept();
-        QTRY_VERIFY_WITH_TIMEOUT(w.session().models()[0].step > first + 200, ndrtest::waitMs(30000));
+        QTRY_VERIFY_WITH_TIMEOUT(w.session().models()[0].stepsDone > first + 200, ndrtest::waitMs(30000));
         guarded()->setErrorHandler([&w](const QString& what) { w.reportUnhandledError(what); });
         QTimer::singleShot(0, [] { throw std::runtime_error("a view failed"); });
         QTRY_VERIFY_WITH_TIMEOUT(w.findChild<QMessageBox*>("unhandledErrorBox"), ndrtest::waitMs(5000));

@@ -123,9 +123,9 @@ private slots:
         // The first copy is asked for at the first evaluation of either model (step 500) and taken
         // between two chunks of training: that model is at 500 or a little later, the other anywhere.
         const auto kept = ndr::loadRunRecord(copies().value(0).toStdString());
-        QVERIFY(std::max(w.session().models()[0].step, w.session().models()[1].step) >= 500);
+        QVERIFY(std::max(w.session().models()[0].stepsDone, w.session().models()[1].stepsDone) >= 500);
         for (int i = 0; i < 2; ++i)
-            QCOMPARE(w.session().models()[size_t(i)].step, kept.models[size_t(i)].stepsDone);
+            QCOMPARE(w.session().models()[size_t(i)].stepsDone, kept.models[size_t(i)].stepsDone);
         QVERIFY(w.session().runFile().isEmpty());
         QVERIFY(w.session().isModified());
         QCOMPARE(w.session().recoveryRunFile(), copies().value(0));
@@ -192,7 +192,7 @@ private slots:
             w.offerRecovery();
             QVERIFY(open.seen());
         }
-        QCOMPARE(w.session().models()[0].step, kept);
+        QCOMPARE(w.session().models()[0].stepsDone, kept);
         w.session().clear();
     }
 

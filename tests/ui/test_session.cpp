@@ -24,7 +24,7 @@ namespace {
 int minStep(const TrainingSession& s) {
     int m = INT_MAX;
     for (const auto& p : s.models())
-        m = std::min(m, p.step);
+        m = std::min(m, p.stepsDone);
     return m;
 }
 
@@ -43,7 +43,7 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(s.state(), TrainingSession::State::Ready, ndrtest::waitMs(30000));
         QVERIFY(progressed.count() > 0);
         for (const auto& m : s.models()) {
-            QCOMPARE(m.step, 400);
+            QCOMPARE(m.stepsDone, 400);
             QVERIFY(m.status == (ndr::ModelStatus{ndr::ModelState::Finished, {}}));
             QCOMPARE(m.history.size(), size_t(8)); // every 50 steps
             QCOMPARE(m.lossLog.steps.size(), size_t(40));
@@ -76,8 +76,8 @@ private slots:
         const ndr::RunRecord held = ndr::loadRunRecord(dir.filePath("run.json").toStdString());
         std::vector<int> pausedAt;
         for (size_t i = 0; i < s.models().size(); ++i) {
-            QCOMPARE(held.models[i].stepsDone, s.models()[i].step);
-            pausedAt.push_back(s.models()[i].step);
+            QCOMPARE(held.models[i].stepsDone, s.models()[i].stepsDone);
+            pausedAt.push_back(s.models()[i].stepsDone);
         }
         QCOMPARE(s.state(), TrainingSession::State::Paused);
 
@@ -128,7 +128,7 @@ private slots:
         // Step 1's evaluation never ended (under a sanitizer the stop may come before step 1 is done).
         for (const auto& m : s.models()) {
             QVERIFY(m.status == (ndr::ModelStatus{ndr::ModelState::Stopped, {}}));
-            QVERIFY(m.step <= 1);
+            QVERIFY(m.stepsDone <= 1);
             QVERIFY(m.history.empty());
         }
     }
@@ -154,7 +154,7 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(s.models()[0].evaluating >= 0, ndrtest::waitMs(10000));
         const double seen = s.models()[0].evaluating;
         QVERIFY(seen <= 1);
-        QCOMPARE(s.models()[0].step, 1);
+        QCOMPARE(s.models()[0].stepsDone, 1);
         s.save(file);
         QVERIFY(s.requestTrace(s.probe()) != 0);
         QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, ndrtest::waitMs(10000));
@@ -169,7 +169,7 @@ private slots:
 
         TrainingSession t;
         QVERIFY2(t.open(file, &error), qPrintable(error));
-        QCOMPARE(t.models()[0].step, 1);
+        QCOMPARE(t.models()[0].stepsDone, 1);
         QVERIFY2(t.models()[0].history.empty(), "the save waited for the evaluation to end");
     }
 
@@ -193,7 +193,7 @@ private slots:
         QCOMPARE(t.models().size(), s.models().size());
         for (size_t i = 0; i < s.models().size(); ++i) {
             const auto &a = s.models()[i], &b = t.models()[i];
-            QCOMPARE(b.step, 300);
+            QCOMPARE(b.stepsDone, 300);
             QCOMPARE(b.history.size(), a.history.size());
             for (size_t k = 0; k < a.history.size(); ++k) {
                 QCOMPARE(b.history[k].step, a.history[k].step);
@@ -205,7 +205,7 @@ private slots:
         t.continueTraining(350);
         QTRY_COMPARE_WITH_TIMEOUT(t.state(), TrainingSession::State::Ready, ndrtest::waitMs(30000));
         for (const auto& m : t.models())
-            QCOMPARE(m.step, 350);
+            QCOMPARE(m.stepsDone, 350);
     }
 
     void startContinuesTheSameRunOrStartsANewOne() {
@@ -224,7 +224,7 @@ private slots:
         QCOMPARE(s.runId(), first);
         QTRY_COMPARE_WITH_TIMEOUT(s.state(), TrainingSession::State::Ready, ndrtest::waitMs(30000));
         for (const auto& m : s.models()) {
-            QCOMPARE(m.step, 80);
+            QCOMPARE(m.stepsDone, 80);
             QCOMPARE(m.history.size(), size_t(3)); // at 50, at the end (60), at the new end (80)
         }
 
@@ -260,7 +260,7 @@ private slots:
         QVERIFY(!s.open(bad.fileName(), &error));
         QVERIFY2(error.contains("format"), qPrintable(error));
         QCOMPARE(s.runId(), id);
-        QCOMPARE(s.models()[0].step, 60);
+        QCOMPARE(s.models()[0].stepsDone, 60);
         QVERIFY(!s.open(dir.filePath("missing.json"), &error));
         QCOMPARE(s.runId(), id);
     }
@@ -329,7 +329,7 @@ private slots:
         QCOMPARE(t.missingWeights(), checkpoints);
         QCOMPARE(t.models().size(), s.models().size());
         for (size_t i = 0; i < s.models().size(); ++i) {
-            QCOMPARE(t.models()[i].step, 60);
+            QCOMPARE(t.models()[i].stepsDone, 60);
             QCOMPARE(t.models()[i].history.size(), s.models()[i].history.size());
         }
         QCOMPARE(t.requestTrace(t.probe()), quint64(0));

@@ -77,7 +77,7 @@ std::vector<double> plotData(QWidget* view) {
 int minStep(TrainingSession& s) {
     int m = INT_MAX;
     for (const auto& p : s.models())
-        m = std::min(m, p.step);
+        m = std::min(m, p.stepsDone);
     return m;
 }
 
@@ -163,7 +163,7 @@ private slots:
             QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, ndrtest::waitMs(10000));
             const ndr::RunRecord held = ndr::loadRunRecord(file.toStdString());
             for (size_t i = 0; i < w.session().models().size(); ++i)
-                QCOMPARE(held.models[i].stepsDone, w.session().models()[i].step);
+                QCOMPARE(held.models[i].stepsDone, w.session().models()[i].stepsDone);
             QCOMPARE(w.session().state(), TrainingSession::State::Paused);
         }
         QTest::mouseClick(pause, Qt::LeftButton);
@@ -234,7 +234,7 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(reopened.session().state(), TrainingSession::State::Ready,
                                   ndrtest::waitMs(60000));
         for (const auto& m : reopened.session().models()) {
-            QCOMPARE(m.step, 500);
+            QCOMPARE(m.stepsDone, 500);
             QCOMPARE(int(m.history.size()), 5);
         }
         const auto& historyAfter = reopened.session().models()[0].history;
@@ -271,8 +271,8 @@ private slots:
                  ndr::statusText(ndrModel.status).c_str());
         QVERIFY2(ndrModel.status.message.find("at step 1") != std::string::npos,
                  ndrModel.status.message.c_str());
-        QCOMPARE(ndrModel.step, 0);
-        QCOMPARE(vanilla.step, 200); // the other model trained on
+        QCOMPARE(ndrModel.stepsDone, 0);
+        QCOMPARE(vanilla.stepsDone, 200); // the other model trained on
         QVERIFY(vanilla.status.state == ndr::ModelState::Finished);
         QVERIFY2(w.statusBar()->currentMessage().contains("NDR stopped: diverged"),
                  qPrintable(w.statusBar()->currentMessage()));
@@ -408,7 +408,7 @@ private slots:
         delete w;
         MainWindow reopened(false);
         QVERIFY(reopened.openRun(file));
-        QVERIFY(reopened.session().models()[0].step >= 100);
+        QVERIFY(reopened.session().models()[0].stepsDone >= 100);
     }
 
     void closingMidTrainingStopsTheWorkers() {

@@ -245,7 +245,7 @@ bool MainWindow::screenshot(const QString& file) {
 
 void MainWindow::showModelProgress(int model) {
     const auto& m = session_.models()[size_t(model)];
-    panel_->setModelProgress(model, m.step, m.totalSteps, m.stepsPerSecond, m.etaSeconds, m.status,
+    panel_->setModelProgress(model, m.stepsDone, m.totalSteps, m.stepsPerSecond, m.etaSeconds, m.status,
                              m.evaluating);
 }
 
@@ -254,7 +254,7 @@ void MainWindow::onProgress(const SnapshotPtr& s) {
     const auto& m = session_.models()[size_t(s->model)];
     if (s->done && m.status.state == ndr::ModelState::Diverged)
         statusBar()->showMessage(
-            tr("%1 stopped: %2").arg(m.name, QString::fromStdString(ndr::statusText(m.status))));
+            tr("%1 stopped: %2").arg(m.name(), QString::fromStdString(ndr::statusText(m.status))));
     scheduleRedraw();
 }
 

@@ -55,7 +55,6 @@ bool TrainingSession::start(const ndr::RunConfig& config, QString* error) {
     models_.clear();
     for (const auto& m : config.models) {
         ModelProgress p;
-        p.name = QString::fromStdString(m.name);
         p.config = m;
         p.totalSteps = config.train.steps;
         models_.push_back(std::move(p));
@@ -118,7 +117,7 @@ bool TrainingSession::isModified() const {
         return false;
     for (size_t i = 0; i < models_.size(); ++i) {
         const int saved = i < savedSteps_.size() ? savedSteps_[i] : 0;
-        if (models_[i].step != saved)
+        if (models_[i].stepsDone != saved)
             return true;
     }
     return false;
@@ -193,14 +192,9 @@ void TrainingSession::adopt(std::shared_ptr<ndr::Run> run, const QStringList& mi
         savedSteps_.push_back(m.stepsDone);
     for (const auto& m : rec.models) {
         ModelProgress p;
-        p.name = QString::fromStdString(m.config.name);
-        p.config = m.config;
-        p.history = m.history;
-        p.lossLog = m.lossLog;
-        p.bestEval = m.bestEval;
-        p.step = m.stepsDone;
+        static_cast<ndr::ModelRecord&>(p) = m;
+        p.checkpointFile.clear(); // the saver names the weights it writes
         p.totalSteps = config_.train.steps;
-        p.status = m.status;
         if (!m.history.empty())
             p.stepsPerSecond = m.history.back().stepsPerSecond;
         models_.push_back(std::move(p));
@@ -219,7 +213,7 @@ void TrainingSession::adopt(std::shared_ptr<ndr::Run> run, const QStringList& mi
         auto s = std::make_shared<Snapshot>();
         s->runId = runId_;
         s->model = int(i);
-        s->step = m.step;
+        s->step = m.stepsDone;
         s->totalSteps = m.totalSteps;
         s->stepsPerSecond = m.stepsPerSecond;
         s->bestEval = m.bestEval;
@@ -241,7 +235,7 @@ void TrainingSession::continueTraining(int totalSteps) {
         auto& m = models_[i];
         m.totalSteps = totalSteps;
         // A diverged model's weights are not finite: training it further would only diverge again.
-        if (m.step >= totalSteps || m.status.state == ndr::ModelState::Diverged ||
+        if (m.stepsDone >= totalSteps || m.status.state == ndr::ModelState::Diverged ||
             m.status.state == ndr::ModelState::Failed)
             continue;
         m.active = true;
@@ -302,14 +296,7 @@ ndr::RunRecord TrainingSession::record() const {
         r.tables = run_->task().savedTables();
     r.probe = probe_;
     for (const auto& m : models_) {
-        ndr::ModelRecord mr;
-        mr.config = m.config;
-        mr.history = m.history;
-        mr.lossLog = m.lossLog;
-        mr.bestEval = m.bestEval;
-        mr.stepsDone = m.step;
-        mr.status = m.status;
-        r.models.push_back(std::move(mr));
+        r.models.push_back(m);
     }
     return r;
 }
@@ -319,7 +306,7 @@ void TrainingSession::onSnapshot(const SnapshotPtr& s) {
     if (s->runId != runId_ || s->model < 0 || s->model >= int(models_.size()))
         return;
     auto& m = models_[size_t(s->model)];
-    m.step = s->step;
+    m.stepsDone = s->step;
     m.totalSteps = s->totalSteps;
     m.stepsPerSecond = s->stepsPerSecond;
     m.etaSeconds = s->etaSeconds;
@@ -346,7 +333,7 @@ void TrainingSession::onSnapshot(const SnapshotPtr& s) {
 void TrainingSession::setUpWorkers() {
     for (int i = 0; i < run_->modelCount(); ++i) {
         auto* thread = new QThread(this);
-        thread->setObjectName(QStringLiteral("train-%1").arg(models_[size_t(i)].name));
+        thread->setObjectName(QStringLiteral("train-%1").arg(models_[size_t(i)].name()));
         auto* worker = new TrainingWorker(runId_, i, run_->trainer(i));
         worker->moveToThread(thread);
         connect(worker, &TrainingWorker::snapshot, this, &TrainingSession::onSnapshot);
@@ -386,7 +373,7 @@ void TrainingSession::tearDownWorkers() {
 int TrainingSession::stepsDone() const {
     int done = 0;
     for (const auto& m : models_)
-        done = std::max(done, m.step);
+        done = std::max(done, m.stepsDone);
     return done;
 }
 

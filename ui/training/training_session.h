@@ -23,17 +23,12 @@ class RunFollower;
 struct FollowedRead;
 
 // What the window knows of one model: its name and everything reported so far.
-struct ModelProgress {
-    QString name;
-    ndr::ModelConfig config;
-    std::vector<ndr::EvalRecord> history;
-    ndr::LossLog lossLog;
-    int bestEval = -1;
-    int step = 0, totalSteps = 0;
+struct ModelProgress : ndr::ModelRecord {
+    QString name() const { return QString::fromStdString(config.name); }
+    int totalSteps = 0;
     double stepsPerSecond = 0, etaSeconds = 0;
     double evaluating = -1; // the part of an evaluation under way done, or -1
-    ndr::ModelStatus status;
-    bool active = false; // training or paused: started and not yet reported done
+    bool active = false;    // training or paused: started and not yet reported done
 };
 
 class TrainingSession : public QObject {

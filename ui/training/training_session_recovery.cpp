@@ -31,7 +31,7 @@ std::unique_ptr<QLockFile> tryLockRecoveryFolder(const QString& dir) {
 
 bool TrainingSession::recoveryCopyIsBehind() const {
     for (size_t i = 0; i < models_.size(); ++i)
-        if (i >= recoverySteps_.size() || models_[i].step != recoverySteps_[i])
+        if (i >= recoverySteps_.size() || models_[i].stepsDone != recoverySteps_[i])
             return true;
     return false;
 }
@@ -108,7 +108,7 @@ bool TrainingSession::openRecovered(const QString& runFile, QString* error) {
     recoveryLock_ = std::move(lock);
     recoveryDir_ = dir;
     for (const auto& m : models_)
-        recoverySteps_.push_back(m.step);
+        recoverySteps_.push_back(m.stepsDone);
     // Never saved where the user chose: Save asks where, and closing asks first.
     runFile_.clear();
     savedSteps_.clear();
