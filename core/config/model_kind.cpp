@@ -88,6 +88,14 @@ long long intFieldOf(const ModelConfig& m, const std::string& key, long long fal
     return fallback;
 }
 
+void disableDropout(ModelConfig& m) {
+    for (const ModelField& f : kindOf(m).fields) {
+        const bool isDropout = f.key == "dropout" || (f.key.size() > 7 && f.key.ends_with("Dropout"));
+        if (isDropout && f.type == FieldType::Real)
+            f.set(m, FieldValue(0.0));
+    }
+}
+
 std::vector<const ModelPreset*> modelPresets() {
     std::vector<const ModelPreset*> all;
     for (const ModelKindInfo* k : modelKinds())

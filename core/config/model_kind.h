@@ -34,6 +34,10 @@ struct ModelFacts {
     bool halts[2] = {false, false}; // which HaltSignal it has, by the enum's value
     ReadoutColumn readout = ReadoutColumn::Last;
     bool readoutChoice = false; // the readout column is its to choose
+    // Non-empty for a model that halts by a learned rule in every forward (adaptive computation time):
+    // the rule, for labels ("ACT at 0.99"). Its evaluations count the steps it ran; it has no run of
+    // every step to compare them with.
+    std::string learnedHalting;
 };
 
 // One matrix product of a training step, (m, k) x (k, n), for `ndr bench`'s sgemm reference.
@@ -113,6 +117,10 @@ inline bool hasHaltSignal(const ModelConfig& m, HaltSignal signal) {
 // The value of an integer field of `m`'s kind by its key ("dModel"), or `fallback` when its kind has
 // none: how a preset of one kind is sized like a model of another.
 long long intFieldOf(const ModelConfig& m, const std::string& key, long long fallback);
+
+// Every dropout rate of `m` set to 0: its Real fields named "dropout" or "...Dropout" (the convention
+// of every kind's field table).
+void disableDropout(ModelConfig& m);
 
 // Every model preset of every kind, in the registry's order.
 std::vector<const ModelPreset*> modelPresets();

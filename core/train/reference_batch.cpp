@@ -32,10 +32,7 @@ SafetensorsFile referenceBatch(const Run& run, int perDepth, uint64_t seed) {
         // A training step of the same model with every dropout off: a copy of its weights in a model
         // whose dropout rates are 0.
         ModelConfig config = ckpt.model;
-        if (auto* e = std::get_if<EncoderConfig>(&config.kind))
-            e->dropout = e->attentionDropout = e->gateDropout = 0;
-        if (auto* l = std::get_if<LstmConfig>(&config.kind))
-            l->dropout = 0;
+        disableDropout(config);
         auto model = makeModel<float>(config, ckpt.vocabSize, ckpt.symbols);
         model->params().values().assign(ckpt.params.begin(), ckpt.params.end());
         model->params().zeroGrad();

@@ -65,6 +65,7 @@ bool Trainer::measureSet(const std::vector<Example>& examples, int steps, const 
     // and an evaluation gives way to `stop` sooner (docs/design.md §3).
     const size_t chunk = 128;
     RoutingTally& tally = p.tally;
+    const std::string learned = factsOf(model_.config()).learnedHalting;
     Rng unused(0);
     for (size_t start = p.examples; start < examples.size(); start += chunk) {
         if (stop && stop->load(std::memory_order_relaxed))
@@ -89,8 +90,9 @@ bool Trainer::measureSet(const std::vector<Example>& examples, int steps, const 
         const size_t right = rightAnswers(batch, &tally.right);
         p.correct += right;
         // A halting model is run again for every step, to tell what halting costs; when no example
-        // stopped early the answers are those already counted.
-        if (!st.haltSteps.empty()) {
+        // stopped early the answers are those already counted. A model whose halting is learned has
+        // no such run.
+        if (!st.haltSteps.empty() && learned.empty()) {
             if (std::any_of(st.haltSteps.begin(), st.haltSteps.end(), [&](int s) { return s < steps; })) {
                 const ModelFacts halting = factsOf(model_.config());
                 const double threshold = halting.haltThreshold;
@@ -153,7 +155,8 @@ std::optional<EvalRecord> Trainer::measureUnless(int steps, const std::atomic<bo
         const double examples = double(std::max<size_t>(1, set.size()));
         if (!tally.haltCounts.empty()) {
             r.haltCounts.push_back(tally.haltCounts);
-            r.everyStepAccuracy.push_back(tally.everyStepCorrect / examples);
+            if (factsOf(model_.config()).learnedHalting.empty())
+                r.everyStepAccuracy.push_back(tally.everyStepCorrect / examples);
         }
         const double acc = double(p.correct) / examples;
         r.depths.push_back(d);

@@ -243,13 +243,17 @@ void StepsUsedView::draw(const ndr::ModelConfig& config, const std::vector<ndr::
                              : tr("; halting costs no accuracy");
     }
     if (QCPTextElement* title = titleOf(plot()))
-        title->setText(tr("Steps used (%1 < %2): compute saved %3% of %4 steps (step %5)%6")
-                           .arg(facts.haltOn == ndr::HaltSignal::Change ? tr("change") : tr("gates"))
-                           .arg(facts.haltThreshold, 0, 'f', 2)
-                           .arg(std::lround(100 * saved_))
-                           .arg(steps_)
-                           .arg(latest->step)
-                           .arg(costText));
+        title->setText(
+            tr("Steps used (%1): compute saved %2% of %3 steps (step %4)%5")
+                .arg(!facts.learnedHalting.empty()
+                         ? QString::fromStdString(facts.learnedHalting)
+                         : QStringLiteral("%1 < %2")
+                               .arg(facts.haltOn == ndr::HaltSignal::Change ? tr("change") : tr("gates"))
+                               .arg(facts.haltThreshold, 0, 'f', 2))
+                .arg(std::lround(100 * saved_))
+                .arg(steps_)
+                .arg(latest->step)
+                .arg(costText));
 }
 
 double StepsUsedView::haltingCost() const {
