@@ -5,6 +5,7 @@
 
 #include "core/models/kind_list.h"
 
+#include "core/models/act/kind.h"
 #include "core/models/encoder/kind.h"
 #include "core/models/lstm/kind.h"
 #include "core/models/thoughtnet/kind.h"
@@ -12,6 +13,6 @@
 namespace ndr {
 
 // In the order files and the panel list them; a run file names a kind by its description's id.
-using ModelKinds = KindList<EncoderKind, LstmKind, ThoughtNetKind>;
+using ModelKinds = KindList<EncoderKind, LstmKind, ThoughtNetKind, ActKind>;
 
 } // namespace ndr
