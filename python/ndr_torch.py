@@ -421,6 +421,8 @@ class ReadoutMixin:
             total = total + self.cfg.get("routeEntropy", 0) * out["route_entropy"]
         if out.get("thought_cost") is not None:
             total = total + self.cfg.get("thoughtCost", 0) * out["thought_cost"]
+        if out.get("ponder_cost") is not None:
+            total = total + self.cfg.get("ponderCost", 0) * out["ponder_cost"]
         return total, ce
 
 
@@ -573,10 +575,69 @@ class ThoughtNet(ReadoutMixin, torch.nn.Module):
         }
 
 
+
+# ---------------------------------------------------------------------------------------------
+# The Universal Transformer with ACT
+
+
+class Act(ReadoutMixin, torch.nn.Module):
+    """One shared softmax layer run for at most `steps` steps; each position halts when its cumulative
+    halting probability would pass haltAt, its output the states weighted by its halting distribution."""
+
+    def __init__(self, cfg, vocab, symbols, readouts=1):
+        super().__init__()
+        self.cfg, self.readouts = cfg, readouts
+        self.read_first = cfg.get("readout", "last") == "first"
+        C = cfg["dModel"]
+        self.embedding = parameter(vocab, C)
+        self.layer = EncoderLayer(dict(cfg, attention="softmax", update="residual", gateDropout=0.0))
+        self.halt = torch.nn.Module()
+        self.halt.w, self.halt.b = parameter(C), parameter(1)
+        self.readout = Linear(symbols, C, True)
+
+    def forward(self, tokens, lengths, steps=None):
+        cfg = self.cfg
+        steps = steps or (cfg["evalSteps"] or cfg["steps"])
+        B, T = tokens.shape
+        valid = torch.arange(T, device=tokens.device)[None, :] < lengths[:, None]
+        h = self.embedding[tokens]
+        if cfg["positional"] == "sinusoidal":
+            h = h + sinusoid_table(range(T), cfg["dModel"], h.dtype).to(h.device)
+            if self.training and cfg["dropout"] > 0:
+                h = F.dropout(h, cfg["dropout"], True)
+        cumulative = torch.zeros(B, T, dtype=h.dtype, device=h.device)
+        remainder = torch.zeros_like(cumulative)
+        halted = ~valid
+        out = torch.zeros_like(h)
+        attention, weights = [], []
+        for t in range(steps):
+            running = ~halted
+            p = torch.sigmoid(h @ self.halt.w + self.halt.b)
+            stop = running & ((cumulative + p > cfg["haltAt"]) | (t == steps - 1))
+            go = running & ~stop
+            zero = torch.zeros_like(p)
+            w = torch.where(stop, 1 - cumulative, torch.where(go, p, zero))
+            remainder = torch.where(stop, 1 - cumulative, remainder)
+            cumulative = torch.where(go, cumulative + p, cumulative)
+            halted = halted | stop
+            h, att, _, _ = self.layer(h, valid)
+            out = out + w[..., None] * h
+            attention.append(att)
+            weights.append(w)
+            if not bool((~halted).any()):
+                break
+        return {
+            "logits": self.readout(self.read_rows(out, lengths)),
+            "attention": attention,
+            "gates": weights,
+            "ponder_cost": remainder[valid].mean(),
+        }
+
+
 # ---------------------------------------------------------------------------------------------
 # Loading exported models
 
-KINDS = {"encoder": Encoder, "lstm": Lstm, "thoughtnet": ThoughtNet}
+KINDS = {"encoder": Encoder, "lstm": Lstm, "thoughtnet": ThoughtNet, "ut-act": Act}
 
 
 class Exported(torch.nn.Module):

@@ -75,6 +75,12 @@ RUNS = {
              thoughtCost=0.01),
         encoder("ndr-9-readouts", **NDR),
     ]),
+    "halting": ("stub", [
+        {"preset": "ut-act", "name": "ut-act", "dModel": 16, "heads": 4, "dFF": 24, "steps": 4, "dropout": 0.1,
+         "attentionDropout": 0.1, "haltAt": 0.9, "ponderCost": 0.2},
+        {"preset": "ut-act", "name": "ut-act-relative", "positional": "relative", "dModel": 16, "heads": 4,
+         "dFF": 24, "steps": 4, "dropout": 0.1, "attentionDropout": 0.1, "haltAt": 0.9, "ponderCost": 0.2},
+    ]),
 }
 
 
