@@ -244,6 +244,9 @@ template <typename E> struct EnumName {
 };
 
 constexpr EnumName<Order> kOrders[] = {{Order::Forward, "forward"}, {Order::Backward, "backward"}};
+constexpr EnumName<GateMeaning> kGateMeanings[] = {{GateMeaning::CopyGate, "copy-gate"},
+                                                   {GateMeaning::OperatorWeight, "operator-weight"},
+                                                   {GateMeaning::HaltingWeight, "halting-weight"}};
 // The task kinds by their names in files, from the one list of task kinds (core/config/task_kinds.h).
 inline const std::vector<EnumName<TaskKind>>& taskKindNames() {
     static const std::vector<EnumName<TaskKind>> names = [] {

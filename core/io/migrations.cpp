@@ -45,6 +45,16 @@ void upgradeTrace(json& trace) {
                        {"change", json::array()}});
 }
 
+// Version 3: a trace's gates are what its operators say, ThoughtNet's operators' weight or else a copy
+// gate (no model halted by a learned rule).
+void nameGateMeaning(json& trace) {
+    if (!trace.is_object() || trace.contains("gateMeaning"))
+        return;
+    const auto operators = trace.find("operators");
+    const bool weights = operators != trace.end() && operators->is_number() && operators->get<double>() > 0;
+    trace["gateMeaning"] = weights ? "operator-weight" : "copy-gate";
+}
+
 void upgradeEvaluation(json& eval) {
     fillAbsent(eval, {{"baseline", json::array()},
                       {"routeEntropy", nullptr},
@@ -65,6 +75,13 @@ void upgradeModel(json& model) {
 void upgradeRunFile(json& run, int64_t version) {
     if (version < 3)
         forEachIn(run, "models", upgradeModel);
+    if (version < 4)
+        forEachIn(run, "models", [](json& model) {
+            forEachIn(model, "history", [](json& eval) {
+                if (eval.is_object() && eval.contains("probe"))
+                    nameGateMeaning(eval["probe"]);
+            });
+        });
 }
 
 void upgradeCheckpointHeader(json& header, int64_t version) {

@@ -99,6 +99,7 @@ void readTrace(const json& j, Trace& t, const std::string& path) {
         return toArray<float>(v, f.path(key), anyFloat);
     };
     t.gates = floatsOrNone("gates", steps * T, "steps*positions, or none");
+    t.gateMeaning = toEnum(*f.get("gateMeaning"), f.path("gateMeaning"), kGateMeanings);
 
     const json& channels = *f.get("gateChannels");
     expectArray(channels, f.path("gateChannels"));
@@ -274,6 +275,7 @@ void to_json(json& j, const Trace& t) {
              {"symbols", t.symbols},
              {"attention", floatArrayJson(t.attention)},
              {"gates", floatArrayJson(t.gates)},
+             {"gateMeaning", enumName(t.gateMeaning, kGateMeanings)},
              {"gateChannels", floatArrayJson(t.gateChannels)},
              {"routing", floatArrayJson(t.routing)},
              {"readouts", t.readouts},

@@ -18,6 +18,11 @@ struct TensorInfo {
     bool operator==(const TensorInfo&) const = default;
 };
 
+// What a trace's gates are: a copy gate's mean over channels (the encoder), the share of the state the
+// learned operators replace (ThoughtNet), or the weight of each step in a position's output, p until
+// it halts and the remainder at its halting step (ACT).
+enum class GateMeaning { CopyGate, OperatorWeight, HaltingWeight };
+
 // Everything the inspector reads for one example (docs/design.md §5). Step t = 1..steps is one application of
 // the layer; "after step 0" means the embeddings.
 struct Trace {
@@ -29,6 +34,7 @@ struct Trace {
     // (steps, T) mean gate over channels; ThoughtNet: the learned operators' total weight (the share of
     // the state they replace); empty for residual models.
     std::vector<float> gates;
+    GateMeaning gateMeaning = GateMeaning::CopyGate;
     std::vector<float> gateChannels; // (steps, T, C) full gate vectors; filled only on request
     std::vector<float> routing;      // (steps, T, H) head routing weights; empty without head routing
     // ThoughtNet: the operator selector's weights, the zero operator first; empty for other models.
@@ -204,7 +210,7 @@ struct ModelRecord {
 
 struct RunRecord {
     static constexpr const char* kFormat = "ndr-studio-run";
-    static constexpr int kVersion = 3;
+    static constexpr int kVersion = 4;
     RunConfig config;
     std::vector<std::vector<int>> tables; // function tables used (tables[f][x])
     Example probe;                        // the example traced at every evaluation

@@ -417,6 +417,28 @@ private slots:
         QCOMPARE(nc.models[0].history[0].probe.operators, 0);
         QVERIFY(nc.models[0].lossLog.steps.empty());
         QVERIFY(sameBits(nc.models[0].history[0].probe.gates, smallRun().models[0].history[0].probe.gates));
+
+        // A version 3 trace does not name what its gates are: a copy gate, or with operators
+        // ThoughtNet's operators' weight. In version 4 every trace names it.
+        json unnamed = smallRun();
+        for (json& model : unnamed["models"])
+            for (json& eval : model["history"])
+                eval["probe"].erase("gateMeaning");
+        unnamed["models"][0]["history"][0]["probe"]["operators"] = 0;
+        writeAll(path("unnamed-gates.json"), unnamed.dump());
+        EXPECT_ERROR(FileError, loadRunRecord(path("unnamed-gates.json")),
+                     "models[0].history[0].probe.gateMeaning: missing");
+        unnamed["version"] = 3;
+        writeAll(path("unnamed-gates.json"), unnamed.dump());
+        QVERIFY(loadRunRecord(path("unnamed-gates.json")).models[0].history[0].probe.gateMeaning ==
+                GateMeaning::CopyGate);
+        json& probe = unnamed["models"][0]["history"][0]["probe"];
+        const size_t cells = probe["steps"].get<size_t>() * probe["positions"].get<size_t>();
+        probe["operators"] = 2;
+        probe["selection"] = json(std::vector<float>(cells * 2, 0.5f));
+        writeAll(path("unnamed-gates.json"), unnamed.dump());
+        QVERIFY(loadRunRecord(path("unnamed-gates.json")).models[0].history[0].probe.gateMeaning ==
+                GateMeaning::OperatorWeight);
     }
 
     void operationCountsRoundTrip() {

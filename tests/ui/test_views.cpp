@@ -575,6 +575,7 @@ private slots:
         // ThoughtNet's strip is the weight of its learned operators: the scale and the tooltip say so.
         Trace thought = longTrace(6, 2, true);
         thought.operators = 5;
+        thought.gateMeaning = GateMeaning::OperatorWeight;
         view.setTraces({longTrace(6, 2, true), thought}, {"NDR", "ThoughtNet"});
         QCoreApplication::processEvents();
         QStringList labels;
@@ -591,6 +592,21 @@ private slots:
         QCOMPARE(int(both.size()), 2);
         QVERIFY(view.toolTipAt(pixelOf(both[1], 1, 1)).contains("learned operators"));
         QVERIFY(view.toolTipAt(pixelOf(both[0], 1, 1)).contains(": gate "));
+
+        // ACT's strip is each position's halting weight of the step.
+        Trace act = longTrace(6, 2, true);
+        act.gateMeaning = GateMeaning::HaltingWeight;
+        view.setTraces({longTrace(6, 2, true), act}, {"NDR", "UT + ACT"});
+        QCoreApplication::processEvents();
+        labels.clear();
+        for (QCPLayoutElement* e : p->plotLayout()->elements(true))
+            if (auto* scale = qobject_cast<QCPColorScale*>(e))
+                labels << scale->label();
+        QCOMPARE(labels, QStringList{"gate / halting weight"});
+        p->replot();
+        const auto withAct = plottables<QCPColorMap>(p);
+        QCOMPARE(int(withAct.size()), 2);
+        QVERIFY(view.toolTipAt(pixelOf(withAct[1], 1, 1)).contains("halting weight"));
         view.setTraces({thought}, {"ThoughtNet"});
         QCoreApplication::processEvents();
         bool alone = false;

@@ -258,7 +258,11 @@ void ModelStepView::refresh() {
     if (gated || changes) {
         std::vector<float> rows;
         QStringList names;
-        const QString gateName = selecting ? tr("weight") : tr("gate");
+        const ndr::GateMeaning meaning = trace_->gateMeaning;
+        const bool halting = meaning == ndr::GateMeaning::HaltingWeight;
+        const QString gateName = meaning == ndr::GateMeaning::OperatorWeight ? tr("weight")
+                                 : halting                                   ? tr("halting")
+                                                                             : tr("gate");
         if (gated) {
             rows = gatesAt(*trace_, s);
             names << gateName;
@@ -268,11 +272,16 @@ void ModelStepView::refresh() {
             rows.insert(rows.end(), c.begin(), c.end());
             names << tr("change");
         }
-        const QString gateTitle = selecting ? tr("learned operators' weight") : tr("copy gates (open = 1)");
+        const QString gateTitle = meaning == ndr::GateMeaning::OperatorWeight
+                                      ? tr("learned operators' weight")
+                                  : halting ? tr("halting weight of this step (p, the remainder at the halt)")
+                                            : tr("copy gates (open = 1)");
+        const QString gatesShort = meaning == ndr::GateMeaning::OperatorWeight ? tr("operators' weight")
+                                   : halting                                   ? tr("halting weight")
+                                                                               : tr("copy gates");
         QString title = tr("change |Δh| / |h| (no copy gates)");
         if (gated)
-            title = changes ? tr("%1, change").arg(selecting ? tr("operators' weight") : tr("copy gates"))
-                            : gateTitle;
+            title = changes ? tr("%1, change").arg(gatesShort) : gateTitle;
         gates_->setTitle(s == 0 ? (gated ? tr("gates: none yet") : tr("change: none yet")) : title);
         gates_->setNames(QString(), tr("position"),
                          gated && changes ? tr("%1, change").arg(gateName)

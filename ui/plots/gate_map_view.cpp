@@ -25,9 +25,13 @@ bool hasChange(const ndr::Trace& t) {
     return t.steps > 0 && t.positions > 0 && t.change.size() >= size_t(t.steps) * t.positions;
 }
 
-// ThoughtNet's trace carries, in place of gates, the weight of its learned operators (docs/design.md §5).
+// ThoughtNet's trace carries, in place of gates, the weight of its learned operators, and ACT's the
+// halting weight of each step (docs/design.md §5).
 bool isOperatorWeight(const ndr::Trace& t) {
-    return t.operators > 0;
+    return t.gateMeaning == ndr::GateMeaning::OperatorWeight;
+}
+bool isHaltingWeight(const ndr::Trace& t) {
+    return t.gateMeaning == ndr::GateMeaning::HaltingWeight;
 }
 
 // Step `step` (1-based), `position` of a (steps, positions) record of `t` that is complete; NaN
@@ -165,6 +169,7 @@ void GateMapView::rebuild() {
         QCPColorMap* map = addHeatmap(rect, tokens, steps, nullptr);
         map->setName((!gates                ? tr("%1 change per step")
                       : isOperatorWeight(t) ? tr("%1 learned operators' weight")
+                      : isHaltingWeight(t)  ? tr("%1 halting weight per step")
                                             : tr("%1 gates"))
                          .arg(names_.value(m)));
         setHeatmapValues(map, t.steps, t.positions,
@@ -193,14 +198,23 @@ void GateMapView::rebuild() {
         notes << (one ? says[k].first : says[k].second).arg(who);
     }
     if (!maps_.empty()) {
-        int operatorMaps = 0;
-        for (const Map& m : maps_)
+        int operatorMaps = 0, haltingMaps = 0;
+        for (const Map& m : maps_) {
             operatorMaps += isOperatorWeight(traces_[m.model]);
+            haltingMaps += isHaltingWeight(traces_[m.model]);
+        }
+        const int gateMaps = int(maps_.size()) - operatorMaps - haltingMaps;
         // Short: the scale is as tall as a map, which is small on a laptop screen.
-        const QString label = !gates                              ? tr("change |Δh| / |h|")
-                              : operatorMaps == 0                 ? tr("gate openness")
-                              : operatorMaps == int(maps_.size()) ? tr("operator weight")
-                                                                  : tr("gate / operator weight");
+        QStringList kinds;
+        if (gateMaps > 0)
+            kinds << tr("gate");
+        if (operatorMaps > 0)
+            kinds << tr("operator");
+        if (haltingMaps > 0)
+            kinds << tr("halting");
+        const QString label = !gates                          ? tr("change |Δh| / |h|")
+                              : gateMaps == int(maps_.size()) ? tr("gate openness")
+                                                              : tr("%1 weight").arg(kinds.join(" / "));
         auto* scale = unitColorScale(new QCPColorScale(p), label);
         row->addElement(0, column, scale);
         row->setColumnStretchFactor(column, 0.01);
@@ -246,6 +260,8 @@ QString GateMapView::toolTipAt(const QPoint& pos) const {
                              ? tr("%1, step %2, token %3 (position %4): change %5 of the state's size")
                          : isOperatorWeight(traces_[map->model])
                              ? tr("%1, step %2, token %3 (position %4): learned operators %5")
+                         : isHaltingWeight(traces_[map->model])
+                             ? tr("%1, step %2, token %3 (position %4): halting weight %5")
                              : tr("%1, step %2, token %3 (position %4): gate %5");
     return text.arg(names_.value(map->model))
         .arg(step)

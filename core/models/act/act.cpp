@@ -234,6 +234,7 @@ Trace ActTransformer<S>::trace(const std::vector<int>& tokens, int readouts, int
     tr.readouts = readouts;
     tr.attention.resize(size_t(steps) * H * T * T);
     tr.gates.resize(size_t(steps) * T);
+    tr.gateMeaning = GateMeaning::HaltingWeight;
     AlignedVector<S> total(size_t(T), S(0)); // the weight given so far
     Mat<S> sofar(T, C);
     auto record = [&](const Mat<S>& h) {

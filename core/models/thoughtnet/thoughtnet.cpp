@@ -318,6 +318,7 @@ Trace ThoughtNet<S>::trace(const std::vector<int>& tokens, int readouts, int ste
     tr.symbols = symbols_;
     tr.readouts = readouts;
     tr.operators = K_ + 1;
+    tr.gateMeaning = GateMeaning::OperatorWeight;
     tr.attention.resize(size_t(steps) * K_ * H * T * T);
     tr.selection.resize(size_t(steps) * T * (K_ + 1));
     tr.gates.resize(size_t(steps) * T);
