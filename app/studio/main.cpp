@@ -202,10 +202,14 @@ int main(int argc, char** argv) {
             if (parser.isSet(measure)) {
                 meter.stop();
                 std::printf("%s", qPrintable(meter.report()));
-                for (const auto& m : window.session().models())
-                    std::printf("%s: step %d, %.1f steps/s (training time only)\n", qPrintable(m.name()),
-                                m.stepsDone,
-                                m.history.empty() ? m.stepsPerSecond : m.history.back().stepsPerSecond);
+                const auto& models = window.session().models();
+                for (size_t i = 0; i < models.size(); ++i) {
+                    const auto& m = models[i];
+                    std::printf("%s: step %d, %.1f steps/s (training time only)\n",
+                                qPrintable(ndrui::modelName(m)), m.stepsDone,
+                                m.history.empty() ? window.session().progress(i).stepsPerSecond
+                                                  : m.history.back().stepsPerSecond);
+                }
             }
             auto& session = window.session();
             const bool training = session.state() == ndrui::TrainingSession::State::Training ||

@@ -434,7 +434,7 @@ private slots:
         auto* statusLabel = child<QLabel>("inspector.status");
         const QString status = statusLabel->text();
         const QString want = QString("%1 runs %2 steps, fewer than the %3 that route a depth-%4 expression")
-                                 .arg(session_.models()[1].name())
+                                 .arg(modelName(session_.models()[1]))
                                  .arg(inspector_->trace(1)->steps)
                                  .arg(depth + 1)
                                  .arg(depth);
@@ -444,7 +444,7 @@ private slots:
         QVERIFY(statusLabel->isVisible());
         const QString shown =
             QString("%1 and %2 run at most %3 steps, fewer than the %4 that route a depth-%5")
-                .arg(session_.models()[0].name(), session_.models()[1].name())
+                .arg(modelName(session_.models()[0]), modelName(session_.models()[1]))
                 .arg(std::max(inspector_->trace(0)->steps, inspector_->trace(1)->steps))
                 .arg(depth + 1)
                 .arg(depth);
@@ -456,7 +456,7 @@ private slots:
                                      inspector_->trace(0)->steps == depth + 1,
                                  ndrtest::waitMs(10000));
         for (const QString& note : inspector_->routingNotes())
-            QVERIFY2(!note.startsWith(session_.models()[0].name()), qPrintable(note));
+            QVERIFY2(!note.startsWith(modelName(session_.models()[0])), qPrintable(note));
         steps->setValue(0);
         QTRY_VERIFY_WITH_TIMEOUT(
             inspector_->tracesComplete() && inspector_->trace(0) &&
@@ -535,7 +535,8 @@ private slots:
         const std::vector<int> depths = task().allDepths();
         QCOMPARE(table->rowCount(), int(depths.size()) + 1);
         // Per model: halts (the NDR only: the Transformer has no gates), settles, right.
-        const QString ndrName = session_.models()[0].name(), transformer = session_.models()[1].name();
+        const QString ndrName = modelName(session_.models()[0]),
+                      transformer = modelName(session_.models()[1]);
         QCOMPARE(table->columnCount(), 6);
         QCOMPARE(table->horizontalHeaderItem(4)->text(), QString("settles"));
         QCOMPARE(table->horizontalHeaderItem(5)->text(), QString("right"));
@@ -702,7 +703,7 @@ private slots:
                                  ndrtest::waitMs(10000));
         QVERIFY(!inspector_->trace(1));
         const QString status = child<QLabel>("inspector.status")->text();
-        QVERIFY2(status.contains(session_.models()[1].name()) && status.contains("more steps"),
+        QVERIFY2(status.contains(modelName(session_.models()[1])) && status.contains("more steps"),
                  qPrintable(status));
         QCOMPARE(textAt(child<QTableWidget>("inspector.answers"), 1, 0), QString("error"));
         QCOMPARE(int(inspector_->stepFrames(QSize(600, 400)).size()), 2 * trained + 1);

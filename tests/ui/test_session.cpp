@@ -65,7 +65,7 @@ private slots:
         // A worker pauses once the evaluation it is running ends, which takes seconds on a busy machine.
         QTRY_VERIFY_WITH_TIMEOUT(
             std::all_of(s.models().begin(), s.models().end(),
-                        [](const ModelProgress& m) { return m.status.state == ndr::ModelState::Paused; }),
+                        [](const ndr::ModelRecord& m) { return m.status.state == ndr::ModelState::Paused; }),
             ndrtest::waitMs(20000));
         // Paused workers train no further: a save asks every worker for its trainer's state behind
         // whatever it has queued, and finds each model at the step its paused snapshot reported.
@@ -151,8 +151,8 @@ private slots:
                 [&] { evaluationsWhenTraced = s.models()[0].history.size(); });
         QString error;
         QVERIFY2(s.start(c, &error), qPrintable(error));
-        QTRY_VERIFY_WITH_TIMEOUT(s.models()[0].evaluating >= 0, ndrtest::waitMs(10000));
-        const double seen = s.models()[0].evaluating;
+        QTRY_VERIFY_WITH_TIMEOUT(s.progress(0).evaluating >= 0, ndrtest::waitMs(10000));
+        const double seen = s.progress(0).evaluating;
         QVERIFY(seen <= 1);
         QCOMPARE(s.models()[0].stepsDone, 1);
         s.save(file);
@@ -160,12 +160,12 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, ndrtest::waitMs(10000));
         QTRY_COMPARE_WITH_TIMEOUT(evaluationsWhenTraced, size_t(0), ndrtest::waitMs(10000));
         // The evaluation goes on from where it was (or has ended meanwhile).
-        const double answered = s.models()[0].evaluating;
-        QTRY_VERIFY_WITH_TIMEOUT(s.models()[0].evaluating > answered || !s.models()[0].history.empty(),
+        const double answered = s.progress(0).evaluating;
+        QTRY_VERIFY_WITH_TIMEOUT(s.progress(0).evaluating > answered || !s.models()[0].history.empty(),
                                  ndrtest::waitMs(10000));
         s.stop();
         QTRY_COMPARE_WITH_TIMEOUT(s.state(), TrainingSession::State::Ready, ndrtest::waitMs(10000));
-        QCOMPARE(s.models()[0].evaluating, -1.0);
+        QCOMPARE(s.progress(0).evaluating, -1.0);
 
         TrainingSession t;
         QVERIFY2(t.open(file, &error), qPrintable(error));

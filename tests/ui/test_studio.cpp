@@ -149,10 +149,11 @@ private slots:
         QTest::mouseClick(pause, Qt::LeftButton);
         QCOMPARE(w.session().state(), TrainingSession::State::Paused);
         QCOMPARE(pause->text().remove('&'), QString("Resume"));
-        QTRY_VERIFY_WITH_TIMEOUT(
-            std::all_of(w.session().models().begin(), w.session().models().end(),
-                        [](const ModelProgress& m) { return m.status.state != ndr::ModelState::Training; }),
-            ndrtest::waitMs(5000));
+        QTRY_VERIFY_WITH_TIMEOUT(std::all_of(w.session().models().begin(), w.session().models().end(),
+                                             [](const ndr::ModelRecord& m) {
+                                                 return m.status.state != ndr::ModelState::Training;
+                                             }),
+                                 ndrtest::waitMs(5000));
         // Paused workers train no further: a save asks every worker for its trainer's state behind
         // whatever it has queued, and finds each model at the step its paused snapshot reported.
         {

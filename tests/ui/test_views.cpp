@@ -6,6 +6,7 @@
 #include "ui/plots/figure.h"
 #include "ui/plots/gate_map_view.h"
 #include "ui/plots/heatmap_plot.h"
+#include "ui/plots/kept_history.h"
 #include "ui/plots/learning_curves_view.h"
 #include "ui/plots/length_generalisation_view.h"
 
@@ -310,6 +311,58 @@ private slots:
         QCOMPARE(p->graph(6)->data()->at(0)->value, run_.histories[1][0].accuracy[6]);
         view.setCurrentModel(0);
         QVERIFY(shoot(&view, "length_generalisation"));
+    }
+
+    // The history views keep the evaluations they draw and, at a live redraw, append only the new ones;
+    // a shorter history (a frame of the past) cuts them, another run's replaces them.
+    void historyViewsAppendWhatIsNew() {
+        const std::vector<EvalRecord>& full = run_.histories[0];
+        QVERIFY(full.size() >= 4);
+        std::vector<EvalRecord> withProbes = full;
+        for (EvalRecord& e : withProbes)
+            e.probe.tokens = {1, 2};
+        const std::span<const EvalRecord> all(withProbes);
+        std::vector<EvalRecord> kept;
+        keepHistory(kept, all.first(2));
+        QCOMPARE(kept.size(), size_t(2));
+        kept.reserve(full.size());
+        const EvalRecord* first = &kept[0];
+        keepHistory(kept, all);
+        QCOMPARE(kept.size(), full.size());
+        QVERIFY(&kept[0] == first); // appended: the kept ones were not copied again
+        for (size_t i = 0; i < kept.size(); ++i) {
+            QCOMPARE(kept[i].step, full[i].step);
+            QCOMPARE(kept[i].accuracy, full[i].accuracy);
+            QVERIFY(kept[i].probe.tokens.empty());
+        }
+        keepHistory(kept, all.first(3));
+        QCOMPARE(kept.size(), size_t(3));
+        std::vector<EvalRecord> other = full;
+        other[0].accuracy[0] += 0.5;
+        keepHistory(kept, other);
+        QCOMPARE(kept.size(), other.size());
+        QCOMPARE(kept[0].accuracy[0], other[0].accuracy[0]);
+        keepHistory(kept, {});
+        QVERIFY(kept.empty());
+
+        // The loss curve: a longer log that starts as the one shown adds its new points, another
+        // replaces the series.
+        LearningCurvesView curves;
+        curves.setModelNames(run_.names);
+        const std::vector<int>& steps = run_.lossSteps[0];
+        const std::vector<double>& loss = run_.losses[0];
+        QVERIFY(steps.size() >= 4);
+        curves.setLoss(0, std::span(steps).first(2), std::span(loss).first(2));
+        QCustomPlot* p = plotOf(&curves);
+        QCOMPARE(p->graph(0)->dataCount(), 2);
+        curves.setLoss(0, steps, loss);
+        QCOMPARE(size_t(p->graph(0)->dataCount()), loss.size());
+        QCOMPARE(p->graph(0)->data()->at(int(loss.size()) - 1)->value, loss.back());
+        std::vector<double> otherLoss = loss;
+        otherLoss[1] += 1;
+        curves.setLoss(0, std::span(steps).first(3), std::span(otherLoss).first(3));
+        QCOMPARE(p->graph(0)->dataCount(), 3);
+        QCOMPARE(p->graph(0)->data()->at(1)->value, otherLoss[1]);
     }
 
     void attentionGridShowsTheTrace() {

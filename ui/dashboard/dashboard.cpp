@@ -21,6 +21,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
+#include <span>
 
 namespace ndrui {
 
@@ -182,7 +183,7 @@ int Dashboard::evaluationCount(const ndr::RunRecord& record) {
 void Dashboard::clear() {
     clearViews();
     pages_->setCurrentIndex(0);
-    record_ = {};
+    record_ = nullptr;
     selected_ = -1;
     updateSlider(0);
     historyCaption_->clear();
@@ -210,8 +211,8 @@ void Dashboard::selectEvaluation(int index) {
         live_->setChecked(selected_ < 0);
         history_->setValue(selected_ < 0 ? history_->maximum() : selected_);
     }
-    if (!record_.models.empty())
-        draw(record_, -1, selected_);
+    if (record_ && !record_->models.empty())
+        draw(*record_, -1, selected_);
 }
 
 void Dashboard::updateSlider(int evaluations) {
@@ -226,7 +227,7 @@ void Dashboard::updateSlider(int evaluations) {
 
 void Dashboard::showRecord(const ndr::RunRecord& record, int uptoEval) {
     if (uptoEval < 0) {
-        record_ = record;
+        record_ = &record;
         updateSlider(evaluationCount(record));
     }
     draw(record, uptoEval, uptoEval < 0 ? selected_ : uptoEval);
@@ -292,13 +293,13 @@ void Dashboard::draw(const ndr::RunRecord& record, int uptoEval, int selected) {
         const QString name = QString::fromStdString(m.config.name);
         names << name;
         const size_t n = uptoEval < 0 ? m.history.size() : std::min(m.history.size(), size_t(uptoEval) + 1);
-        const std::vector<ndr::EvalRecord> history(m.history.begin(), m.history.begin() + long(n));
+        const std::span<const ndr::EvalRecord> history(m.history.data(), n);
         // The loss up to the last evaluation shown (all of it when showing everything).
         const int lastStep = uptoEval < 0 || history.empty() ? INT_MAX : history.back().step;
         const size_t k = size_t(std::upper_bound(m.lossLog.steps.begin(), m.lossLog.steps.end(), lastStep) -
                                 m.lossLog.steps.begin());
-        curves_->setLoss(int(i), std::vector<int>(m.lossLog.steps.begin(), m.lossLog.steps.begin() + long(k)),
-                         std::vector<double>(m.lossLog.loss.begin(), m.lossLog.loss.begin() + long(k)));
+        curves_->setLoss(int(i), std::span<const int>(m.lossLog.steps.data(), k),
+                         std::span<const double>(m.lossLog.loss.data(), std::min(k, m.lossLog.loss.size())));
         curves_->setHistory(int(i), history);
         length_->setHistory(int(i), name, history);
         headUsage_->setModel(int(i), m.config, history);

@@ -40,7 +40,8 @@ public:
     // Draws `record`. With uptoEval >= 0 only evaluations 0..uptoEval of each model count (and the
     // loss up to that step): one frame of the training's history. Without, the curves show all of it
     // and the per-evaluation views (depth bars, attention maps, gate map) the evaluation the history
-    // slider is on: the latest while it is live.
+    // slider is on: the latest while it is live. A live call keeps `record` (not a copy) for the slider
+    // to redraw from: it must stay alive until the next live call or clear().
     void showRecord(const ndr::RunRecord& record, int uptoEval = -1);
     // The history slider: the evaluation shown (an index into the longest history), or -1 for live
     // (the latest, following training).
@@ -98,7 +99,7 @@ private:
     QSlider* history_;
     QPushButton* live_;
     QLabel* historyCaption_;
-    ndr::RunRecord record_; // what the last live call showed, for the slider to redraw
+    const ndr::RunRecord* record_ = nullptr; // what the last live call showed, for the slider to redraw
     int selected_ = -1;
     bool framesFixed_ = false; // the curves' axes are fixed to the whole run (drawing frames)
     bool sized_ = false;

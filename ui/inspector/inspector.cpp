@@ -286,7 +286,7 @@ void Inspector::resetRun() {
         trained = std::max(trained, facts.steps);
         asTrained = std::max(asTrained, facts.evalSteps);
         heads = std::max(heads, facts.heads);
-        auto* v = new ModelStepView(i, models[size_t(i)].name(), this);
+        auto* v = new ModelStepView(i, modelName(models[size_t(i)]), this);
         v->setPicture(StepPicture(picture_->currentData().toInt()));
         connect(v, &ModelStepView::attentionClicked, this, [this](int m, int s, int t, int src, double w) {
             showCell(m, s, t, src, w, CellKind::Attention);
@@ -391,7 +391,7 @@ void Inspector::showTraces() {
         QString note;
         if (r && !r->error.isEmpty()) {
             note = tr("Could not trace: %1").arg(r->error);
-            errors << QString("%1: %2").arg(session_.models()[size_t(m)].name(), r->error);
+            errors << QString("%1: %2").arg(modelName(session_.models()[size_t(m)]), r->error);
         } else if (!r && requestId_ != 0) {
             note = tr("Tracing…");
         } else if (!r) {

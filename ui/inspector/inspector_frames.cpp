@@ -48,7 +48,7 @@ void Inspector::paintStep(QPainter& p, QSize size, int step) {
             continue;
         const int at = std::min(step, t->steps);
         answers << tr("%1 would answer %2")
-                       .arg(session_.models()[size_t(m)].name(),
+                       .arg(modelName(session_.models()[size_t(m)]),
                             QString::fromStdString(task->symbolName(t->stepAnswers[size_t(at)])));
     }
     p.save();

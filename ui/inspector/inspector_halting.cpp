@@ -127,7 +127,7 @@ void Inspector::suggestThreshold() {
         setGateThreshold(facts.haltThreshold,
                          tr("A gate counts as open above this. %1 halts at evaluation once every "
                             "gate is below %2; type another value to keep it.")
-                             .arg(m.name())
+                             .arg(modelName(m))
                              .arg(facts.haltThreshold, 0, 'f', 2));
         return;
     }
@@ -141,7 +141,7 @@ void Inspector::suggestThreshold() {
             double(t), tr("A gate counts as open above this. Suggested for this run: halfway from the level "
                           "%1's gates rest at (%2, the median gate of its probe example at step %4) to its "
                           "most open gate there (%3); type another value to keep it.")
-                           .arg(m.name())
+                           .arg(modelName(m))
                            .arg(double(levels.rest), 0, 'f', 2)
                            .arg(double(levels.open), 0, 'f', 2)
                            .arg(m.history.back().step));

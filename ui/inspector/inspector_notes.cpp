@@ -14,7 +14,7 @@ QStringList Inspector::routingNotes() const {
         if (const ndr::Trace* t = trace(m); t && ndr::stepsBelowDepth(depth, t->steps))
             notes << tr("%1 runs %2 steps, fewer than the %3 that route a depth-%4 expression one function "
                         "per step; its answer is shown all the same.")
-                         .arg(session_.models()[size_t(m)].name())
+                         .arg(modelName(session_.models()[size_t(m)]))
                          .arg(t->steps)
                          .arg(ndr::routingSteps(depth))
                          .arg(depth);
@@ -41,7 +41,7 @@ QString Inspector::shortRoutingNote() const {
     for (int m = 0; m < modelCount(); ++m)
         if (const ndr::Trace* t = trace(m);
             example_ && t && ndr::stepsBelowDepth(example_->depth(), t->steps)) {
-            names << session_.models()[size_t(m)].name();
+            names << modelName(session_.models()[size_t(m)]);
             steps = std::max(steps, t->steps);
         }
     if (names.isEmpty())

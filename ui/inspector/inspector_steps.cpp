@@ -41,7 +41,7 @@ void Inspector::showCell(int model, int step, int target, int source, double val
             .arg(QString::fromStdString(t->tokenNames[size_t(p)]).toHtmlEscaped())
             .arg(p);
     };
-    const QString who = session_.models()[size_t(model)].name().toHtmlEscaped();
+    const QString who = modelName(session_.models()[size_t(model)]).toHtmlEscaped();
     if (kind == CellKind::Gate) {
         cell_->setText(tr("%1, step %2: the gate of %3 is %4 (1 = the column takes its update, 0 = copied)")
                            .arg(who)

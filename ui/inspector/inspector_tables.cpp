@@ -194,7 +194,7 @@ void Inspector::fillAnswers() {
     distribution_->setColumnCount(int(models.size()));
     QStringList names, symbols;
     for (const auto& m : models)
-        names << m.name();
+        names << modelName(m);
     for (int s = 0; s < S; ++s)
         symbols << QString::fromStdString(task->symbolName(s));
     if (R > 1) {
@@ -319,7 +319,7 @@ void Inspector::fillReadout() {
     readout_->setColumnCount(n + 1);
     QStringList names, steps;
     for (const auto& m : models)
-        names << tr("%1 after step").arg(m.name());
+        names << tr("%1 after step").arg(modelName(m));
     for (int s = 0; s <= n; ++s)
         steps << QString::number(s);
     readout_->setVerticalHeaderLabels(names);
@@ -335,7 +335,7 @@ void Inspector::fillReadout() {
             const double p = t->answerProbability(s);
             auto* cell = item(QString::fromStdString(task->symbolName(a)),
                               tr("If %1 stopped after step %2 it would answer %3 (p %4)")
-                                  .arg(models[size_t(m)].name())
+                                  .arg(modelName(models[size_t(m)]))
                                   .arg(s)
                                   .arg(QString::fromStdString(task->symbolName(a)))
                                   .arg(p, 0, 'f', 3));

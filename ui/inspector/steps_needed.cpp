@@ -156,7 +156,7 @@ void StepsNeededPanel::fill() {
         columnCount.push_back(int(measures.size()));
         for (int k = 0; k < measures.size(); ++k) {
             headers << measures[k];
-            headerTips << tr("%1, %2").arg(m.name(), tips[k]);
+            headerTips << tr("%1, %2").arg(modelName(m), tips[k]);
         }
     }
     table_->setColumnCount(int(headers.size()));
@@ -170,11 +170,11 @@ void StepsNeededPanel::fill() {
                                   ? tr("%1 has no gates to halt on: right is its answer after the last step")
                                   : tr("%1 records no change per step to halt on: right is its answer "
                                        "after the last step"))
-                                 .arg(models[m].name()));
+                                 .arg(modelName(models[m])));
     table_->clearSpans();
     table_->setRowCount(int(depths.size()) + 1);
     for (size_t m = 0; m < models.size(); ++m) {
-        auto* name = new QTableWidgetItem(models[m].name());
+        auto* name = new QTableWidgetItem(modelName(models[m]));
         name->setTextAlignment(Qt::AlignCenter);
         name->setForeground(modelColor(int(m)));
         QFont bold = name->font();

@@ -234,10 +234,19 @@ void LearningCurvesView::appendLoss(int model, int step, double loss) {
     requestReplot();
 }
 
-void LearningCurvesView::setLoss(int model, const std::vector<int>& steps, const std::vector<double>& loss) {
+void LearningCurvesView::setLoss(int model, std::span<const int> steps, std::span<const double> loss) {
     Series& s = series(model);
+    // The log shown so far still heads the one given (a live redraw): only the new points are added.
+    const size_t shown = s.steps.size();
+    if (shown > 0 && shown <= steps.size() && shown <= loss.size() && s.steps.back() == steps[shown - 1] &&
+        s.loss.back() == loss[shown - 1] && s.steps.front() == steps.front()) {
+        for (size_t i = shown; i < steps.size() && i < loss.size(); ++i)
+            appendLoss(model, steps[i], loss[i]);
+        requestReplot();
+        return;
+    }
     s.steps.assign(steps.begin(), steps.end());
-    s.loss = loss;
+    s.loss.assign(loss.begin(), loss.end());
     s.rawLoss->setData(QVector<double>(s.steps.begin(), s.steps.end()),
                        QVector<double>(loss.begin(), loss.end()), true);
     resmooth(model);
@@ -253,7 +262,7 @@ void LearningCurvesView::setAccuracy(int model, const std::vector<int>& steps,
     requestReplot();
 }
 
-void LearningCurvesView::setHistory(int model, const std::vector<ndr::EvalRecord>& history) {
+void LearningCurvesView::setHistory(int model, std::span<const ndr::EvalRecord> history) {
     std::vector<int> steps;
     std::vector<double> train, test;
     for (const ndr::EvalRecord& r : history) {

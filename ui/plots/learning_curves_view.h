@@ -8,6 +8,7 @@
 #include "ui/plots/plot_view.h"
 
 #include <QStringList>
+#include <span>
 #include <vector>
 
 class QCheckBox;
@@ -28,12 +29,13 @@ public:
     void setModelNames(const QStringList& names);
     // One training step's loss of `model`; cheap to call every step (drawing is coalesced).
     void appendLoss(int model, int step, double loss);
-    // Replaces the loss series of `model` (e.g. when a run is opened).
-    void setLoss(int model, const std::vector<int>& steps, const std::vector<double>& loss);
+    // Sets the loss series of `model`: adds the new points when the series shown heads `steps` (a live
+    // redraw), otherwise replaces it (a run opened, a frame of the past).
+    void setLoss(int model, std::span<const int> steps, std::span<const double> loss);
     // IID (train depths) and Longer (test depths) accuracy at each evaluation of `model`.
     void setAccuracy(int model, const std::vector<int>& steps, const std::vector<double>& train,
                      const std::vector<double>& test);
-    void setHistory(int model, const std::vector<ndr::EvalRecord>& history);
+    void setHistory(int model, std::span<const ndr::EvalRecord> history);
     // The reference line: the Longer depths' majority baseline when positive, else chance (1/S per
     // readout); see ndrui::setReference.
     void setReference(double chance, double longerBaseline = 0);

@@ -2,6 +2,7 @@
 #include "ui/plots/length_generalisation_view.h"
 
 #include "ui/common/palette.h"
+#include "ui/plots/kept_history.h"
 #include "ui/plots/plot_style.h"
 
 #include <QComboBox>
@@ -44,14 +45,14 @@ void LengthGeneralisationView::setDepths(const std::vector<int>& depths,
 }
 
 void LengthGeneralisationView::setHistory(int model, const QString& name,
-                                          const std::vector<ndr::EvalRecord>& history) {
+                                          std::span<const ndr::EvalRecord> history) {
     if (model < 0)
         return;
     if (int(histories_.size()) <= model)
         histories_.resize(model + 1);
     while (names_.size() <= model)
         names_.push_back(tr("model %1").arg(names_.size() + 1));
-    histories_[model] = history;
+    keepHistory(histories_[model], history);
     names_[model] = name;
     // Keep the combo in step without re-selecting: a live update must not jump the user's choice.
     const QSignalBlocker block(model_);

@@ -7,6 +7,7 @@
 #include "ui/plots/plot_view.h"
 
 #include <QStringList>
+#include <span>
 #include <vector>
 
 class QComboBox;
@@ -25,7 +26,7 @@ public:
     void setDepths(const std::vector<int>& depths, const std::vector<ndr::Split>& splits,
                    const QStringList& labels = {}, bool sizes = false);
     // The evaluation history of `model`; shown when it is the selected model.
-    void setHistory(int model, const QString& name, const std::vector<ndr::EvalRecord>& history);
+    void setHistory(int model, const QString& name, std::span<const ndr::EvalRecord> history);
     // The reference line: the Longer depths' majority baseline when there is one, else chance (as the
     // learning curves'; see ndrui::setReference).
     void setReference(double chance, double longerBaseline = 0);

@@ -5,6 +5,7 @@
 
 #include "ui/common/palette.h"
 #include "ui/common/split_name.h"
+#include "ui/plots/kept_history.h"
 #include "ui/plots/plot_style.h"
 
 #include <QComboBox>
@@ -48,12 +49,15 @@ ModelHistoryView::ModelHistoryView(const QString& title, const QString& yLabel, 
 }
 
 void ModelHistoryView::setModel(int model, const ndr::ModelConfig& config,
-                                const std::vector<ndr::EvalRecord>& history) {
+                                std::span<const ndr::EvalRecord> history) {
     if (model < 0)
         return;
     if (int(models_.size()) <= model)
         models_.resize(size_t(model) + 1);
-    models_[size_t(model)] = {config, history};
+    Entry& e = models_[size_t(model)];
+    if (!(e.config == config))
+        e = {config, {}};
+    keepHistory(e.history, history);
     refreshChoices();
     if (currentModel() == model)
         rebuild();

@@ -9,6 +9,7 @@
 #include "ui/plots/plot_view.h"
 
 #include <QStringList>
+#include <span>
 #include <vector>
 
 class QComboBox;
@@ -20,7 +21,8 @@ class ModelHistoryView : public PlotView {
 
 public:
     // Every model of the run (index = model); the view offers those whose histories have its figures.
-    void setModel(int model, const ndr::ModelConfig& config, const std::vector<ndr::EvalRecord>& history);
+    // The view keeps what it draws of `history` and appends what is new at the next call.
+    void setModel(int model, const ndr::ModelConfig& config, std::span<const ndr::EvalRecord> history);
     void clear();
     // Whether any model has the view's figures.
     bool hasData() const;

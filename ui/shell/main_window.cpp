@@ -245,8 +245,9 @@ bool MainWindow::screenshot(const QString& file) {
 
 void MainWindow::showModelProgress(int model) {
     const auto& m = session_.models()[size_t(model)];
-    panel_->setModelProgress(model, m.stepsDone, m.totalSteps, m.stepsPerSecond, m.etaSeconds, m.status,
-                             m.evaluating);
+    const auto& p = session_.progress(size_t(model));
+    panel_->setModelProgress(model, m.stepsDone, p.totalSteps, p.stepsPerSecond, p.etaSeconds, m.status,
+                             p.evaluating);
 }
 
 void MainWindow::onProgress(const SnapshotPtr& s) {
@@ -254,7 +255,7 @@ void MainWindow::onProgress(const SnapshotPtr& s) {
     const auto& m = session_.models()[size_t(s->model)];
     if (s->done && m.status.state == ndr::ModelState::Diverged)
         statusBar()->showMessage(
-            tr("%1 stopped: %2").arg(m.name(), QString::fromStdString(ndr::statusText(m.status))));
+            tr("%1 stopped: %2").arg(modelName(m), QString::fromStdString(ndr::statusText(m.status))));
     scheduleRedraw();
 }
 

@@ -259,6 +259,7 @@ bool MainWindow::exportTo(const QString& folder, bool overwrite, QString* why) {
     };
     if (const QString locked = lockedFolderProblem(folder); !locked.isEmpty())
         return refuse(locked);
+    // A copy: training goes on while the overwrite question is open and while the files are written.
     const ndr::RunRecord record = session_.record();
     ExportOptions options;
     options.overwrite = overwrite;

@@ -47,24 +47,28 @@ bool TrainingSession::start(const ndr::RunConfig& config, QString* error) {
     dropRecoveryFolder();
     run_ = std::move(run);
     missingWeights_.clear();
-    config_ = config;
-    probe_ = run_->probe();
+    record_ = {};
+    record_.config = config;
+    record_.tables = run_->task().savedTables();
+    record_.probe = run_->probe();
     runFile_.clear();
     savedSteps_.clear();
     ++runId_;
-    models_.clear();
+    progress_.clear();
     for (const auto& m : config.models) {
+        ndr::ModelRecord r;
+        r.config = m;
+        record_.models.push_back(std::move(r));
         ModelProgress p;
-        p.config = m;
         p.totalSteps = config.train.steps;
-        models_.push_back(std::move(p));
+        progress_.push_back(p);
     }
     setUpWorkers();
     emit runChanged();
     paused_ = false;
     for (size_t i = 0; i < workers_.size(); ++i) {
-        models_[i].active = true;
-        models_[i].status = {ndr::ModelState::Training, {}};
+        progress_[i].active = true;
+        record_.models[i].status = {ndr::ModelState::Training, {}};
         workers_[i]->clearFlags();
         const auto held = handOver(workers_[i]);
         QMetaObject::invokeMethod(workers_[i], &TrainingWorker::start, Qt::QueuedConnection);
@@ -77,7 +81,7 @@ bool TrainingSession::hasSameSettings(const ndr::RunConfig& config) const {
     // A followed run is another process's to train.
     if (!run_ || state_ != State::Ready || follower_)
         return false;
-    ndr::RunConfig asked = config, current = config_;
+    ndr::RunConfig asked = config, current = record_.config;
     asked.train.steps = current.train.steps = 0;
     asked.preset = current.preset = "";
     return asked == current;
@@ -101,9 +105,8 @@ void TrainingSession::clear() {
     dropRecoveryFolder();
     run_.reset();
     missingWeights_.clear();
-    config_ = {};
-    probe_ = {};
-    models_.clear();
+    record_ = {};
+    progress_.clear();
     runFile_.clear();
     savedSteps_.clear();
     paused_ = false;
@@ -115,9 +118,9 @@ void TrainingSession::clear() {
 bool TrainingSession::isModified() const {
     if (!run_)
         return false;
-    for (size_t i = 0; i < models_.size(); ++i) {
+    for (size_t i = 0; i < record_.models.size(); ++i) {
         const int saved = i < savedSteps_.size() ? savedSteps_[i] : 0;
-        if (models_[i].stepsDone != saved)
+        if (record_.models[i].stepsDone != saved)
             return true;
     }
     return false;
@@ -177,27 +180,24 @@ void TrainingSession::adopt(std::shared_ptr<ndr::Run> run, const QStringList& mi
     }
     missingWeights_ = missing;
     run_ = std::move(run);
-    config_ = run_->config();
-    probe_ = run_->probe();
     runFile_ = runFile;
     if (!same)
         ++runId_;
     std::vector<size_t> evaluations;
-    for (const auto& m : models_)
+    for (const auto& m : record_.models)
         evaluations.push_back(m.history.size());
-    models_.clear();
-    const ndr::RunRecord rec = run_->record();
+    record_ = run_->record();
+    record_.tables = run_->task().savedTables();
     savedSteps_.clear();
-    for (const auto& m : rec.models)
+    progress_.clear();
+    for (auto& m : record_.models) {
         savedSteps_.push_back(m.stepsDone);
-    for (const auto& m : rec.models) {
+        m.checkpointFile.clear(); // the saver names the weights it writes
         ModelProgress p;
-        static_cast<ndr::ModelRecord&>(p) = m;
-        p.checkpointFile.clear(); // the saver names the weights it writes
-        p.totalSteps = config_.train.steps;
+        p.totalSteps = record_.config.train.steps;
         if (!m.history.empty())
             p.stepsPerSecond = m.history.back().stepsPerSecond;
-        models_.push_back(std::move(p));
+        progress_.push_back(p);
     }
     setUpWorkers();
     paused_ = false;
@@ -208,14 +208,14 @@ void TrainingSession::adopt(std::shared_ptr<ndr::Run> run, const QStringList& mi
         return;
     // The followed process's save as progress of the same run: the views draw it as they draw
     // training here, and the inspector traces its expression again with the new weights.
-    for (size_t i = 0; i < models_.size(); ++i) {
-        const ModelProgress& m = models_[i];
+    for (size_t i = 0; i < record_.models.size(); ++i) {
+        const ndr::ModelRecord& m = record_.models[i];
         auto s = std::make_shared<Snapshot>();
         s->runId = runId_;
         s->model = int(i);
         s->step = m.stepsDone;
-        s->totalSteps = m.totalSteps;
-        s->stepsPerSecond = m.stepsPerSecond;
+        s->totalSteps = progress_[i].totalSteps;
+        s->stepsPerSecond = progress_[i].stepsPerSecond;
         s->bestEval = m.bestEval;
         s->status = m.status;
         if (!m.history.empty() && (i >= evaluations.size() || m.history.size() != evaluations[i]))
@@ -229,16 +229,16 @@ void TrainingSession::continueTraining(int totalSteps) {
         return;
     totalSteps = std::max(totalSteps, stepsDone());
     run_->setTotalSteps(totalSteps); // the workers are idle: nothing else touches the run now
-    config_.train.steps = totalSteps;
+    record_.config.train.steps = totalSteps;
     paused_ = false;
     for (size_t i = 0; i < workers_.size(); ++i) {
-        auto& m = models_[i];
-        m.totalSteps = totalSteps;
+        auto& m = record_.models[i];
+        progress_[i].totalSteps = totalSteps;
         // A diverged model's weights are not finite: training it further would only diverge again.
         if (m.stepsDone >= totalSteps || m.status.state == ndr::ModelState::Diverged ||
             m.status.state == ndr::ModelState::Failed)
             continue;
-        m.active = true;
+        progress_[i].active = true;
         m.status = {ndr::ModelState::Training, {}};
         workers_[i]->clearFlags();
         const auto held = handOver(workers_[i]);
@@ -289,38 +289,27 @@ quint64 TrainingSession::requestTrace(const ndr::Example& example, int steps) {
     return id;
 }
 
-ndr::RunRecord TrainingSession::record() const {
-    ndr::RunRecord r;
-    r.config = config_;
-    if (run_)
-        r.tables = run_->task().savedTables();
-    r.probe = probe_;
-    for (const auto& m : models_) {
-        r.models.push_back(m);
-    }
-    return r;
-}
-
 void TrainingSession::onSnapshot(const SnapshotPtr& s) {
     takeOver(sender()); // the worker, before `s` is read
-    if (s->runId != runId_ || s->model < 0 || s->model >= int(models_.size()))
+    if (s->runId != runId_ || s->model < 0 || s->model >= int(record_.models.size()))
         return;
-    auto& m = models_[size_t(s->model)];
+    auto& m = record_.models[size_t(s->model)];
+    auto& p = progress_[size_t(s->model)];
     m.stepsDone = s->step;
-    m.totalSteps = s->totalSteps;
-    m.stepsPerSecond = s->stepsPerSecond;
-    m.etaSeconds = s->etaSeconds;
-    m.evaluating = s->evaluating;
+    p.totalSteps = s->totalSteps;
+    p.stepsPerSecond = s->stepsPerSecond;
+    p.etaSeconds = s->etaSeconds;
+    p.evaluating = s->evaluating;
     m.status = s->status;
     m.bestEval = s->bestEval;
-    for (const auto& p : s->losses) {
-        m.lossLog.steps.push_back(p.step);
-        m.lossLog.loss.push_back(p.loss);
+    for (const auto& l : s->losses) {
+        m.lossLog.steps.push_back(l.step);
+        m.lossLog.loss.push_back(l.loss);
     }
     if (s->eval)
         m.history.push_back(*s->eval);
     if (s->done)
-        m.active = false;
+        p.active = false;
     emit progressed(s);
     updateState();
     // At an evaluation recoveryIntervalMs_ after the last copy (the first at once), and when training
@@ -333,7 +322,7 @@ void TrainingSession::onSnapshot(const SnapshotPtr& s) {
 void TrainingSession::setUpWorkers() {
     for (int i = 0; i < run_->modelCount(); ++i) {
         auto* thread = new QThread(this);
-        thread->setObjectName(QStringLiteral("train-%1").arg(models_[size_t(i)].name()));
+        thread->setObjectName(QStringLiteral("train-%1").arg(modelName(record_.models[size_t(i)])));
         auto* worker = new TrainingWorker(runId_, i, run_->trainer(i));
         worker->moveToThread(thread);
         connect(worker, &TrainingWorker::snapshot, this, &TrainingSession::onSnapshot);
@@ -372,7 +361,7 @@ void TrainingSession::tearDownWorkers() {
 
 int TrainingSession::stepsDone() const {
     int done = 0;
-    for (const auto& m : models_)
+    for (const auto& m : record_.models)
         done = std::max(done, m.stepsDone);
     return done;
 }
@@ -381,7 +370,7 @@ void TrainingSession::updateState() {
     State s = State::Empty;
     if (run_) {
         const bool active =
-            std::any_of(models_.begin(), models_.end(), [](const auto& m) { return m.active; });
+            std::any_of(progress_.begin(), progress_.end(), [](const auto& m) { return m.active; });
         s = active ? (paused_ ? State::Paused : State::Training) : State::Ready;
         if (!active)
             paused_ = false;

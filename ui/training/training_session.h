@@ -22,14 +22,18 @@ class TrainingWorker;
 class RunFollower;
 struct FollowedRead;
 
-// What the window knows of one model: its name and everything reported so far.
-struct ModelProgress : ndr::ModelRecord {
-    QString name() const { return QString::fromStdString(config.name); }
+// What training reports of one model beyond its record (TrainingSession::record()): shown while it
+// trains, never saved.
+struct ModelProgress {
     int totalSteps = 0;
     double stepsPerSecond = 0, etaSeconds = 0;
     double evaluating = -1; // the part of an evaluation under way done, or -1
     bool active = false;    // training or paused: started and not yet reported done
 };
+
+inline QString modelName(const ndr::ModelRecord& m) {
+    return QString::fromStdString(m.config.name);
+}
 
 class TrainingSession : public QObject {
     Q_OBJECT
@@ -103,10 +107,12 @@ public:
     // weights to trace or to train further. Empty when the run has its weights.
     const QStringList& missingWeights() const { return missingWeights_; }
     bool hasWeights() const { return run_ != nullptr && missingWeights_.isEmpty(); }
-    const ndr::RunConfig& config() const { return config_; }
+    const ndr::RunConfig& config() const { return record_.config; }
     const ndr::Task* task() const { return run_ ? &run_->task() : nullptr; }
-    const ndr::Example& probe() const { return probe_; }
-    const std::vector<ModelProgress>& models() const { return models_; }
+    const ndr::Example& probe() const { return record_.probe; }
+    // Each model's record as reported so far (the record's models) and its progress beside it.
+    const std::vector<ndr::ModelRecord>& models() const { return record_.models; }
+    const ModelProgress& progress(size_t model) const { return progress_[model]; }
     const QString& runFile() const { return runFile_; } // where it was last saved or opened from
     // A save asked for by save() is under way (a recovery save is not).
     bool isSaving() const;
@@ -116,8 +122,9 @@ public:
     // last saved or opened.
     bool isModified() const;
     int stepsDone() const; // the most steps any model has trained
-    // The record as the window knows it (configuration, tables, histories), for exports.
-    ndr::RunRecord record() const;
+    // The record as the window knows it (configuration, tables, probe, each model's history): the one
+    // copy the views draw from, updated in place as the models report.
+    const ndr::RunRecord& record() const { return record_; }
     // Writes the recovery copy now if the run has training no file or copy holds (when a recovery
     // folder is set); the copy's run file is recoveryRunFile() once it is written.
     void saveRecoveryCopyNow() { saveForRecovery(); }
@@ -158,12 +165,11 @@ private:
     std::shared_ptr<ndr::Run> run_;
     std::unique_ptr<RunFollower> follower_; // while the run shown is another process's
     int followPollMs_ = 2000;
-    ndr::RunConfig config_;
-    ndr::Example probe_;
+    ndr::RunRecord record_;
     QStringList missingWeights_;
     quint64 runId_ = 0;
     State state_ = State::Empty;
-    std::vector<ModelProgress> models_;
+    std::vector<ModelProgress> progress_; // per model of record_
     std::vector<QThread*> threads_;
     std::vector<TrainingWorker*> workers_;
     std::unique_ptr<PendingSave> saving_;

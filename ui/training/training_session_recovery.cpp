@@ -30,8 +30,8 @@ std::unique_ptr<QLockFile> tryLockRecoveryFolder(const QString& dir) {
 } // namespace
 
 bool TrainingSession::recoveryCopyIsBehind() const {
-    for (size_t i = 0; i < models_.size(); ++i)
-        if (i >= recoverySteps_.size() || models_[i].stepsDone != recoverySteps_[i])
+    for (size_t i = 0; i < record_.models.size(); ++i)
+        if (i >= recoverySteps_.size() || record_.models[i].stepsDone != recoverySteps_[i])
             return true;
     return false;
 }
@@ -107,7 +107,7 @@ bool TrainingSession::openRecovered(const QString& runFile, QString* error) {
         return false;
     recoveryLock_ = std::move(lock);
     recoveryDir_ = dir;
-    for (const auto& m : models_)
+    for (const auto& m : record_.models)
         recoverySteps_.push_back(m.stepsDone);
     // Never saved where the user chose: Save asks where, and closing asks first.
     runFile_.clear();

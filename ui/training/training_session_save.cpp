@@ -86,9 +86,9 @@ void TrainingSession::finishSave() {
     auto job = std::make_shared<SaveJob>();
     job->file = saving_->file.toStdString();
     ndr::RunRecord& rec = job->record;
-    rec.config = config_;
-    rec.tables = run_->task().savedTables();
-    rec.probe = probe_;
+    rec.config = record_.config;
+    rec.tables = record_.tables;
+    rec.probe = record_.probe;
     for (const auto& st : saving_->states) {
         ndr::ModelRecord mr = st->record;
         // A run read back from the file is not training: it is stopped and can go on from there.
