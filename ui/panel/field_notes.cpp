@@ -1,4 +1,4 @@
-// Red notes under the fields a validation message names (see fieldnotes.h).
+// Red notes under the fields a validation message names (see field_notes.h).
 #include "ui/panel/field_notes.h"
 
 #include "ui/common/palette.h"

@@ -1,4 +1,4 @@
-// Main window wiring (see mainwindow.h).
+// Main window wiring (see main_window.h).
 #include "ui/shell/main_window.h"
 
 #include "core/io/serialize.h"
