@@ -321,11 +321,11 @@ void ExperimentPanel::revalidate() {
     }
 
     if (problems_.isEmpty()) {
-        controls_->setSummary(
-            c.models.size() == 1
-                ? tr("Ready: 1 model, %1 steps.").arg(c.train.steps)
-                : tr("Ready: %1 models, %2 steps each.").arg(c.models.size()).arg(c.train.steps),
-            false);
+        const QString steps = c.train.steps == 1 ? tr("1 step") : tr("%1 steps").arg(c.train.steps);
+        controls_->setSummary(c.models.size() == 1
+                                  ? tr("Ready: 1 model, %1.").arg(steps)
+                                  : tr("Ready: %1 models, %2 each.").arg(c.models.size()).arg(steps),
+                              false);
     } else {
         QString text =
             problems_.size() == 1
