@@ -1,6 +1,7 @@
 // The Universal Transformer with ACT (see act.h): embedding, the halting steps, the weighted output,
 // its backward and the trace.
 #include "core/models/act/act.h"
+#include "core/models/one_example.h"
 #include "core/nn/scalars.h"
 
 #include <random>
@@ -201,15 +202,7 @@ template <typename S> void ActTransformer<S>::backward() {
 
 template <typename S>
 Trace ActTransformer<S>::trace(const std::vector<int>& tokens, int readouts, int steps, bool) {
-    Batch batch;
-    batch.batch = 1;
-    batch.positions = int(tokens.size());
-    batch.tokens = tokens;
-    batch.readouts = readouts;
-    batch.lengths = {int(tokens.size())};
-    batch.targets.assign(size_t(readouts), 0);
-    batch.depths = {0};
-    batch_ = batch;
+    batch_ = oneExampleBatch(tokens, readouts);
     batch_.readFirst = ac().readout == ReadoutColumn::First;
     setShape();
     kept_ = false;
@@ -219,20 +212,13 @@ Trace ActTransformer<S>::trace(const std::vector<int>& tokens, int readouts, int
         caches_.resize(1);
     Rng unused(0);
     embed(false, unused);
-    const int T = batch.positions, H = ac().heads, C = ac().dModel;
+    const int T = batch_.positions, H = ac().heads, C = ac().dModel;
     cumulative_.assign(size_t(T), S(0));
     remainder_.assign(size_t(T), S(0));
     haltStep_.assign(size_t(T), -1);
     out_.setZero(T, C);
 
-    Trace tr;
-    tr.tokens = tokens;
-    tr.steps = steps;
-    tr.heads = H;
-    tr.positions = T;
-    tr.symbols = symbols_;
-    tr.readouts = readouts;
-    tr.attention.resize(size_t(steps) * H * T * T);
+    Trace tr = emptyTrace(tokens, steps, H, symbols_, readouts);
     tr.gates.resize(size_t(steps) * T);
     tr.gateMeaning = GateMeaning::HaltingWeight;
     AlignedVector<S> total(size_t(T), S(0)); // the weight given so far

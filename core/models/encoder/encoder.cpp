@@ -1,6 +1,7 @@
 // The unrolled encoder: embedding, steps of its layers, readout, backward, trace and FLOP count (its
 // layers are in encoder_layer.cpp).
 #include "core/models/encoder/encoder.h"
+#include "core/models/one_example.h"
 #include "core/nn/scalars.h"
 
 #include <cmath>
@@ -213,15 +214,7 @@ template <typename S>
 Trace Encoder<S>::trace(const std::vector<int>& tokens, int readouts, int steps, bool fullGates) {
     if (!ec().sharedWeights && steps > ec().steps)
         throw std::invalid_argument("a model with separate layers cannot run more steps than it has layers");
-    Batch batch;
-    batch.batch = 1;
-    batch.positions = int(tokens.size());
-    batch.tokens = tokens;
-    batch.readouts = readouts;
-    batch.lengths = {int(tokens.size())};
-    batch.targets.assign(size_t(readouts), 0);
-    batch.depths = {0};
-    batch_ = batch;
+    batch_ = oneExampleBatch(tokens, readouts);
     batch_.readFirst = ec().readout == ReadoutColumn::First;
     setShape();
     kept_ = false;
@@ -232,15 +225,8 @@ Trace Encoder<S>::trace(const std::vector<int>& tokens, int readouts, int steps,
     Rng unused(0);
     embed(batch_, false, unused);
 
-    const int T = batch.positions, H = ec().heads, C = ec().dModel;
-    Trace tr;
-    tr.tokens = tokens;
-    tr.steps = steps;
-    tr.heads = H;
-    tr.positions = T;
-    tr.symbols = symbols_;
-    tr.readouts = readouts;
-    tr.attention.resize(size_t(steps) * H * T * T);
+    const int T = batch_.positions, H = ec().heads, C = ec().dModel;
+    Trace tr = emptyTrace(tokens, steps, H, symbols_, readouts);
     const bool gated = copyGated(ec().update);
     if (gated)
         tr.gates.resize(size_t(steps) * T);

@@ -1,5 +1,6 @@
 // The LSTM baseline: forward and backward through time, trace and FLOP count (docs/design.md §2).
 #include "core/models/lstm/lstm.h"
+#include "core/models/one_example.h"
 #include "core/nn/scalars.h"
 
 #include <algorithm>
@@ -194,14 +195,7 @@ template <typename S> void Lstm<S>::backward() {
 
 template <typename S>
 Trace Lstm<S>::trace(const std::vector<int>& tokens, int readouts, int /*steps*/, bool /*fullGates*/) {
-    Batch batch;
-    batch.readouts = readouts;
-    batch.batch = 1;
-    batch.positions = int(tokens.size());
-    batch.tokens = tokens;
-    batch.lengths = {int(tokens.size())};
-    batch.targets = {0};
-    batch.depths = {0};
+    const Batch batch = oneExampleBatch(tokens, readouts);
     Rng unused(0);
     forward(batch, 0, false, unused, false);
     const int n = count_[0];
@@ -210,12 +204,7 @@ Trace Lstm<S>::trace(const std::vector<int>& tokens, int readouts, int /*steps*/
     for (int t = 1; t <= n; ++t)
         head_.rows.row(t) = h_.row(t - 1);
     head_.apply(store_);
-    Trace tr;
-    tr.tokens = tokens;
-    tr.steps = n;
-    tr.heads = 0;
-    tr.positions = int(tokens.size());
-    tr.symbols = symbols_;
+    Trace tr = emptyTrace(tokens, n, 0, symbols_, readouts);
     for (int t = 0; t <= n; ++t)
         recordReadouts(head_.probs.middleRows(t, 1), tr);
     return tr;

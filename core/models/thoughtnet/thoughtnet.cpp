@@ -1,6 +1,7 @@
 // ThoughtNet: operators, selector, the iterated model, halting at the fixed point, trace (see
 // thoughtnet.h).
 #include "core/models/thoughtnet/thoughtnet.h"
+#include "core/models/one_example.h"
 #include "core/nn/scalars.h"
 
 #include <cmath>
@@ -299,27 +300,13 @@ template <typename S> void ThoughtNet<S>::backward() {
 
 template <typename S>
 Trace ThoughtNet<S>::trace(const std::vector<int>& tokens, int readouts, int steps, bool /*fullGates*/) {
-    Batch batch;
-    batch.batch = 1;
-    batch.positions = int(tokens.size());
-    batch.readouts = readouts;
-    batch.tokens = tokens;
-    batch.lengths = {int(tokens.size())};
-    batch.targets.assign(size_t(readouts), 0);
-    batch.depths = {0};
+    const Batch batch = oneExampleBatch(tokens, readouts);
     setShape(batch);
     kept_ = false;
     const int T = batch.positions, H = tc().heads;
-    Trace tr;
-    tr.tokens = tokens;
-    tr.steps = steps;
-    tr.heads = K_ * H;
-    tr.positions = T;
-    tr.symbols = symbols_;
-    tr.readouts = readouts;
+    Trace tr = emptyTrace(tokens, steps, K_ * H, symbols_, readouts);
     tr.operators = K_ + 1;
     tr.gateMeaning = GateMeaning::OperatorWeight;
-    tr.attention.resize(size_t(steps) * K_ * H * T * T);
     tr.selection.resize(size_t(steps) * T * (K_ + 1));
     tr.gates.resize(size_t(steps) * T);
     Mat<S> h(T, C_), next;
