@@ -38,7 +38,7 @@ namespace {
 constexpr char kMagic[8] = {'N', 'D', 'R', 'S', 'C', 'K', 'P', 'T'};
 constexpr size_t kPreambleBytes = 16; // magic, u32 version, u32 header length
 constexpr size_t kChecksumBytes = 8;
-constexpr uint32_t kMaxHeaderBytes = 16u << 20;
+constexpr uint32_t kMaxCheckpointHeaderBytes = 16u << 20;
 constexpr int kMaxTensorSide = 1 << 20;
 constexpr int64_t kMaxParams = int64_t(1) << 28;
 
@@ -287,9 +287,9 @@ CheckpointData readCheckpoint(ByteSource& in) {
                         std::to_string(CheckpointData::kVersion) + "): update NDR Studio");
     if (version < 1)
         throw FileError("checkpoint version 0 is not valid; the file is damaged");
-    if (headerBytes > kMaxHeaderBytes)
+    if (headerBytes > kMaxCheckpointHeaderBytes)
         throw FileError("the header claims " + std::to_string(headerBytes) +
-                        " bytes, more than the limit of " + humanSize(kMaxHeaderBytes) +
+                        " bytes, more than the limit of " + humanSize(kMaxCheckpointHeaderBytes) +
                         "; the file is damaged");
     if (fileSize < kPreambleBytes + headerBytes + kChecksumBytes)
         throw truncated(kPreambleBytes + headerBytes + kChecksumBytes, true);
@@ -350,9 +350,9 @@ std::string checkpointToBytes(const CheckpointData& data) {
                            {"adamV", data.adamV.size()}}},
                          {"training", trainingJson(data.training)}};
     const std::string headerText = header.dump(-1, ' ', false, json::error_handler_t::replace);
-    if (headerText.size() > kMaxHeaderBytes)
+    if (headerText.size() > kMaxCheckpointHeaderBytes)
         throw FileError("its header would be " + humanSize(headerText.size()) + ", more than the limit of " +
-                        humanSize(kMaxHeaderBytes));
+                        humanSize(kMaxCheckpointHeaderBytes));
 
     std::string bytes;
     bytes.reserve(kPreambleBytes + headerText.size() +

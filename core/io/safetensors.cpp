@@ -25,10 +25,11 @@ namespace {
 
 constexpr size_t kLengthBytes = 8;
 // The header of a model's weights is a few hundred bytes per tensor; the format's own limit is 100 MB.
-constexpr uint64_t kMaxHeaderBytes = 16u << 20;
+constexpr uint64_t kMaxSafetensorsHeaderBytes = 16u << 20;
 constexpr int64_t kMaxSide = int64_t(1) << 31;
 constexpr int64_t kMaxValues = int64_t(1) << 28; // as a checkpoint's buffers
-constexpr uint64_t kMaxFileBytes = kLengthBytes + kMaxHeaderBytes + uint64_t(kMaxValues) * sizeof(float);
+constexpr uint64_t kMaxFileBytes =
+    kLengthBytes + kMaxSafetensorsHeaderBytes + uint64_t(kMaxValues) * sizeof(float);
 constexpr const char* kMetadataKey = "__metadata__";
 
 // The dtypes of the format, so that a file of another dtype is told apart from a damaged one.
@@ -184,9 +185,9 @@ SafetensorsFile safetensorsFromBytes(std::string_view bytes) {
         throw FileError("the header length " + std::to_string(headerBytes) +
                         " runs beyond the end of the file (" + std::to_string(rest) +
                         " bytes follow the length): the file is truncated or not safetensors");
-    if (headerBytes > kMaxHeaderBytes)
+    if (headerBytes > kMaxSafetensorsHeaderBytes)
         throw FileError("the header length " + std::to_string(headerBytes) + " is beyond the limit of " +
-                        fileio::humanSize(kMaxHeaderBytes));
+                        fileio::humanSize(kMaxSafetensorsHeaderBytes));
     if (headerBytes < 2)
         throw FileError("the header is " + std::to_string(headerBytes) +
                         " bytes, too short for a JSON object");
