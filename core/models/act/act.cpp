@@ -49,31 +49,11 @@ template <typename S> void ActTransformer<S>::setShape() {
             real_[size_t(shape_.start(b) + t)] = 1;
 }
 
-// h0 = Dropout(E[token] + PE), as the encoder's (dropout only with sinusoidal positions).
+// h0 = Dropout(E[token] + PE), as the encoder's; padding rows are zero.
 template <typename S> void ActTransformer<S>::embed(bool training, Rng& rng) {
-    const int T = batch_.positions, C = ac().dModel;
-    const Index N = shape_.rows();
-    const bool sinusoidal = ac().positional == PositionalKind::Sinusoidal;
-    if (sinusoidal && sinusoids_.rows() < T) {
-        sinusoids_.resize(T, C);
-        for (int t = 0; t < T; ++t)
-            for (int c = 0; c < C; ++c)
-                sinusoids_(t, c) = S(sinusoid(t, c, C));
-    }
-    auto emb = store_.value(embedding_);
-    Mat<S>& h0 = h_[0];
-    h0.setZero(N, C);
-    for (int b = 0; b < batch_.batch; ++b)
-        for (Index t = 0; t < shape_.span(b); ++t) {
-            auto row = h0.row(shape_.start(b) + t);
-            row = emb.row(batch_.tokens[Index(b) * T + t]);
-            if (sinusoidal)
-                row += sinusoids_.row(t);
-        }
-    if (sinusoidal) {
-        dropoutMask(embMask_, N, C, ac().dropout, training, rng);
-        h0.array() *= embMask_.array();
-    }
+    h_[0].setZero(shape_.rows(), ac().dModel);
+    input_.forward(store_.value(embedding_), batch_, shape_, ac().positional == PositionalKind::Sinusoidal,
+                   ac().dropout, training, rng, h_[0]);
 }
 
 template <typename S> bool ActTransformer<S>::halt(int t, int steps, const Mat<S>& h) {
@@ -161,7 +141,6 @@ S ActTransformer<S>::forward(const Batch& batch, int steps, bool training, Rng& 
 template <typename S> void ActTransformer<S>::backward() {
     if (!kept_)
         throw std::logic_error("backward() needs a forward() that kept its caches");
-    const int B = batch_.batch, T = batch_.positions;
     const Index N = shape_.rows();
     head_.backward(store_, batch_, shape_, dOut_);
     const S ponder = S(ac().ponderCost / double(std::max<Index>(1, realRows_)));
@@ -192,12 +171,8 @@ template <typename S> void ActTransformer<S>::backward() {
         }
         std::swap(dh_, dPrev_);
     }
-    if (ac().positional == PositionalKind::Sinusoidal)
-        dh_.array() *= embMask_.array();
-    auto dEmb = store_.grad(embedding_);
-    for (int b = 0; b < B; ++b)
-        for (Index t = 0; t < shape_.span(b); ++t)
-            dEmb.row(batch_.tokens[Index(b) * T + t]) += dh_.row(shape_.start(b) + t);
+    input_.backward(store_.grad(embedding_), batch_, shape_, ac().positional == PositionalKind::Sinusoidal,
+                    dh_);
 }
 
 template <typename S>

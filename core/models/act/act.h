@@ -9,6 +9,7 @@
 
 #include "core/models/act/kind.h"
 #include "core/models/encoder/encoder.h"
+#include "core/models/token_embedding.h"
 #include "core/nn/model.h"
 #include "core/nn/readout.h"
 
@@ -66,9 +67,8 @@ private:
     std::vector<int> haltStep_;                    // (N) the step each row halted at (-1: running)
     std::vector<char> real_;                       // (N) row holds a real position
     Index realRows_ = 0;
-    Mat<S> out_;       // (N, C) the weighted sum of the states
-    Mat<S> embMask_;   // (N, C) dropout on embedding + positions
-    Mat<S> sinusoids_; // (T, C)
+    Mat<S> out_;              // (N, C) the weighted sum of the states
+    TokenEmbedding<S> input_; // h0 from the tokens
     Mat<S> dOut_, dh_, dPrev_;
 };
 

@@ -36,31 +36,11 @@ template <typename S> void Encoder<S>::init(uint64_t seed) {
     store_.zeroGrad();
 }
 
+// h0 = Dropout(E[token] + PE); padding rows are not written.
 template <typename S> void Encoder<S>::embed(const Batch& batch, bool training, Rng& rng) {
-    const int T = batch.positions, C = ec().dModel;
-    const Index N = shape_.rows();
-    auto emb = store_.value(embedding_);
-    const bool sinusoidal = ec().positional == PositionalKind::Sinusoidal;
-    // The encoding of each position is computed once and kept: it is the same at every step.
-    if (sinusoidal && sinusoids_.rows() < T) {
-        sinusoids_.resize(T, C);
-        for (int t = 0; t < T; ++t)
-            for (int c = 0; c < C; ++c)
-                sinusoids_(t, c) = S(sinusoid(t, c, C));
-    }
-    Mat<S>& h0 = h_[0];
-    h0.resize(N, C);
-    for (int b = 0; b < batch.batch; ++b)
-        for (Index t = 0; t < shape_.span(b); ++t) {
-            auto row = h0.row(shape_.start(b) + t);
-            row = emb.row(batch.tokens[Index(b) * T + t]);
-            if (sinusoidal)
-                row += sinusoids_.row(t);
-        }
-    if (ec().positional == PositionalKind::Sinusoidal) {
-        dropoutMask(embMask_, N, C, ec().dropout, training, rng);
-        h0.array() *= embMask_.array();
-    }
+    h_[0].resize(shape_.rows(), ec().dModel);
+    input_.forward(store_.value(embedding_), batch, shape_, ec().positional == PositionalKind::Sinusoidal,
+                   ec().dropout, training, rng, h_[0]);
 }
 
 template <typename S>
@@ -187,7 +167,6 @@ template <typename S> void Encoder<S>::addGateCost(int t, typename EncoderLayer<
 template <typename S> void Encoder<S>::backward() {
     if (!kept_)
         throw std::logic_error("backward() needs a forward() that kept its caches");
-    const int B = batch_.batch, T = batch_.positions;
     Mat<S>&dh = dh_, &dPrev = dPrev_;
     int t = steps_ - 1;
     if (readRowsOnly_) { // the last step's output is the rows read
@@ -202,12 +181,8 @@ template <typename S> void Encoder<S>::backward() {
         std::swap(dh, dPrev);
     }
     // h0 = Dropout(E[token] + PE)
-    if (ec().positional == PositionalKind::Sinusoidal)
-        dh.array() *= embMask_.array();
-    auto dEmb = store_.grad(embedding_);
-    for (int b = 0; b < B; ++b)
-        for (Index t = 0; t < shape_.span(b); ++t)
-            dEmb.row(batch_.tokens[Index(b) * T + t]) += dh.row(shape_.start(b) + t);
+    input_.backward(store_.grad(embedding_), batch_, shape_, ec().positional == PositionalKind::Sinusoidal,
+                    dh);
 }
 
 template <typename S>

@@ -7,6 +7,7 @@
 #include "core/config/model_kind.h"
 #include "core/models/encoder/kind.h"
 #include "core/models/encoder/layer_attention.h"
+#include "core/models/token_embedding.h"
 #include "core/nn/attention.h"
 #include "core/nn/head_router.h"
 #include "core/nn/model.h"
@@ -192,11 +193,10 @@ private:
     bool kept_ = false;
     std::vector<Mat<S>> h_; // (steps + 1) x (N, C) states
     std::vector<typename EncoderLayer<S>::Cache> caches_;
-    Mat<S> embMask_;      // (N, C) dropout on embedding + positions
-    Mat<S> sinusoids_;    // (T, C) sinusoidal encoding of the positions seen so far
-    Index realRows_ = 0;  // real positions of the batch
-    ReadoutHead<S> head_; // the rows read after the last step (or the halting step), logits, probs
-    Mat<S> dh_, dPrev_;   // backward temporaries, kept between steps
+    TokenEmbedding<S> input_; // h0 from the tokens
+    Index realRows_ = 0;      // real positions of the batch
+    ReadoutHead<S> head_;     // the rows read after the last step (or the halting step), logits, probs
+    Mat<S> dh_, dPrev_;       // backward temporaries, kept between steps
 };
 
 } // namespace ndr
