@@ -156,6 +156,21 @@ Field<C> intField(std::string key, std::string label, std::string help, M C::*me
     return f;
 }
 
+// The attention heads of a model whose state is `width` wide: at least 1, and a divisor of the width
+// (the message names it d_model, as the paper does).
+template <typename C> Field<C> headsField(std::string help, int C::*heads, int C::*width) {
+    Field<C> f = intField<C>("heads", "heads", std::move(help), heads, 1, 64);
+    f.range = FieldRange::Custom;
+    f.check = [heads, width](const C& c) {
+        if (c.*heads < 1)
+            return "must be at least 1, got " + std::to_string(c.*heads);
+        if (c.*width >= 1 && c.*width % (c.*heads) != 0)
+            return std::to_string(c.*heads) + " does not divide d_model " + std::to_string(c.*width);
+        return std::string();
+    };
+    return f;
+}
+
 template <typename C, typename M>
 Field<C> realField(std::string key, std::string label, std::string help, M C::*member, double min, double max,
                    double step, FieldRange range = FieldRange::Closed, std::string zeroText = {}) {

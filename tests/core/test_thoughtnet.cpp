@@ -382,6 +382,7 @@ private slots:
         c.models.push_back(lstmModel());
         c.models[0].as<ndr::ThoughtNetConfig>().operators = 0;
         c.models[0].as<ndr::ThoughtNetConfig>().positionDims = 3;
+        c.models[0].as<ndr::ThoughtNetConfig>().heads = 3;
         const std::vector<Problem> problems = validate(c);
         const auto has = [&](const std::string& s) {
             return std::any_of(problems.begin(), problems.end(),
@@ -390,6 +391,8 @@ private slots:
         QVERIFY(has("models[2].kind: the LSTM reads one answer"));
         QVERIFY(has("models[0].operators: must be between 1 and 16, got 0"));
         QVERIFY(has("models[0].positionDims: must be even"));
+        QVERIFY(has("models[0].heads: 3 does not divide d_model " +
+                    std::to_string(c.models[0].as<ndr::ThoughtNetConfig>().stateSize)));
         TaskConfig t = c.task;
         t.testMaxDepth = 9;
         QVERIFY(!validate(t).empty());

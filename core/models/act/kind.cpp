@@ -28,17 +28,8 @@ FieldTable<C> fields() {
     t.push_back(intField<C>("dModel", "d_model",
                             "Width of each column's state (d_model); heads must divide it.", &C::dModel, 1,
                             4096));
-    auto heads = intField<C>("heads", "heads", "Attention heads H; each head has d_model / H channels.",
-                             &C::heads, 1, 64);
-    heads.range = FieldRange::Custom;
-    heads.check = [](const C& c) {
-        if (c.heads < 1)
-            return "must be at least 1, got " + std::to_string(c.heads);
-        if (c.dModel >= 1 && c.dModel % c.heads != 0)
-            return std::to_string(c.heads) + " does not divide d_model " + std::to_string(c.dModel);
-        return std::string();
-    };
-    t.push_back(heads);
+    t.push_back(
+        headsField<C>("Attention heads H; each head has d_model / H channels.", &C::heads, &C::dModel));
     t.push_back(
         intField<C>("dFF", "d_ff", "Hidden width of the feed-forward block (d_ff).", &C::dFF, 1, 16384));
     t.push_back(intField<C>("steps", "steps",

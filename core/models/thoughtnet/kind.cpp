@@ -15,17 +15,8 @@ std::vector<ModelField> fields() {
     std::vector<ModelField> f;
     f.push_back(modelField(
         intField<C>("dModel", "state size", "Width of each token's state.", &C::stateSize, 1, 4096)));
-    auto heads =
-        intField<C>("heads", "heads", "Attention heads of each operator's self-attention.", &C::heads, 1, 64);
-    heads.range = FieldRange::Custom;
-    heads.check = [](const C& c) {
-        if (c.heads < 1)
-            return "must be at least 1, got " + std::to_string(c.heads);
-        if (c.stateSize >= 1 && c.stateSize % c.heads != 0)
-            return std::to_string(c.heads) + " does not divide d_model " + std::to_string(c.stateSize);
-        return std::string();
-    };
-    f.push_back(modelField(heads));
+    f.push_back(modelField(
+        headsField<C>("Attention heads of each operator's self-attention.", &C::heads, &C::stateSize)));
     f.push_back(
         modelField(intField<C>("dFF", "hidden", "Hidden width of the operators' and the selector's layers.",
                                &C::hiddenSize, 1, 16384)));
