@@ -1,9 +1,12 @@
 // Halting steps from gate traces (see halting.h).
 #include "core/train/halting.h"
 
+#include "core/config/model_kind.h"
+
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <limits>
 
 namespace ndr {
 
@@ -29,13 +32,27 @@ int haltingStep(const Trace& trace, float threshold) {
     return afterLastAtOrAbove(trace.gates, trace.steps, trace.positions, threshold);
 }
 
+HaltingRule haltingRuleOf(const ModelConfig& model, const HaltingRule& chosen) {
+    if (factsOf(model).learnedHalting.empty())
+        return chosen;
+    HaltingRule own;
+    own.learned = true;
+    return own;
+}
+
 int haltingStep(const Trace& trace, const HaltingRule& rule) {
+    // The smallest normal float: any weight that is not 0 (a subnormal one counts as 0, as it does
+    // where the CPU flushes subnormals).
+    if (rule.learned)
+        return haltingStep(trace, std::numeric_limits<float>::min());
     return rule.signal == HaltSignal::Change
                ? afterLastAtOrAbove(trace.change, trace.steps, trace.positions, rule.threshold)
                : haltingStep(trace, rule.threshold);
 }
 
 int stopStep(const Trace& trace, const HaltingRule& rule) {
+    if (rule.learned) // weights stay 0 once halted: stopping as it goes is stopping where it halted
+        return haltingStep(trace, rule);
     const std::vector<float>& values = rule.signal == HaltSignal::Change ? trace.change : trace.gates;
     const size_t positions = size_t(std::max(trace.positions, 0));
     if (values.empty() || positions == 0 || values.size() < size_t(trace.steps) * positions)

@@ -22,10 +22,19 @@ int haltingStep(const Trace& trace, float threshold);
 struct HaltingRule {
     HaltSignal signal = HaltSignal::Gates;
     float threshold = 0.1f;
+    // The model's own learned halting (ModelFacts::learnedHalting, UT + ACT), whose trace records each
+    // position's halting weight as its gate, exactly 0 once it has halted: the example halts after the
+    // last step with a nonzero weight. signal and threshold do not apply.
+    bool learned = false;
 };
 
+// The rule `model` halts by where the user chose `chosen`: its own where it has learned halting,
+// `chosen` for every other model.
+HaltingRule haltingRuleOf(const ModelConfig& model, const HaltingRule& chosen);
+
 // haltingStep on the rule's signal: the first step h after which every position's gate (or change)
-// stays below the threshold at every later step. -1 for a trace without that signal.
+// stays below the threshold at every later step (learned: every weight is 0). -1 for a trace without
+// that signal.
 int haltingStep(const Trace& trace, const HaltingRule& rule);
 
 // The steps an evaluation with ModelConfig::haltThreshold = rule.threshold and haltOn = rule.signal

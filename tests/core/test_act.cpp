@@ -5,6 +5,7 @@
 #include "core/config/model_kind.h"
 #include "core/io/serialize.h"
 #include "core/models/act/act.h"
+#include "core/train/halting.h"
 #include "core/train/trainer.h"
 #include "gradient_check.h"
 
@@ -111,11 +112,17 @@ private slots:
 
     // The trace's halting weights sum to 1 per position, stop where the forward's steps say, and its
     // last readout is the forward's answer.
+    void traceMatchesForward_data() {
+        QTest::addColumn<double>("haltBias");
+        QTest::newRow("some position runs every step") << 0.5;
+        QTest::newRow("every position halts early") << 3.0;
+    }
     void traceMatchesForward() {
+        QFETCH(double, haltBias);
         const ModelConfig cfg = smallAct(PositionalKind::Sinusoidal);
         ActTransformer<double> model(cfg, 7, 3);
         model.init(5);
-        setHaltBias(model, 0.5);
+        setHaltBias(model, haltBias);
         const std::vector<int> tokens = {4, 0, 3, 3, 5};
         const Trace tr = model.trace(tokens, 1, 6);
         Batch batch;
@@ -137,6 +144,18 @@ private slots:
             QVERIFY2(std::abs(sum - 1) < 1e-6, qPrintable(QString("position %1: %2").arg(i).arg(sum)));
         }
         QCOMPARE(model.stats().haltSteps, std::vector<int>{lastWeighted});
+        const bool haltsEarly = lastWeighted < 6;
+        QCOMPARE(haltsEarly, haltBias > 1);
+        // The inspector's halting reads the model's own rule, whatever signal and threshold are chosen;
+        // other models keep the chosen rule.
+        const HaltingRule chosen{HaltSignal::Gates, 0.99f};
+        const HaltingRule own = haltingRuleOf(cfg, chosen);
+        QVERIFY(own.learned);
+        QCOMPARE(haltingStep(tr, own), lastWeighted);
+        QCOMPARE(stopStep(tr, own), lastWeighted);
+        // The gates' rule at 0.99 reads a halting weight below 0.99 as a closed gate: it halts earlier.
+        QVERIFY(haltingStep(tr, chosen) < lastWeighted);
+        QVERIFY(!haltingRuleOf(ndrModel(8, 2, 12, 4), chosen).learned);
         const Mat<double>& logits = model.logits();
         Index best = 0;
         logits.row(0).maxCoeff(&best);

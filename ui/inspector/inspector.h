@@ -76,8 +76,10 @@ public:
     void setPicture(StepPicture picture);
     StepPicture picture() const;
     QString cellInfo() const;
-    // The halting step of a model's current trace (see halting.h), -1 without gates or trace.
+    // The halting step of a model's current trace (see halting.h) by the rule it halts by: the chosen
+    // one, or its own for a model with learned halting (UT + ACT); -1 without the signal or trace.
     int haltingStepOf(int model) const;
+    ndr::HaltingRule haltingRuleOf(int model) const;
     // One line per model whose trace runs fewer steps than the expression needs to be routed one
     // function per step (ndr::stepsBelowDepth); shown beside the answers.
     QStringList routingNotes() const;

@@ -86,9 +86,16 @@ bool Inspector::halting() const {
     return halt_->isChecked();
 }
 
+ndr::HaltingRule Inspector::haltingRuleOf(int model) const {
+    const auto& models = session_.models();
+    return model >= 0 && model < int(models.size())
+               ? ndr::haltingRuleOf(models[size_t(model)].config, haltingRule())
+               : haltingRule();
+}
+
 int Inspector::haltingStepOf(int model) const {
     const ndr::Trace* t = trace(model);
-    return t ? ndr::haltingStep(*t, haltingRule()) : -1;
+    return t ? ndr::haltingStep(*t, haltingRuleOf(model)) : -1;
 }
 
 void Inspector::setGateThreshold(double value, const QString& tip) {

@@ -225,9 +225,10 @@ void Inspector::fillAnswers() {
         answers_->setItem(m, 0, ans);
         answers_->setItem(m, 1, item(QString::number(t->answerProbability(last), 'f', 3)));
         if (halts) {
-            const ndr::HaltingRule rule = haltingRule();
+            const ndr::HaltingRule rule = haltingRuleOf(m);
             const bool gates = rule.signal == ndr::HaltSignal::Gates;
             const int h = ndr::haltingStep(*t, rule);
+            const ndr::ModelFacts config = ndr::factsOf(models[size_t(m)].config);
             if (h < 0) {
                 answers_->setItem(m, 2,
                                   gates
@@ -242,9 +243,17 @@ void Inspector::fillAnswers() {
                 QString tip = h < t->steps ? still.arg(h)
                               : gates      ? tr("A gate is still open at the last step")
                                            : tr("The last step still moves a position");
+                if (rule.learned)
+                    tip = h < t->steps ? tr("%1 halts by its own rule (%2): every position has halted "
+                                            "after step %3")
+                                             .arg(modelName(models[size_t(m)]))
+                                             .arg(QString::fromStdString(config.learnedHalting))
+                                             .arg(h)
+                                       : tr("%1 halts by its own rule (%2): a position runs to the last step")
+                                             .arg(modelName(models[size_t(m)]))
+                                             .arg(QString::fromStdString(config.learnedHalting));
                 // A model that halts at evaluation stops as it goes, without looking ahead.
-                const ndr::ModelFacts config = ndr::factsOf(models[size_t(m)].config);
-                if (config.haltThreshold > 0) {
+                if (!rule.learned && config.haltThreshold > 0) {
                     const int stop = ndr::stopStep(*t, {config.haltOn, float(config.haltThreshold)});
                     if (stop >= 0)
                         tip += tr("\nAt evaluation (%1 below %2, as it goes) it stops after step %3")
@@ -329,7 +338,8 @@ void Inspector::fillReadout() {
         const ndr::Trace* t = trace(m);
         if (!t)
             continue;
-        const int h = halting() ? ndr::haltingStep(*t, haltingRule()) : -1;
+        const ndr::HaltingRule rule = haltingRuleOf(m);
+        const int h = halting() ? ndr::haltingStep(*t, rule) : -1;
         for (int s = 0; s < int(t->stepAnswers.size()) && s <= n; ++s) {
             const int a = t->stepAnswers[size_t(s)];
             const double p = t->answerProbability(s);
@@ -342,10 +352,12 @@ void Inspector::fillReadout() {
             cell->setData(Qt::UserRole, a == t->answer);
             if (s == h && h < t->steps) {
                 cell->setText(cell->text() + tr(" ■"));
-                cell->setToolTip(cell->toolTip() + (haltingRule().signal == ndr::HaltSignal::Gates
-                                                        ? tr("; the gates close after this step (halting)")
-                                                        : tr("; the columns stand still after this step "
-                                                             "(halting)")));
+                cell->setToolTip(cell->toolTip() +
+                                 (rule.learned ? tr("; every position has halted after this step (its own "
+                                                    "rule)")
+                                  : rule.signal == ndr::HaltSignal::Gates
+                                      ? tr("; the gates close after this step (halting)")
+                                      : tr("; the columns stand still after this step (halting)")));
             }
             readout_->setItem(m, s, cell);
         }

@@ -108,7 +108,9 @@ ndr::HaltingSummary StepsNeededPanel::summary(int depth, int model) const {
     std::vector<const ndr::Trace*> list;
     for (const ndr::Trace& t : it->second)
         list.push_back(&t);
-    return ndr::summariseHalting(list, rule_);
+    const auto& models = session_.models();
+    return ndr::summariseHalting(
+        list, model < int(models.size()) ? ndr::haltingRuleOf(models[size_t(model)].config, rule_) : rule_);
 }
 
 void StepsNeededPanel::fill() {
@@ -126,7 +128,11 @@ void StepsNeededPanel::fill() {
     // Per model: halts (only a model with the signal halting reads: gates, or the change per step that
     // every model but the LSTM records), settles, right; firstColumn[m] is its first.
     const bool byGates = rule_.signal == ndr::HaltSignal::Gates;
-    auto halts = [this](const ndr::ModelConfig& mc) { return ndr::hasHaltSignal(mc, rule_.signal); };
+    // A model with learned halting (UT + ACT) halts by its own rule whatever the signal chosen.
+    auto learned = [](const ndr::ModelConfig& mc) { return !ndr::factsOf(mc).learnedHalting.empty(); };
+    auto halts = [this, learned](const ndr::ModelConfig& mc) {
+        return learned(mc) || ndr::hasHaltSignal(mc, rule_.signal);
+    };
     // The headers name the measures; the first row names each model once over its columns (a
     // spanning cell), so a long name does not widen one column and push the table past the side
     // panel. Every header's tooltip names its model.
@@ -149,7 +155,11 @@ void StepsNeededPanel::fill() {
         QStringList measures, tips;
         if (halts(m.config)) {
             measures << tr("halts");
-            tips << haltsHeader;
+            tips << (learned(m.config)
+                         ? tr("halts: the mean step after which every position has halted by the model's own "
+                              "rule (%1)")
+                               .arg(QString::fromStdString(ndr::factsOf(m.config).learnedHalting))
+                         : haltsHeader);
         }
         measures << tr("settles") << tr("right");
         tips << settlesHeader << rightHeader;
