@@ -1,6 +1,7 @@
 // One model's attention and gates at a step (see modelstepview.h).
 #include "ui/inspector/model_step_view.h"
 
+#include "ui/common/gate_words.h"
 #include "ui/common/palette.h"
 #include "ui/plots/figure.h"
 #include "ui/plots/heatmap_plot.h"
@@ -258,11 +259,8 @@ void ModelStepView::refresh() {
     if (gated || changes) {
         std::vector<float> rows;
         QStringList names;
-        const ndr::GateMeaning meaning = trace_->gateMeaning;
-        const bool halting = meaning == ndr::GateMeaning::HaltingWeight;
-        const QString gateName = meaning == ndr::GateMeaning::OperatorWeight ? tr("weight")
-                                 : halting                                   ? tr("halting")
-                                                                             : tr("gate");
+        const GateWords words = gateWords(trace_->gateMeaning);
+        const QString& gateName = words.row;
         if (gated) {
             rows = gatesAt(*trace_, s);
             names << gateName;
@@ -272,16 +270,9 @@ void ModelStepView::refresh() {
             rows.insert(rows.end(), c.begin(), c.end());
             names << tr("change");
         }
-        const QString gateTitle = meaning == ndr::GateMeaning::OperatorWeight
-                                      ? tr("learned operators' weight")
-                                  : halting ? tr("halting weight of this step (p, the remainder at the halt)")
-                                            : tr("copy gates (open = 1)");
-        const QString gatesShort = meaning == ndr::GateMeaning::OperatorWeight ? tr("operators' weight")
-                                   : halting                                   ? tr("halting weight")
-                                                                               : tr("copy gates");
         QString title = tr("change |Δh| / |h| (no copy gates)");
         if (gated)
-            title = changes ? tr("%1, change").arg(gatesShort) : gateTitle;
+            title = changes ? tr("%1, change").arg(words.plural) : words.title;
         gates_->setTitle(s == 0 ? (gated ? tr("gates: none yet") : tr("change: none yet")) : title);
         gates_->setNames(QString(), tr("position"),
                          gated && changes ? tr("%1, change").arg(gateName)

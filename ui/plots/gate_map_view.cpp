@@ -1,6 +1,7 @@
 // Copy-gate map (see gatemapview.h).
 #include "ui/plots/gate_map_view.h"
 
+#include "ui/common/gate_words.h"
 #include "ui/plots/color_maps.h"
 #include "ui/plots/plot_style.h"
 
@@ -23,15 +24,6 @@ bool hasGates(const ndr::Trace& t) {
 
 bool hasChange(const ndr::Trace& t) {
     return t.steps > 0 && t.positions > 0 && t.change.size() >= size_t(t.steps) * t.positions;
-}
-
-// ThoughtNet's trace carries, in place of gates, the weight of its learned operators, and ACT's the
-// halting weight of each step (docs/design.md §5).
-bool isOperatorWeight(const ndr::Trace& t) {
-    return t.gateMeaning == ndr::GateMeaning::OperatorWeight;
-}
-bool isHaltingWeight(const ndr::Trace& t) {
-    return t.gateMeaning == ndr::GateMeaning::HaltingWeight;
 }
 
 // Step `step` (1-based), `position` of a (steps, positions) record of `t` that is complete; NaN
@@ -167,11 +159,7 @@ void GateMapView::rebuild() {
         for (int s = 1; s <= t.steps; ++s)
             steps << QString::number(s);
         QCPColorMap* map = addHeatmap(rect, tokens, steps, nullptr);
-        map->setName((!gates                ? tr("%1 change per step")
-                      : isOperatorWeight(t) ? tr("%1 learned operators' weight")
-                      : isHaltingWeight(t)  ? tr("%1 halting weight per step")
-                                            : tr("%1 gates"))
-                         .arg(names_.value(m)));
+        map->setName((gates ? gateWords(t.gateMeaning).map : tr("%1 change per step")).arg(names_.value(m)));
         setHeatmapValues(map, t.steps, t.positions,
                          [&](int s, int pos) { return gates ? t.gate(s, pos) : t.changeAt(s, pos); });
         maps_.push_back({m, map, tokens, steps});
@@ -198,23 +186,19 @@ void GateMapView::rebuild() {
         notes << (one ? says[k].first : says[k].second).arg(who);
     }
     if (!maps_.empty()) {
-        int operatorMaps = 0, haltingMaps = 0;
-        for (const Map& m : maps_) {
-            operatorMaps += isOperatorWeight(traces_[m.model]);
-            haltingMaps += isHaltingWeight(traces_[m.model]);
-        }
-        const int gateMaps = int(maps_.size()) - operatorMaps - haltingMaps;
-        // Short: the scale is as tall as a map, which is small on a laptop screen.
+        // The kinds of gates the maps hold, in the order of GateMeaning. Short: the scale is as tall as
+        // a map, which is small on a laptop screen.
+        std::array<bool, 3> shown{};
+        for (const Map& m : maps_)
+            shown[size_t(traces_[m.model].gateMeaning)] = true;
         QStringList kinds;
-        if (gateMaps > 0)
-            kinds << tr("gate");
-        if (operatorMaps > 0)
-            kinds << tr("operator");
-        if (haltingMaps > 0)
-            kinds << tr("halting");
-        const QString label = !gates                          ? tr("change |Δh| / |h|")
-                              : gateMaps == int(maps_.size()) ? tr("gate openness")
-                                                              : tr("%1 weight").arg(kinds.join(" / "));
+        for (size_t k = 0; k < shown.size(); ++k)
+            if (shown[k])
+                kinds << gateWords(ndr::GateMeaning(k)).scale;
+        const bool copyGatesOnly = kinds.size() == 1 && shown[size_t(ndr::GateMeaning::CopyGate)];
+        const QString label = !gates          ? tr("change |Δh| / |h|")
+                              : copyGatesOnly ? tr("gate openness")
+                                              : tr("%1 weight").arg(kinds.join(" / "));
         auto* scale = unitColorScale(new QCPColorScale(p), label);
         row->addElement(0, column, scale);
         row->setColumnStretchFactor(column, 0.01);
@@ -258,11 +242,7 @@ QString GateMapView::toolTipAt(const QPoint& pos) const {
         return {};
     const QString text = quantity_ == Quantity::Change
                              ? tr("%1, step %2, token %3 (position %4): change %5 of the state's size")
-                         : isOperatorWeight(traces_[map->model])
-                             ? tr("%1, step %2, token %3 (position %4): learned operators %5")
-                         : isHaltingWeight(traces_[map->model])
-                             ? tr("%1, step %2, token %3 (position %4): halting weight %5")
-                             : tr("%1, step %2, token %3 (position %4): gate %5");
+                             : gateWords(traces_[map->model].gateMeaning).cellTip;
     return text.arg(names_.value(map->model))
         .arg(step)
         .arg(tokenName(traces_[map->model], position))
