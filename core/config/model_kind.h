@@ -45,6 +45,14 @@ struct ProductShape {
     long long m, n, k;
 };
 
+// The products of a linear map Y = X W^T over n rows, W (out, in), in a training step: the forward
+// (n, out, in), the input gradient dX = dY W (n, in, out) and the weight gradient dW = dY^T X (out, in, n).
+inline void addLinearMapProducts(std::vector<ProductShape>& g, long long n, long long out, long long in) {
+    g.push_back({n, out, in});
+    g.push_back({n, in, out});
+    g.push_back({out, in, n});
+}
+
 // A model preset: a named starting point of the kind ("ndr", "transformer", "lstm"), sized from the
 // run preset's models as the authors' sweeps size them.
 struct ModelPreset {
@@ -145,6 +153,14 @@ template <typename C> ModelField modelField(Field<C> f) {
     if (f.applies)
         m.applies = [a = f.applies](const ModelConfig& c) { return a(c.as<C>()); };
     return m;
+}
+
+// A kind's field table as fields of ModelConfig.
+template <typename C> std::vector<ModelField> modelFields(const FieldTable<C>& table) {
+    std::vector<ModelField> out;
+    for (const auto& f : table)
+        out.push_back(modelField(f));
+    return out;
 }
 
 // Every field of a model of `kind`, in the panel's order: its name and kind, the kind's own fields, its

@@ -69,13 +69,6 @@ FieldTable<C> fields() {
     return t;
 }
 
-std::vector<ModelField> modelFields() {
-    std::vector<ModelField> out;
-    for (auto& f : fields())
-        out.push_back(modelField(f));
-    return out;
-}
-
 void validateAct(const ModelConfig& m, const TaskConfig& task, const std::string& at, Problems& p) {
     if (m.as<C>().readout == ReadoutColumn::First && answersPerExample(task) > 1)
         p.add(at + ".readout",
@@ -109,9 +102,7 @@ std::vector<ProductShape> stepProducts(const ModelConfig& m, long long rows, int
     std::vector<ProductShape> g;
     for (int s = 0; s < c.steps; ++s)
         for (const auto& [out, in] : maps) {
-            g.push_back({rows, out, in});
-            g.push_back({rows, in, out});
-            g.push_back({out, in, rows});
+            addLinearMapProducts(g, rows, out, in);
         }
     g.push_back({(long long)batch * readouts, symbols, D});
     return g;
@@ -164,7 +155,7 @@ const ModelKindInfo& ActKind::info() {
         i.label = "UT + ACT";
         i.help = "the Universal Transformer with adaptive computation time: one shared softmax layer, each "
                  "position halting when its cumulative halting probability passes 1 - epsilon.";
-        i.fields = modelFields();
+        i.fields = modelFields(fields());
         i.defaults = [] { return actModel(128, 4, 256, 14); };
         i.validate = &validateAct;
         i.facts = facts;

@@ -244,13 +244,6 @@ FieldTable<C> fields() {
     return t;
 }
 
-std::vector<ModelField> modelFields() {
-    std::vector<ModelField> out;
-    for (auto& f : fields())
-        out.push_back(modelField(f));
-    return out;
-}
-
 void validateEncoder(const ModelConfig& m, const TaskConfig& task, const std::string& at, Problems& p) {
     const C& c = enc(m);
     if (relativePositions(c.positional) && c.attention == AttentionKind::Geometric)
@@ -311,9 +304,7 @@ std::vector<ProductShape> stepProducts(const ModelConfig& m, long long rows, int
             const auto [out, in] = maps[i];
             const long long n =
                 readRowsLast && s == c.steps - 1 && i >= attentionMaps ? (long long)batch * readouts : rows;
-            g.push_back({n, out, in});
-            g.push_back({n, in, out});
-            g.push_back({out, in, n});
+            addLinearMapProducts(g, n, out, in);
         }
     g.push_back({(long long)batch * readouts, symbols, D});
     return g;
@@ -436,7 +427,7 @@ const ModelKindInfo& EncoderKind::info() {
         i.id = "encoder";
         i.label = "encoder";
         i.help = "the Transformer family configured by the switches below (NDR, vanilla).";
-        i.fields = modelFields();
+        i.fields = modelFields(fields());
         i.defaults = [] { return ndrModel(128, 4, 256, 14); };
         i.validate = &validateEncoder;
         i.facts = facts;

@@ -40,9 +40,7 @@ std::vector<ProductShape> stepProducts(const ModelConfig& m, long long rows, int
     std::vector<ProductShape> g;
     for (long long t = 0; t < T; ++t)
         for (const auto& [out, in] : {std::pair<long long, long long>{4 * H, E}, {4 * H, H}}) {
-            g.push_back({B, out, in});
-            g.push_back({B, in, out});
-            g.push_back({out, in, B});
+            addLinearMapProducts(g, B, out, in);
         }
     g.push_back({B, symbols, H});
     return g;

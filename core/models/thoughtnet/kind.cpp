@@ -105,9 +105,7 @@ std::vector<ProductShape> stepProducts(const ModelConfig& m, long long rows, int
     std::vector<ProductShape> g;
     for (int s = 0; s < c.steps; ++s)
         for (const auto& [out, in] : maps) {
-            g.push_back({rows, out, in});
-            g.push_back({rows, in, out});
-            g.push_back({out, in, rows});
+            addLinearMapProducts(g, rows, out, in);
         }
     g.push_back({(long long)batch * readouts, symbols, D});
     return g;
