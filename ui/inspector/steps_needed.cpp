@@ -129,7 +129,7 @@ void StepsNeededPanel::fill() {
     // every model but the LSTM records), settles, right; firstColumn[m] is its first.
     const bool byGates = rule_.signal == ndr::HaltSignal::Gates;
     // A model with learned halting (UT + ACT) halts by its own rule whatever the signal chosen.
-    auto learned = [](const ndr::ModelConfig& mc) { return !ndr::factsOf(mc).learnedHalting.empty(); };
+    auto learned = [this](const ndr::ModelConfig& mc) { return ndr::haltingRuleOf(mc, rule_).learned; };
     auto halts = [this, learned](const ndr::ModelConfig& mc) {
         return learned(mc) || ndr::hasHaltSignal(mc, rule_.signal);
     };
